@@ -1,0 +1,66 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "photosd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "photos-admin", targets: ["photos-admin"]),
+        .library(name: "PhotosCore", targets: ["PhotosCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+    ],
+    targets: [
+        // The system's libsqlite3, used directly (no ORM, no bundled copy).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(
+            name: "SQLiteStore",
+            dependencies: [
+                "CSQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .target(
+            name: "PhotosCore",
+            dependencies: [
+                "SQLiteStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .executableTarget(
+            name: "photos-admin",
+            dependencies: [
+                "PhotosCore",
+                "SQLiteStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(
+            name: "SQLiteStoreTests",
+            dependencies: ["SQLiteStore", "CSQLite"]
+        ),
+        .testTarget(
+            name: "PhotosCoreTests",
+            dependencies: ["PhotosCore", "SQLiteStore"]
+        ),
+        .testTarget(
+            name: "PhotosAdminTests",
+            dependencies: ["PhotosCore", "SQLiteStore"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

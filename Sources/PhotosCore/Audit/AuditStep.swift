@@ -1,0 +1,80 @@
+/// The `step` column of the audit trail (DESIGN §3, contract).
+public enum AuditStep: String, Sendable, Codable, CaseIterable {
+    case sessionStart = "session.start"
+    case action = "action"
+    case actionRejected = "action.rejected"
+    case coordinatorStart = "coordinator.start"
+    case coordinatorFinish = "coordinator.finish"
+    case screenPush = "screen.push"
+    case screenPop = "screen.pop"
+    case screenPresent = "screen.present"
+    case screenDismiss = "screen.dismiss"
+    case authSignIn = "auth.signIn"
+    case authSignInFailed = "auth.signInFailed"
+    case authSignOut = "auth.signOut"
+    case purchaseCompleted = "purchase.completed"
+    case userCreated = "user.created"
+    case photoAdded = "photo.added"
+}
+
+/// One step to append to the audit trail.
+public struct AuditEntry: Sendable, Equatable {
+    /// A session id, or `AuditLog.operatorSession` / `AuditLog.apiSession`.
+    public var sessionID: String
+    /// Who took the step.
+    public var actor: Actor
+    /// The signed-in user, if any.
+    public var userID: Int64?
+    /// Their username.
+    public var username: String?
+    /// The path of the coordinator that took the step, e.g. `app/buy/terms`.
+    public var coordinator: String?
+    /// What happened.
+    public var step: AuditStep
+    /// The screen pushed, popped, presented or dismissed.
+    public var screen: String?
+    /// Details as a JSON object (never a password or a token).
+    public var detail: JSONObject
+
+    /// Creates an entry.
+    public init(
+        sessionID: String, actor: Actor, userID: Int64? = nil, username: String? = nil,
+        coordinator: String? = nil, step: AuditStep, screen: String? = nil, detail: JSONObject = [:]
+    ) {
+        self.sessionID = sessionID
+        self.actor = actor
+        self.userID = userID
+        self.username = username
+        self.coordinator = coordinator
+        self.step = step
+        self.screen = screen
+        self.detail = detail
+    }
+}
+
+/// One row of the `audit_trail` view (what `GET …/events` returns, in camelCase).
+public struct AuditRow: Sendable, Equatable, Codable {
+    public let sessionId: String
+    public let seq: Int
+    public let at: String
+    public let actor: String
+    public let username: String?
+    public let coordinator: String?
+    public let step: String
+    public let screen: String?
+    /// The detail JSON object, as text.
+    public let detail: String
+
+    /// Creates a row.
+    public init(sessionId: String, seq: Int, at: String, actor: String, username: String?, coordinator: String?, step: String, screen: String?, detail: String) {
+        self.sessionId = sessionId
+        self.seq = seq
+        self.at = at
+        self.actor = actor
+        self.username = username
+        self.coordinator = coordinator
+        self.step = step
+        self.screen = screen
+        self.detail = detail
+    }
+}

@@ -1,0 +1,146 @@
+import Configuration
+import Foundation
+import SQLiteStore
+import SystemPackage
+
+/// Every setting of `photosd` and `photos-admin`, with its default (DESIGN §6).
+///
+/// Read from, highest priority first: explicit overrides (command-line flags), environment
+/// variables `PHOTOSD_…` (`database.path` → `PHOTOSD_DATABASE_PATH`), the JSON config file
+/// (`config/photosd.json` by default), then the defaults below, which the shipped file repeats.
+public struct PhotosConfiguration: Sendable, Equatable {
+    /// Address to listen on.
+    public var host = "127.0.0.1"
+    /// Port to listen on.
+    public var port = 8080
+    /// Largest request body accepted, in bytes.
+    public var maxBodyBytes = 65_536
+    /// The SQLite file (created on first start).
+    public var databasePath = "data/photos.db"
+    /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
+    public var durability: Connection.Synchronous = .full
+    /// Read-only connections.
+    public var readerCount = 4
+    /// Most requests committed in one transaction by the writer.
+    public var maxBatchSize = 64
+    /// How long a write waits for another process's lock before retrying.
+    public var busyTimeoutMilliseconds = 5_000
+    /// Lifetime of a bearer token.
+    public var tokenLifetimeSeconds = 86_400
+    /// bcrypt cost (4–31; each step doubles the time).
+    public var bcryptCost = 12
+    /// Failed sign-ins allowed per username within the window.
+    public var signInMaxAttempts = 5
+    /// The window for failed sign-ins.
+    public var signInWindowSeconds = 300
+    /// swift-log level: trace, debug, info, notice, warning, error, critical.
+    public var logLevel = "info"
+    /// Seed demo photos into an empty catalogue on start.
+    public var seedDemoData = false
+
+    /// The defaults.
+    public init() {}
+
+    /// The keys, as written in the JSON file (dotted paths) and their defaults.
+    static let defaultValues: [AbsoluteConfigKey: ConfigValue] = {
+        let defaults = PhotosConfiguration()
+        return [
+            "server.host": .init(.string(defaults.host), isSecret: false),
+            "server.port": .init(.int(defaults.port), isSecret: false),
+            "server.maxBodyBytes": .init(.int(defaults.maxBodyBytes), isSecret: false),
+            "database.path": .init(.string(defaults.databasePath), isSecret: false),
+            "database.durability": .init(.string(defaults.durability.rawValue), isSecret: false),
+            "database.readers": .init(.int(defaults.readerCount), isSecret: false),
+            "database.maxBatchSize": .init(.int(defaults.maxBatchSize), isSecret: false),
+            "database.busyTimeoutMs": .init(.int(defaults.busyTimeoutMilliseconds), isSecret: false),
+            "auth.tokenLifetimeSeconds": .init(.int(defaults.tokenLifetimeSeconds), isSecret: false),
+            "auth.bcryptCost": .init(.int(defaults.bcryptCost), isSecret: false),
+            "auth.signInMaxAttempts": .init(.int(defaults.signInMaxAttempts), isSecret: false),
+            "auth.signInWindowSeconds": .init(.int(defaults.signInWindowSeconds), isSecret: false),
+            "log.level": .init(.string(defaults.logLevel), isSecret: false),
+            "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
+        ]
+    }()
+
+    /// The config file used when none is named: `config/photosd.json` under the working directory.
+    public static let defaultFilePath = "config/photosd.json"
+
+    /// Loads the configuration.
+    ///
+    /// - Parameters:
+    ///   - filePath: the JSON file; nil means `PHOTOSD_CONFIG`, else `config/photosd.json` if it exists.
+    ///   - environment: the environment to read `PHOTOSD_…` variables from.
+    ///   - overrides: values that beat everything (from command-line flags), by dotted key.
+    public static func load(
+        filePath: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        overrides: [String: ConfigValue] = [:]
+    ) async throws -> PhotosConfiguration {
+        var providers: [any ConfigProvider] = []
+        providers.append(InMemoryProvider(values: Dictionary(uniqueKeysWithValues: overrides.map { (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), $0.value) })))
+        providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "photosd"))
+        let explicitPath = filePath ?? environment["PHOTOSD_CONFIG"]
+        let path = explicitPath ?? defaultFilePath
+        if explicitPath != nil || FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw PhotosError.badRequest("config file \(path) does not exist")
+            }
+            do {
+                providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
+            } catch {
+                throw PhotosError.badRequest("config file \(path) is not valid JSON: \(error)")
+            }
+        }
+        providers.append(InMemoryProvider(values: defaultValues))
+        return try PhotosConfiguration(reader: ConfigReader(providers: providers))
+    }
+
+    init(reader: ConfigReader) throws {
+        func int(_ key: String, _ range: ClosedRange<Int>) throws -> Int {
+            let value: Int
+            do {
+                value = try reader.requiredInt(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
+            } catch {
+                throw PhotosError.badRequest("configuration \(key) must be an integer")
+            }
+            guard range.contains(value) else {
+                throw PhotosError.badRequest("configuration \(key) = \(value) is out of range \(range.lowerBound)…\(range.upperBound)")
+            }
+            return value
+        }
+        func string(_ key: String) throws -> String {
+            do {
+                return try reader.requiredString(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
+            } catch {
+                throw PhotosError.badRequest("configuration \(key) must be a string")
+            }
+        }
+        host = try string("server.host")
+        port = try int("server.port", 0...65_535)
+        maxBodyBytes = try int("server.maxBodyBytes", 1_024...(64 << 20))
+        databasePath = try string("database.path")
+        guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
+        let durabilityText = try string("database.durability")
+        guard let durability = Connection.Synchronous(rawValue: durabilityText.lowercased()) else {
+            throw PhotosError.badRequest("configuration database.durability must be full or normal, not \(durabilityText)")
+        }
+        self.durability = durability
+        readerCount = try int("database.readers", 1...64)
+        maxBatchSize = try int("database.maxBatchSize", 1...10_000)
+        busyTimeoutMilliseconds = try int("database.busyTimeoutMs", 0...600_000)
+        tokenLifetimeSeconds = try int("auth.tokenLifetimeSeconds", 1...(366 * 86_400))
+        bcryptCost = try int("auth.bcryptCost", 4...31)
+        signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
+        signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
+        logLevel = try string("log.level")
+        let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
+        guard levels.contains(logLevel) else {
+            throw PhotosError.badRequest("configuration log.level must be one of \(levels.joined(separator: ", "))")
+        }
+        do {
+            seedDemoData = try reader.requiredBool(forKey: ["demo", "seed"])
+        } catch {
+            throw PhotosError.badRequest("configuration demo.seed must be true or false")
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+import HummingbirdBcrypt
+import SQLiteStore
+
+/// Users, passwords and bearer tokens: what the sample kept in `UserDefaults.token` and
+/// `UserDefaults.isSignedIn`.
+///
+/// Passwords are stored as bcrypt hashes (computed off the event loops, a bounded number at a
+/// time); tokens are 256 random bits shown once and stored only as their SHA-256.
+public struct AuthService: Sendable {
+    let database: SQLiteDatabase
+    let bcryptCost: Int
+    let tokenLifetime: TimeInterval
+    let offload: Offload
+    let now: @Sendable () -> Date
+
+    /// A bcrypt hash of a random password, compared against when the username is unknown so
+    /// that unknown users and wrong passwords take the same time.
+    private let decoyHash: String
+
+    /// Creates the service.
+    public init(database: SQLiteDatabase, bcryptCost: Int = 12, tokenLifetimeSeconds: Int = 86_400, offload: Offload = Offload(), now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.bcryptCost = bcryptCost
+        self.tokenLifetime = TimeInterval(tokenLifetimeSeconds)
+        self.offload = offload
+        self.now = now
+        self.decoyHash = Bcrypt.hash(SecureToken.random(byteCount: 16), cost: UInt8(clamping: bcryptCost))
+    }
+
+    /// Usernames: 1–64 characters from letters, digits, `.`, `_` and `-`.
+    public static func validate(username: String) throws {
+        guard (1...64).contains(username.count),
+              username.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) })
+        else {
+            throw PhotosError.badRequest("invalid username: use 1 to 64 letters, digits, '.', '_' or '-'")
+        }
+    }
+
+    /// Passwords: 8–72 bytes (bcrypt reads no further than 72).
+    public static func validate(password: String) throws {
+        guard (8...72).contains(password.utf8.count) else {
+            throw PhotosError.badRequest("invalid password: use 8 to 72 bytes")
+        }
+    }
+
+    /// Creates a user. Throws `conflict` if the username is taken.
+    public func createUser(username: String, password: String, actor: Actor) async throws -> User {
+        try Self.validate(username: username)
+        try Self.validate(password: password)
+        let cost = UInt8(clamping: bcryptCost)
+        let hash = await offload.run { Bcrypt.hash(password, cost: cost) }
+        let at = ISO8601Timestamp.string(from: now())
+        return try await database.write { connection in
+            do {
+                try connection.execute("INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?)", username, hash, at)
+            } catch let error as SQLiteError where error.isUniqueViolation {
+                throw PhotosError(.conflict, "user \(username) already exists")
+            }
+            let user = User(id: connection.lastInsertRowID, username: username, createdAt: at)
+            try AuditLog.append(
+                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: username, step: .userCreated, detail: ["userId": .int(user.id)])],
+                at: at, on: connection)
+            return user
+        }
+    }
+
+    /// Lists users by id.
+    public func listUsers(limit: Int = 1_000, afterID: Int64 = 0) async throws -> [User] {
+        try await database.read { connection in
+            try connection.query("SELECT id, username, created_at FROM users WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
+                .map { User(id: $0.int64(0), username: $0.string(1), createdAt: $0.string(2)) }
+        }
+    }
+
+    /// Finds a user by name.
+    public func user(named username: String) async throws -> User? {
+        try await database.read { connection in try Self.user(named: username, on: connection) }
+    }
+
+    /// Finds a user by name inside a transaction.
+    public static func user(named username: String, on connection: Connection) throws -> User? {
+        try connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ?", username)
+            .map { User(id: $0.int64(0), username: $0.string(1), createdAt: $0.string(2)) }
+    }
+
+    /// Checks a password. Throws `invalid_credentials` for an unknown user or a wrong password,
+    /// alike and in about the same time.
+    public func authenticate(username: String, password: String) async throws -> User {
+        let found = try await database.read { connection -> (User, String)? in
+            guard let row = try connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
+            return (User(id: row.int64(0), username: row.string(1), createdAt: row.string(2)), row.string(3))
+        }
+        let hash = found?.1 ?? decoyHash
+        let matches = await offload.run { Bcrypt.verify(password, hash: hash) }
+        guard let user = found?.0, matches else { throw PhotosError.invalidCredentials }
+        return user
+    }
+
+    /// A new bearer token for a signed-in user, and when it expires.
+    public struct IssuedToken: Sendable {
+        /// The token in clear: shown once, never stored.
+        public let token: String
+        /// Its expiry.
+        public let expiresAt: String
+    }
+
+    /// Stores a new token for `userID` inside the caller's transaction and returns it.
+    public func issueToken(for userID: Int64, on connection: Connection) throws -> IssuedToken {
+        let token = SecureToken.random(byteCount: 32)
+        let issued = now()
+        let expiresAt = ISO8601Timestamp.string(from: issued.addingTimeInterval(tokenLifetime))
+        try connection.execute(
+            "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)",
+            SecureToken.sha256Hex(token), userID, ISO8601Timestamp.string(from: issued), expiresAt)
+        return IssuedToken(token: token, expiresAt: expiresAt)
+    }
+
+    /// Signs in outside any client session (token API, `photos-admin sign-in`): checks the
+    /// password, issues a token, and audits `auth.signIn` or `auth.signInFailed`.
+    public func signIn(username: String, password: String, actor: Actor) async throws -> (User, IssuedToken) {
+        let user: User
+        do {
+            user = try await authenticate(username: username, password: password)
+        } catch let error as PhotosError where error.code == .invalidCredentials {
+            try await auditFailedSignIn(username: username, actor: actor)
+            throw error
+        }
+        return try await signIn(user, actor: actor)
+    }
+
+    /// Issues a token for `user` without a password (an operator's `photos-admin sign-in`).
+    public func signIn(_ user: User, actor: Actor) async throws -> (User, IssuedToken) {
+        let issued = try await database.write { connection in
+            let issued = try issueToken(for: user.id, on: connection)
+            try AuditLog.append(
+                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username, step: .authSignIn)],
+                on: connection)
+            return issued
+        }
+        return (user, issued)
+    }
+
+    private func auditFailedSignIn(username: String, actor: Actor) async throws {
+        // The attempted name is recorded only if it is a well-formed username (never arbitrary
+        // input, which might be a password typed into the wrong field).
+        let name = (try? Self.validate(username: username)) != nil ? username : nil
+        _ = try await database.write { connection in
+            try AuditLog.append(
+                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, username: name, step: .authSignInFailed)],
+                on: connection)
+        }
+    }
+
+    /// The user a bearer token belongs to. Throws `unauthorized` for an unknown, expired or
+    /// revoked token.
+    public func validate(token: String) async throws -> User {
+        let at = ISO8601Timestamp.string(from: now())
+        return try await database.read { connection in try Self.validate(token: token, at: at, on: connection) }
+    }
+
+    /// `validate(token:)` inside a transaction, as of `at`.
+    public static func validate(token: String, at: String, on connection: Connection) throws -> User {
+        guard let row = try connection.queryOne(
+            """
+            SELECT u.id, u.username, u.created_at, t.expires_at, t.revoked_at
+            FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?
+            """, SecureToken.sha256Hex(token))
+        else { throw PhotosError.unauthorized("unknown token") }
+        if row.optionalString(4) != nil { throw PhotosError.unauthorized("token revoked") }
+        if row.string(3) <= at { throw PhotosError.unauthorized("token expired") }
+        return User(id: row.int64(0), username: row.string(1), createdAt: row.string(2))
+    }
+
+    /// Revokes one token. Throws `unauthorized` if it is unknown or already revoked.
+    public func signOut(token: String, actor: Actor) async throws -> User {
+        let at = ISO8601Timestamp.string(from: now())
+        return try await database.write { connection in
+            let user = try Self.validate(token: token, at: at, on: connection)
+            try connection.execute("UPDATE tokens SET revoked_at = ? WHERE token_hash = ?", at, SecureToken.sha256Hex(token))
+            try AuditLog.append(
+                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": 1])],
+                at: at, on: connection)
+            return user
+        }
+    }
+
+    /// Revokes every live token of a user; returns how many.
+    public func signOut(username: String, actor: Actor) async throws -> Int {
+        let at = ISO8601Timestamp.string(from: now())
+        return try await database.write { connection in
+            guard let user = try Self.user(named: username, on: connection) else {
+                throw PhotosError.notFound("no user named \(username)")
+            }
+            let count = try connection.execute("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", at, user.id)
+            try AuditLog.append(
+                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
+                at: at, on: connection)
+            return count
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import SQLiteStore
+
+/// Purchases: what the sample kept in `UserDefaults.buy(photo:)`.
+///
+/// At most one row per user and photo (a UNIQUE constraint, so concurrent buys cannot double);
+/// a second buy is `alreadyOwned` and writes nothing.
+public struct PurchaseService: Sendable {
+    let database: SQLiteDatabase
+
+    /// Creates the service.
+    public init(database: SQLiteDatabase) {
+        self.database = database
+    }
+
+    /// Buys `photoID` for the user named `username` outside any session (`photos-admin purchase`).
+    public func buy(username: String, photoID: Int64, actor: Actor) async throws -> PurchaseOutcome {
+        try await database.write { connection in
+            guard let user = try AuthService.user(named: username, on: connection) else {
+                throw PhotosError.notFound("no user named \(username)")
+            }
+            let outcome = try Self.buy(userID: user.id, photoID: photoID, sessionID: nil, on: connection)
+            if case .purchased(let purchase) = outcome {
+                try AuditLog.append(
+                    [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username,
+                                step: .purchaseCompleted, detail: ["photoId": .int(photoID), "priceCents": .int(Int64(purchase.priceCents))])],
+                    at: purchase.purchasedAt, on: connection)
+            }
+            return outcome
+        }
+    }
+
+    /// Records a purchase inside the caller's transaction (the caller audits it).
+    /// Throws `not_found` for an unknown photo or user.
+    public static func buy(userID: Int64, photoID: Int64, sessionID: String?, at: String = ISO8601Timestamp.now(), on connection: Connection) throws -> PurchaseOutcome {
+        guard let photo = try CatalogService.photo(id: photoID, on: connection) else {
+            throw PhotosError.notFound("no photo with id \(photoID)")
+        }
+        guard try connection.queryOne("SELECT 1 FROM users WHERE id = ?", userID) != nil else {
+            throw PhotosError.notFound("no user with id \(userID)")
+        }
+        let inserted = try connection.execute(
+            """
+            INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (user_id, photo_id) DO NOTHING
+            """, userID, photoID, photo.priceCents, at, sessionID)
+        guard let existing = try purchase(userID: userID, photoID: photoID, on: connection) else {
+            throw PhotosError.notFound("purchase vanished")
+        }
+        return inserted == 1 ? .purchased(existing) : .alreadyOwned(existing)
+    }
+
+    /// The user's purchase of a photo, if any.
+    public static func purchase(userID: Int64, photoID: Int64, on connection: Connection) throws -> Purchase? {
+        try connection.queryOne(
+            "SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? AND photo_id = ?", userID, photoID)
+            .map(purchase)
+    }
+
+    /// A user's purchases, oldest first.
+    public func purchases(userID: Int64) async throws -> [Purchase] {
+        try await database.read { connection in
+            try connection.query("SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? ORDER BY id", userID)
+                .map(Self.purchase)
+        }
+    }
+
+    static func purchase(_ row: Row) -> Purchase {
+        Purchase(id: row.int64(0), userID: row.int64(1), photoID: row.int64(2), priceCents: row.int(3), purchasedAt: row.string(4))
+    }
+}

@@ -1,0 +1,37 @@
+/// An error the services report to their callers, with the code the API and CLI show.
+public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// Machine-readable codes (DESIGN §4).
+    public enum Code: String, Sendable, Codable {
+        case badRequest = "bad_request"
+        case invalidCredentials = "invalid_credentials"
+        case unauthorized = "unauthorized"
+        case notFound = "not_found"
+        case conflict = "conflict"
+        case actionNotAvailable = "action_not_available"
+        case versionConflict = "version_conflict"
+        case payloadTooLarge = "payload_too_large"
+        case tooManyAttempts = "too_many_attempts"
+    }
+
+    /// The code.
+    public let code: Code
+    /// A sentence for people.
+    public let message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+
+    /// `bad_request` with `message`.
+    public static func badRequest(_ message: String) -> PhotosError { PhotosError(.badRequest, message) }
+    /// `not_found` with `message`.
+    public static func notFound(_ message: String) -> PhotosError { PhotosError(.notFound, message) }
+    /// `unauthorized` with `message`.
+    public static func unauthorized(_ message: String) -> PhotosError { PhotosError(.unauthorized, message) }
+    /// `invalid_credentials`: the same message for an unknown user and a wrong password.
+    public static let invalidCredentials = PhotosError(.invalidCredentials, "invalid username or password")
+}

@@ -1,0 +1,191 @@
+import CSQLite
+import Foundation
+
+/// One SQLite connection. Opened in `init`, closed explicitly by `close()` (or by `deinit`).
+///
+/// A connection is confined to one thread at a time (the writer's or a reader's worker thread);
+/// it is deliberately not `Sendable`. Statements it prepares through `cachedStatement(_:)` are
+/// kept until the connection closes, so hot queries are parsed once.
+public final class Connection {
+    /// How the connection is opened.
+    public enum Mode: Sendable {
+        /// Read and write, creating the file if needed.
+        case readWrite
+        /// Read only; the file must exist.
+        case readOnly
+    }
+
+    /// Per-connection settings applied right after opening.
+    public struct Options: Sendable {
+        /// How long a statement waits for another connection's lock before `SQLITE_BUSY`.
+        public var busyTimeoutMilliseconds: Int32 = 5_000
+        /// `PRAGMA synchronous`: `FULL` (fsync on every commit) or `NORMAL`.
+        public var synchronous: Synchronous = .full
+
+        /// Creates options with the defaults.
+        public init(busyTimeoutMilliseconds: Int32 = 5_000, synchronous: Synchronous = .full) {
+            self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+            self.synchronous = synchronous
+        }
+    }
+
+    /// SQLite's `synchronous` setting, which decides what a commit survives.
+    public enum Synchronous: String, Sendable, Codable, CaseIterable {
+        /// fsync on every commit: a commit survives power loss.
+        case full
+        /// WAL without fsync on commit: a commit survives a process crash, maybe not power loss.
+        case normal
+    }
+
+    private(set) var handle: OpaquePointer?
+    /// The database file's path.
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens (and for `.readWrite` creates, with mode 0600) the database at `path`.
+    public init(path: String, mode: Mode = .readWrite, options: Options = Options()) throws {
+        self.path = path
+        if mode == .readWrite, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
+            // SQLite gives the -wal and -shm files the main file's permissions: create it private.
+            let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+            if fd >= 0 { _ = Foundation.close(fd) }
+        }
+        var handle: OpaquePointer?
+        let flags: Int32 = switch mode {
+        case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
+        }
+        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_EXRESCODE, nil)
+        guard code == SQLITE_OK, let handle else {
+            let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+            if let handle { sqlite3_close_v2(handle) }
+            throw SQLiteError(resultCode: code, message: "cannot open \(path): \(message)")
+        }
+        self.handle = handle
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
+        do {
+            // Reading the schema here turns "file is not a database" into an error at open time.
+            try execute("PRAGMA foreign_keys = ON")
+            if mode == .readWrite {
+                try execute("PRAGMA journal_mode = WAL")
+                try execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
+            }
+            _ = try query("SELECT count(*) FROM sqlite_schema")
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Finalizes every cached statement and closes the handle. Safe to call twice.
+    public func close() {
+        statementCache.removeAll()
+        if let handle {
+            sqlite3_close_v2(handle)
+            self.handle = nil
+        }
+    }
+
+    func error(_ code: Int32, sql: String?) -> SQLiteError {
+        let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+        let extended = handle.map { sqlite3_extended_errcode($0) } ?? code
+        return SQLiteError(resultCode: extended != 0 ? extended : code, message: message, sql: sql)
+    }
+
+    private func requireOpen(_ sql: String) throws -> OpaquePointer {
+        guard let handle else { throw SQLiteError(resultCode: SQLITE_MISUSE, message: "connection is closed", sql: sql) }
+        return handle
+    }
+
+    /// Returns the prepared statement for `sql`, preparing it on first use and reusing it after.
+    public func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] { return statement }
+        _ = try requireOpen(sql)
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Prepares a statement that is not cached (for one-off SQL).
+    public func prepare(_ sql: String) throws -> Statement {
+        _ = try requireOpen(sql)
+        return try Statement(connection: self, sql: sql)
+    }
+
+    /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
+    @discardableResult
+    public func execute(_ sql: String, _ arguments: any SQLiteBindable...) throws -> Int {
+        try execute(sql, arguments: arguments)
+    }
+
+    /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
+    @discardableResult
+    public func execute(_ sql: String, arguments: [any SQLiteBindable]) throws -> Int {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        while try statement.step() {}
+        return changes
+    }
+
+    /// Runs a query and returns every row.
+    public func query(_ sql: String, _ arguments: any SQLiteBindable...) throws -> [Row] {
+        try query(sql, arguments: arguments)
+    }
+
+    /// Runs a query and returns every row.
+    public func query(_ sql: String, arguments: [any SQLiteBindable]) throws -> [Row] {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        var rows: [Row] = []
+        while try statement.step() { rows.append(statement.currentRow()) }
+        return rows
+    }
+
+    /// Runs a query and returns its first row, if any.
+    public func queryOne(_ sql: String, _ arguments: any SQLiteBindable...) throws -> Row? {
+        try queryOne(sql, arguments: arguments)
+    }
+
+    /// Runs a query and returns its first row, if any.
+    public func queryOne(_ sql: String, arguments: [any SQLiteBindable]) throws -> Row? {
+        let statement = try cachedStatement(sql)
+        try statement.bind(arguments)
+        defer { statement.reset() }
+        return try statement.step() ? statement.currentRow() : nil
+    }
+
+    /// Calls `body` for each row without collecting them (for large result sets).
+    public func forEachRow(_ sql: String, arguments: [any SQLiteBindable] = [], _ body: (Row) throws -> Void) throws {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while try statement.step() { try body(statement.currentRow()) }
+    }
+
+    /// Runs several statements with no parameters (a migration script, say).
+    public func executeScript(_ sql: String) throws {
+        let handle = try requireOpen(sql)
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if code != SQLITE_OK {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
+            sqlite3_free(message)
+            throw SQLiteError(resultCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { handle.map { Int(sqlite3_changes($0)) } ?? 0 }
+
+    /// The rowid of the last successful INSERT.
+    public var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
+
+    /// True when no transaction is open.
+    public var isAutocommit: Bool { handle.map { sqlite3_get_autocommit($0) != 0 } ?? true }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A database file served by one writer (with group commit) and a few readers.
+public final class SQLiteDatabase: Sendable {
+    /// The database file.
+    public let path: String
+    /// The single writer.
+    public let writer: DatabaseWriter
+    /// The read-only connections.
+    public let readers: DatabaseReaders
+
+    /// Opens the database: migrations must already have run (see `Migrator`).
+    public init(path: String, options: Connection.Options = .init(), readerCount: Int = 4, maxBatchSize: Int = 64) throws {
+        self.path = path
+        self.writer = try DatabaseWriter(path: path, options: options, maxBatchSize: maxBatchSize)
+        self.readers = try DatabaseReaders(path: path, count: readerCount, options: options)
+    }
+
+    /// Runs `body` in the writer's transaction (see `DatabaseWriter.write`).
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await writer.write(body)
+    }
+
+    /// Runs `body` on a reader in one snapshot (see `DatabaseReaders.read`).
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        try await readers.read(body)
+    }
+
+    /// Closes the readers, then the writer (which checkpoints the WAL first).
+    public func close() {
+        readers.close()
+        writer.close()
+    }
+}

@@ -1,0 +1,42 @@
+import CSQLite
+
+/// An error reported by SQLite, or by this layer on SQLite's behalf.
+///
+/// It carries the SQLite result code, SQLite's message and the SQL text that failed,
+/// never the values bound to it: those may be passwords or tokens.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable {
+    /// The SQLite (extended) result code, e.g. `SQLITE_CONSTRAINT_UNIQUE`.
+    public let resultCode: Int32
+    /// SQLite's own explanation (`sqlite3_errmsg`), or this layer's.
+    public let message: String
+    /// The statement that failed, if any.
+    public let sql: String?
+
+    /// Creates an error.
+    public init(resultCode: Int32, message: String, sql: String? = nil) {
+        self.resultCode = resultCode
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (the low byte of the extended code), e.g. `SQLITE_CONSTRAINT`.
+    public var primaryResultCode: Int32 { resultCode & 0xFF }
+
+    /// True when the error is a constraint violation (unique, check, foreign key, trigger RAISE…).
+    public var isConstraintViolation: Bool { primaryResultCode == SQLITE_CONSTRAINT }
+
+    /// True when the error is a UNIQUE or PRIMARY KEY violation.
+    public var isUniqueViolation: Bool {
+        // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY are expression macros that Swift does not import.
+        resultCode == SQLITE_CONSTRAINT | (8 << 8) || resultCode == SQLITE_CONSTRAINT | (6 << 8)
+    }
+
+    /// True when another connection held a lock for longer than the busy timeout.
+    public var isBusy: Bool { primaryResultCode == SQLITE_BUSY || primaryResultCode == SQLITE_LOCKED }
+
+    public var description: String {
+        var text = "SQLite error \(resultCode): \(message)"
+        if let sql { text += " (in: \(sql))" }
+        return text
+    }
+}

@@ -1,0 +1,108 @@
+import CSQLite
+
+/// SQLite's `SQLITE_TRANSIENT`: tells SQLite to copy bound text and blobs before returning.
+let sqliteTransient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared statement. Prepared in `init`, finalized in `deinit`.
+///
+/// A statement belongs to the connection that prepared it and, like it, is used by one thread
+/// at a time; it is not `Sendable`.
+public final class Statement {
+    let handle: OpaquePointer
+    /// The SQL text, kept for error messages.
+    public let sql: String
+    unowned let connection: Connection
+
+    init(connection: Connection, sql: String) throws {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            if let handle { sqlite3_finalize(handle) }
+            throw connection.error(code, sql: sql)
+        }
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Clears the previous run and binds `arguments` to the parameters, in order.
+    public func bind(_ arguments: [any SQLiteBindable]) throws {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard expected == arguments.count else {
+            throw SQLiteError(
+                resultCode: SQLITE_RANGE,
+                message: "statement expects \(expected) arguments, got \(arguments.count)",
+                sql: sql)
+        }
+        for (offset, argument) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch argument.sqliteValue {
+            case .null: code = sqlite3_bind_null(handle, index)
+            case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
+            case .real(let value): code = sqlite3_bind_double(handle, index, value)
+            case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, sqliteTransient)
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { buffer in
+                    sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), sqliteTransient)
+                }
+            }
+            guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+        }
+    }
+
+    /// Advances to the next row. Returns false when the statement is done.
+    public func step() throws -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = connection.error(code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Resets the statement so that it can run again (keeps bindings).
+    public func reset() {
+        sqlite3_reset(handle)
+    }
+
+    /// The number of result columns.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// The name of result column `index`.
+    public func columnName(_ index: Int) -> String {
+        String(cString: sqlite3_column_name(handle, Int32(index)))
+    }
+
+    /// Reads column `index` of the current row.
+    public func value(at index: Int) -> SQLiteValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(handle, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(handle, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: bytes, count: count)))
+        default: return .null
+        }
+    }
+
+    /// Copies the current row out of the statement.
+    public func currentRow() -> Row {
+        Row(values: (0..<columnCount).map { value(at: $0) })
+    }
+}

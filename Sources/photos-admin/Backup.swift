@@ -1,0 +1,23 @@
+import ArgumentParser
+import PhotosCore
+
+extension PhotosAdmin {
+    struct Backup: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Copy the database to a new file with SQLite's online backup (safe while photosd runs).")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "Where to write the copy (must not exist).") var path: String
+
+        func run() async throws {
+            try await global.withServices(migrate: false) { context in
+                try await context.database.read { connection in
+                    // One read transaction: every page comes from the same snapshot.
+                    _ = try connection.query("SELECT count(*) FROM sqlite_schema")
+                    try connection.backup(to: path)
+                }
+            }
+            print("backed up \(global.db ?? "the database") to \(path)")
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import ArgumentParser
+import Foundation
+import PhotosCore
+import SQLiteStore
+
+/// Options every subcommand takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: "The database file (default: $PHOTOS_DB, else database.path from the config file).")
+    var db: String?
+
+    @Option(name: .long, help: "The JSON config file (default: $PHOTOSD_CONFIG, else config/photosd.json if present).")
+    var config: String?
+
+    /// The configuration, with `--db` / `PHOTOS_DB` applied.
+    func configuration() async throws -> PhotosConfiguration {
+        var configuration = try await PhotosConfiguration.load(filePath: config)
+        if let db = db ?? ProcessInfo.processInfo.environment["PHOTOS_DB"] {
+            guard !db.isEmpty else { throw ValidationError("--db must not be empty") }
+            configuration.databasePath = db
+        }
+        return configuration
+    }
+
+    /// Opens the database (migrating it unless `migrate` is false) and hands `body` the services.
+    func withServices<T>(migrate: Bool = true, _ body: (AdminContext) async throws -> T) async throws -> T {
+        let configuration = try await configuration()
+        let database = try PhotosDatabase.open(
+            path: configuration.databasePath, durability: configuration.durability, readerCount: 1,
+            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), migrate: migrate)
+        defer { database.close() }
+        let context = AdminContext(configuration: configuration, database: database)
+        return try await body(context)
+    }
+}
+
+/// `--format table|json` for listing commands.
+struct OutputOptions: ParsableArguments {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json
+    }
+
+    @Option(name: .long, help: "Output format: table or json.")
+    var format: Format = .table
+}
+
+/// What a subcommand works with.
+struct AdminContext {
+    let configuration: PhotosConfiguration
+    let database: SQLiteDatabase
+
+    /// The operator, by login name: `operator:<name>` in the audit trail.
+    var actor: Actor { .operator(Self.loginName) }
+
+    var auth: AuthService {
+        AuthService(database: database, bcryptCost: configuration.bcryptCost, tokenLifetimeSeconds: configuration.tokenLifetimeSeconds)
+    }
+    var catalog: CatalogService { CatalogService(database: database) }
+    var purchases: PurchaseService { PurchaseService(database: database) }
+
+    static var loginName: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let name = environment["USER"] ?? environment["LOGNAME"], !name.isEmpty { return name }
+        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
+        return "uid\(getuid())"
+    }
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import Foundation
+import PhotosCore
+
+extension PhotosAdmin {
+    struct Photos: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add, import and list photos.",
+            subcommands: [Add.self, Import.self, List.self])
+    }
+}
+
+extension PhotosAdmin.Photos {
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add one photo.")
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Title.") var title: String
+        @Option(help: "Price in currency units, e.g. 2.50.") var price: String
+        @Option(help: "Image URL (default: derived from the title).") var url: String?
+
+        func run() async throws {
+            let cents = try Price.cents(from: price)
+            let photo = try await global.withServices { context in
+                try await context.catalog.add(NewPhoto(title: title, url: url, priceCents: cents), actor: context.actor)
+            }
+            print("added photo \(photo.id): \(photo.title) (\(Price.format(cents: photo.priceCents)))")
+        }
+    }
+
+    struct Import: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Import photos from a CSV (header title,url,price) or JSON file, all or nothing.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "A .csv or .json file.") var file: String
+
+        func run() async throws {
+            let photos = try PhotoFile.read(path: file)
+            let onTerminal = isatty(STDERR_FILENO) == 1
+            let total = photos.count
+            var progress: (@Sendable (Int) -> Void)?
+            if onTerminal {
+                progress = { done in Output.progress("\rimported \(done)/\(total)") }
+            }
+            let added = try await global.withServices { context in
+                try await context.catalog.importPhotos(photos, actor: context.actor, progress: progress)
+            }
+            if onTerminal && total >= 10_000 { Output.progress("\n") }
+            print("imported \(added.count) photos")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List photos.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "At most this many.") var limit = 100
+        @Option(help: "Only photos with a larger id.") var after: Int64 = 0
+
+        func validate() throws {
+            guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000") }
+        }
+
+        func run() async throws {
+            let photos = try await global.withServices { try await $0.catalog.list(limit: limit, afterID: after) }
+            switch output.format {
+            case .json: try Output.json(photos)
+            case .table:
+                Output.table(["ID", "PRICE", "TITLE", "URL"], photos.map { [String($0.id), Price.format(cents: $0.priceCents), $0.title, $0.url] })
+            }
+        }
+    }
+}
