@@ -11,6 +11,7 @@ extension Connection {
     }
 
     /// Runs `body` in a transaction: COMMIT if it returns, ROLLBACK if it throws.
+    @discardableResult
     public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         try begin(kind)
         let result: T
@@ -51,6 +52,7 @@ extension Connection {
 
     /// Runs `body` inside `SAVEPOINT name`: released if it returns, rolled back to if it throws,
     /// so a failed step undoes only its own writes and leaves the enclosing transaction usable.
+    @discardableResult
     public func savepoint<T>(_ name: String = "step", _ body: () throws -> T) throws -> T {
         try execute("SAVEPOINT \"\(name)\"")
         do {

@@ -25,6 +25,7 @@ public final class DatabaseReaders: Sendable {
     }
 
     /// Runs `body` on a reader connection in one read transaction and returns its result.
+    @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         let index = next.withLock { value -> Int in
             value = (value + 1) % workers.count

@@ -33,6 +33,7 @@ public final class DatabaseWriter: Sendable {
     ///
     /// `body` may run in the same transaction as other requests; if it throws, only its own
     /// writes are rolled back and the error is rethrown here.
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = TypedWriteJob(body: body, continuation: continuation, transactional: true)
@@ -41,6 +42,7 @@ public final class DatabaseWriter: Sendable {
     }
 
     /// Runs `body` on the writer connection outside any transaction (checkpoint, backup, VACUUM).
+    @discardableResult
     public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = TypedWriteJob(body: body, continuation: continuation, transactional: false)

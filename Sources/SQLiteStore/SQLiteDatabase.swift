@@ -17,11 +17,13 @@ public final class SQLiteDatabase: Sendable {
     }
 
     /// Runs `body` in the writer's transaction (see `DatabaseWriter.write`).
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await writer.write(body)
     }
 
     /// Runs `body` on a reader in one snapshot (see `DatabaseReaders.read`).
+    @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await readers.read(body)
     }

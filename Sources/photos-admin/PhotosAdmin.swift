@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 
 /// `photos-admin`: the operator's command-line tool.
@@ -16,4 +17,32 @@ struct PhotosAdmin: AsyncParsableCommand {
             Audit.self, Backup.self, Check.self,
         ]
     )
+}
+
+extension PhotosAdmin {
+    /// Runs the command. Unlike the default, a failure prints exactly one line on stderr
+    /// (`photos-admin: …`) without the usage text, so scripts and operators see what went wrong.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success {
+                // --help, --version: the full text, on stdout.
+                print(fullMessage(for: error))
+                Foundation.exit(0)
+            }
+            let text = message(for: error)
+                .split(separator: "\n").first.map(String.init) ?? ""
+            if !text.isEmpty {
+                Output.note("photos-admin: \(text)")
+            }
+            Foundation.exit(code.rawValue)
+        }
+    }
 }

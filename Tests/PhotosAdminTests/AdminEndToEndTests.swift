@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+
+@Suite("photos-admin end to end", .serialized)
+struct AdminEndToEndTests {
+    /// The lines of the README between `<!-- admin-walkthrough:start -->` and `…:end -->`
+    /// that are commands (not blank, not comments, not fences).
+    static func readmeWalkthrough() throws -> [String] {
+        let readme = try String(contentsOfFile: AdminProcess.packageRoot + "/README.md", encoding: .utf8)
+        guard let start = readme.range(of: "<!-- admin-walkthrough:start -->"),
+              let end = readme.range(of: "<!-- admin-walkthrough:end -->", range: start.upperBound..<readme.endIndex)
+        else { return [] }
+        return readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
+            .filter { !$0.isEmpty && !$0.hasPrefix("```") && !$0.hasPrefix("#") }
+    }
+
+    @Test("the README's walkthrough works line by line")
+    func readmeWalkthroughWorks() throws {
+        let lines = try Self.readmeWalkthrough()
+        #expect(lines.count >= 10, "README walkthrough missing")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // One shell, as an operator pasting the lines would have; -e stops at the first failing
+        // line and -x shows which one it was.
+        let script = "set -euxo pipefail\n" + lines.joined(separator: "\n") + "\nphotos-admin audit verify\n"
+        let result = try AdminProcess.shell(script, in: directory.path)
+        #expect(result.status == 0, "stdout: \(result.stdout)\nstderr: \(result.stderr)")
+        #expect(result.stdout.contains("already owns photo 1"))
+        #expect(result.stdout.contains("audit trail intact"))
+    }
+
+    func freshDatabase() throws -> (TemporaryDirectory, [String]) {
+        let directory = try TemporaryDirectory()
+        let db = ["--db", directory.file("photos.db")]
+        let migrate = try AdminProcess.admin(["migrate"] + db, in: directory.path)
+        #expect(migrate.status == 0, "\(migrate.stderr)")
+        return (directory, db)
+    }
+
+    /// Asserts a failure: non-zero exit, exactly one line on stderr containing `fragment`.
+    func expectOneLineError(_ result: AdminProcess.Result, contains fragment: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status != 0, sourceLocation: sourceLocation)
+        let lines = result.stderr.split(separator: "\n").filter { !$0.isEmpty }
+        #expect(lines.count == 1, "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(result.stderr.contains(fragment), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
+    }
+
+    @Test("audit verify passes on a clean database and fails, naming the row, after tampering")
+    func auditVerify() throws {
+        let (directory, db) = try freshDatabase()
+        defer { directory.remove() }
+        _ = try AdminProcess.admin(["photos", "add", "--title", "A", "--price", "1.00"] + db, in: directory.path)
+        _ = try AdminProcess.admin(["photos", "add", "--title", "B", "--price", "2.00"] + db, in: directory.path)
+        _ = try AdminProcess.admin(["users", "add", "alice", "--password-stdin"] + db, stdin: "correct horse\n", in: directory.path)
+        let clean = try AdminProcess.admin(["audit", "verify"] + db, in: directory.path)
+        #expect(clean.status == 0)
+        #expect(clean.stdout.contains("3 rows verified"))
+        // Alter row 2 behind the triggers' back, with the sqlite3 shell.
+        let tamper = try AdminProcess.shell(
+            "sqlite3 \(db[1]) \"DROP TRIGGER audit_events_no_update; UPDATE audit_events SET detail = '{\\\"count\\\":7}' WHERE id = 2;\"",
+            in: directory.path)
+        #expect(tamper.status == 0, "\(tamper.stderr)")
+        let broken = try AdminProcess.admin(["audit", "verify"] + db, in: directory.path)
+        expectOneLineError(broken, contains: "row id 2 (session operator, seq 2)")
+        let check = try AdminProcess.admin(["check"] + db, in: directory.path)
+        #expect(check.status != 0)
+        #expect(check.stdout.contains("audit: FAILED"))
+    }
+
+    @Test("bad input: one clear line on stderr, non-zero exit, nothing written")
+    func badInput() throws {
+        let (directory, db) = try freshDatabase()
+        defer { directory.remove() }
+        try "title,url,price\ngood,,1.00\n\"broken,,2\n".write(toFile: directory.file("bad.csv"), atomically: true, encoding: .utf8)
+        try "[{\"title\": \"x\", \"price\": \"1.00\"}, {\"title\": 5}]".write(toFile: directory.file("bad.json"), atomically: true, encoding: .utf8)
+        try "[{\"title\": \"x\", ".write(toFile: directory.file("truncated.json"), atomically: true, encoding: .utf8)
+        _ = try AdminProcess.admin(["users", "add", "alice", "--password-stdin"] + db, stdin: "correct horse", in: directory.path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db[1]))
+
+        expectOneLineError(try AdminProcess.admin(["photos", "import", "bad.csv"] + db, in: directory.path), contains: "bad.csv:3: malformed CSV")
+        expectOneLineError(try AdminProcess.admin(["photos", "import", "bad.json"] + db, in: directory.path), contains: "element 2")
+        expectOneLineError(try AdminProcess.admin(["photos", "import", "truncated.json"] + db, in: directory.path), contains: "malformed JSON")
+        expectOneLineError(try AdminProcess.admin(["photos", "import", "missing.csv"] + db, in: directory.path), contains: "missing.csv: no such file")
+        expectOneLineError(try AdminProcess.admin(["purchase", "nobody", "1"] + db, in: directory.path), contains: "no user named nobody")
+        expectOneLineError(try AdminProcess.admin(["sign-in", "nobody"] + db, in: directory.path), contains: "no user named nobody")
+        expectOneLineError(try AdminProcess.admin(["users", "add", "alice", "--password-stdin"] + db, stdin: "another pw", in: directory.path), contains: "user alice already exists")
+        expectOneLineError(try AdminProcess.admin(["photos", "add", "--title", "x", "--price", "2.555"] + db, in: directory.path), contains: "invalid price")
+        expectOneLineError(try AdminProcess.admin(["purchase", "alice", "notanumber"] + db, in: directory.path), contains: "photo")
+
+        let photos = try AdminProcess.admin(["photos", "list", "--format", "json"] + db, in: directory.path)
+        #expect(photos.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[\n\n]" || photos.stdout.contains("[]"))
+        let verify = try AdminProcess.admin(["audit", "verify"] + db, in: directory.path)
+        #expect(verify.stdout.contains("1 rows verified"))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db[1])) == before, "the database file changed")
+    }
+
+    @Test("refusals: not a database, database newer than the binary")
+    func refusals() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try String(repeating: "plain text, not SQLite\n", count: 200).write(toFile: directory.file("notes.db"), atomically: true, encoding: .utf8)
+        expectOneLineError(try AdminProcess.admin(["migrate", "--db", directory.file("notes.db")], in: directory.path), contains: "is not a SQLite database")
+        let db = directory.file("photos.db")
+        #expect(try AdminProcess.admin(["migrate", "--db", db], in: directory.path).status == 0)
+        _ = try AdminProcess.shell("sqlite3 \(db) \"INSERT INTO schema_migrations VALUES (999, '0999_future.sql', 'x', 'now')\"", in: directory.path)
+        expectOneLineError(try AdminProcess.admin(["photos", "list", "--db", db], in: directory.path), contains: "database schema version 999 is newer than this binary")
+    }
+}

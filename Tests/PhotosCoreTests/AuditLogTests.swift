@@ -1,0 +1,75 @@
+import Foundation
+import PhotosCore
+import SQLiteStore
+import Testing
+
+@Suite("AuditLog")
+struct AuditLogTests {
+    /// A database with a few audited steps in two sessions.
+    func populated() async throws -> TestDatabase {
+        let test = try TestDatabase()
+        try await test.database.write { connection in
+            for index in 0..<3 {
+                try AuditLog.append([
+                    AuditEntry(sessionID: "s1", actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64(index))]),
+                    AuditEntry(sessionID: "s2", actor: .client, coordinator: "app", step: .action, detail: ["action": "back"]),
+                ], on: connection)
+            }
+        }
+        return test
+    }
+
+    @Test("seq is contiguous per session and the chain verifies")
+    func appendAndVerify() async throws {
+        let test = try await populated()
+        defer { test.close() }
+        let rows = try await test.database.read { try AuditLog.rows(sessionID: "s1", on: $0) }
+        #expect(rows.map(\.seq) == [1, 2, 3])
+        #expect(rows[1].detail == #"{"photoId":1}"#)
+        #expect(rows[0].at.hasSuffix("Z") && rows[0].at.count == 24)
+        let result = try await test.database.read { try AuditLog.verify(on: $0) }
+        #expect(result.isIntact)
+        #expect(result.rowsChecked == 6)
+    }
+
+    @Test("the table refuses UPDATE and DELETE")
+    func appendOnly() async throws {
+        let test = try await populated()
+        defer { test.close() }
+        await #expect(throws: SQLiteError.self) { try await test.database.write { try $0.execute("UPDATE audit_events SET detail = '{}'") } }
+        await #expect(throws: SQLiteError.self) { try await test.database.write { try $0.execute("DELETE FROM audit_events") } }
+    }
+
+    /// Drops the triggers, tampers, and returns what verify finds.
+    func tamper(_ sql: String) async throws -> AuditLog.Problem? {
+        let test = try await populated()
+        defer { test.close() }
+        try await test.database.write { connection in
+            try connection.executeScript("DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete; " + sql)
+        }
+        return try await test.database.read { try AuditLog.verify(on: $0) }.problem
+    }
+
+    @Test("verify names the first altered row")
+    func alteredRow() async throws {
+        let problem = try await tamper("UPDATE audit_events SET detail = '{\"photoId\":9}' WHERE id = 3")
+        #expect(problem?.rowID == 3)
+        #expect(problem?.reason.contains("altered") == true)
+    }
+
+    @Test("verify names the row after a deleted one")
+    func deletedRow() async throws {
+        let problem = try await tamper("DELETE FROM audit_events WHERE id = 2")
+        #expect(problem?.rowID == 3)
+        #expect(problem?.reason.contains("deleted or inserted") == true)
+    }
+
+    @Test("verify names a row inserted behind the triggers' back")
+    func insertedRow() async throws {
+        let problem = try await tamper("""
+            INSERT INTO audit_events (id, session_id, seq, at, actor, step, detail, prev_hash, hash)
+            SELECT 100, 's1', 4, at, 'client', 'purchase.completed', '{}', hash, 'forged' FROM audit_events WHERE id = 6;
+            """)
+        #expect(problem?.rowID == 100)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import PhotosCore
+import Testing
+
+@Suite("AuthService")
+struct AuthServiceTests {
+    @Test("sign-in with the right password issues a token that validates")
+    func signIn() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let auth = test.auth()
+        let alice = try await auth.createUser(username: "alice", password: "correct horse", actor: testOperator)
+        let (user, issued) = try await auth.signIn(username: "alice", password: "correct horse", actor: .client)
+        #expect(user == alice)
+        #expect(issued.token.count >= 43)  // 256 bits, base64url
+        #expect(try await auth.validate(token: issued.token) == alice)
+    }
+
+    @Test("a wrong password and an unknown user both give invalid_credentials, and are audited")
+    func wrongPasswordAndUnknownUser() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let auth = test.auth()
+        _ = try await auth.createUser(username: "alice", password: "correct horse", actor: testOperator)
+        await #expect(throws: PhotosError.invalidCredentials) {
+            try await auth.signIn(username: "alice", password: "wrong horse", actor: .client)
+        }
+        await #expect(throws: PhotosError.invalidCredentials) {
+            try await auth.signIn(username: "mallory", password: "correct horse", actor: .client)
+        }
+        let steps = try await test.database.read { connection in
+            try connection.query("SELECT step, username FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\($0.string(0)):\($0.string(1))" }
+        }
+        #expect(steps == ["auth.signInFailed:alice", "auth.signInFailed:mallory"])
+    }
+
+    @Test("an expired token is refused")
+    func expiredToken() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let clock = TestClock()
+        let auth = test.auth(tokenLifetimeSeconds: 60, now: clock.now)
+        _ = try await auth.createUser(username: "alice", password: "correct horse", actor: testOperator)
+        let (_, issued) = try await auth.signIn(username: "alice", password: "correct horse", actor: .client)
+        clock.advance(seconds: 59)
+        _ = try await auth.validate(token: issued.token)
+        clock.advance(seconds: 2)
+        await #expect(throws: PhotosError.unauthorized("token expired")) { try await auth.validate(token: issued.token) }
+    }
+
+    @Test("a revoked token is refused; sign-out by username revokes all")
+    func revokedToken() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let auth = test.auth()
+        _ = try await auth.createUser(username: "alice", password: "correct horse", actor: testOperator)
+        let (_, first) = try await auth.signIn(username: "alice", password: "correct horse", actor: .client)
+        let (_, second) = try await auth.signIn(username: "alice", password: "correct horse", actor: .client)
+        _ = try await auth.signOut(token: first.token, actor: .client)
+        await #expect(throws: PhotosError.unauthorized("token revoked")) { try await auth.validate(token: first.token) }
+        _ = try await auth.validate(token: second.token)
+        #expect(try await auth.signOut(username: "alice", actor: testOperator) == 1)
+        await #expect(throws: PhotosError.unauthorized("token revoked")) { try await auth.validate(token: second.token) }
+        await #expect(throws: PhotosError.unauthorized("unknown token")) { try await auth.validate(token: "not-a-token") }
+    }
+
+    @Test("duplicate and malformed usernames, short passwords are refused")
+    func badUsers() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let auth = test.auth()
+        _ = try await auth.createUser(username: "alice", password: "correct horse", actor: testOperator)
+        await #expect(throws: PhotosError(.conflict, "user alice already exists")) {
+            try await auth.createUser(username: "alice", password: "another one", actor: testOperator)
+        }
+        for bad in ["", "has space", "x'; DROP TABLE users; --", String(repeating: "a", count: 65), "émile"] {
+            await #expect(throws: PhotosError.self) { try await auth.createUser(username: bad, password: "long enough", actor: testOperator) }
+        }
+        await #expect(throws: PhotosError.self) { try await auth.createUser(username: "bob", password: "short", actor: testOperator) }
+        #expect(try await auth.listUsers().map(\.username) == ["alice"])
+    }
+}

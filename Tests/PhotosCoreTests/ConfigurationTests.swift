@@ -1,0 +1,40 @@
+import Foundation
+import PhotosCore
+import Testing
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    static let shippedFile = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("config/photosd.json").path
+
+    @Test("config/photosd.json holds exactly the built-in defaults")
+    func shippedFileEqualsDefaults() async throws {
+        let loaded = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: [:])
+        #expect(loaded == PhotosConfiguration())
+    }
+
+    @Test("environment variables override the file; flags override both")
+    func overrides() async throws {
+        let loaded = try await PhotosConfiguration.load(
+            filePath: Self.shippedFile,
+            environment: ["PHOTOSD_SERVER_PORT": "9090", "PHOTOSD_DATABASE_PATH": "/tmp/x.db", "PHOTOSD_DATABASE_DURABILITY": "normal"],
+            overrides: ["server.port": .init(.int(7070), isSecret: false)])
+        #expect(loaded.port == 7070)
+        #expect(loaded.databasePath == "/tmp/x.db")
+        #expect(loaded.durability == .normal)
+    }
+
+    @Test("bad values give a clear error naming the setting")
+    func badValues() async throws {
+        await #expect(throws: PhotosError.badRequest("configuration server.port must be an integer")) {
+            try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: ["PHOTOSD_SERVER_PORT": "eighty"])
+        }
+        await #expect(throws: PhotosError.self) {
+            try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: ["PHOTOSD_DATABASE_DURABILITY": "sometimes"])
+        }
+        await #expect(throws: PhotosError.self) {
+            try await PhotosConfiguration.load(filePath: "/nonexistent/photosd.json", environment: [:])
+        }
+    }
+}

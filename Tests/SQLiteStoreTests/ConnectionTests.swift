@@ -1,0 +1,161 @@
+import CSQLite
+import Foundation
+import SQLiteStore
+import Testing
+
+@Suite("Connection")
+struct ConnectionTests {
+    func withDatabase(_ body: (Connection, TemporaryDirectory) throws -> Void) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let connection = try Connection(path: directory.file("test.db"))
+        defer { connection.close() }
+        try connection.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, amount INTEGER, data BLOB, ratio REAL)")
+        try body(connection, directory)
+    }
+
+    @Test("values round-trip through binding and reading")
+    func roundTrip() throws {
+        try withDatabase { connection, _ in
+            try connection.execute("INSERT INTO items (name, amount, data, ratio) VALUES (?, ?, ?, ?)", "a'; DROP TABLE items; --", Int64.max, [UInt8]([0, 1, 255]), 0.5)
+            try connection.execute("INSERT INTO items (name, amount, data, ratio) VALUES (?, ?, ?, ?)", "b", Int?.none, [UInt8](), Double?.none)
+            let rows = try connection.query("SELECT name, amount, data, ratio FROM items ORDER BY id")
+            #expect(rows.count == 2)
+            #expect(rows[0].string(0) == "a'; DROP TABLE items; --")
+            #expect(rows[0].int64(1) == Int64.max)
+            #expect(rows[0].blob(2) == [0, 1, 255])
+            #expect(rows[0][3] == .real(0.5))
+            #expect(rows[1].optionalInt(1) == nil)
+            #expect(rows[1][3] == .null)
+        }
+    }
+
+    @Test("a committed transaction is kept, a rolled back one is not")
+    func commitAndRollback() throws {
+        try withDatabase { connection, _ in
+            try connection.transaction { try connection.execute("INSERT INTO items (name) VALUES ('kept')") }
+            struct Boom: Error {}
+            #expect(throws: Boom.self) {
+                try connection.transaction {
+                    try connection.execute("INSERT INTO items (name) VALUES ('dropped')")
+                    throw Boom()
+                }
+            }
+            #expect(try connection.query("SELECT name FROM items").map { $0.string(0) } == ["kept"])
+            #expect(connection.isAutocommit)
+        }
+    }
+
+    @Test("a failing statement inside a transaction leaves nothing behind")
+    func failingStatementRollsBack() throws {
+        try withDatabase { connection, _ in
+            try connection.execute("INSERT INTO items (name) VALUES ('existing')")
+            #expect(throws: SQLiteError.self) {
+                try connection.transaction {
+                    try connection.execute("INSERT INTO items (name) VALUES ('first')")
+                    try connection.execute("INSERT INTO items (name) VALUES ('existing')")  // UNIQUE violation
+                }
+            }
+            #expect(try connection.query("SELECT name FROM items ORDER BY id").map { $0.string(0) } == ["existing"])
+        }
+    }
+
+    @Test("errors carry the result code, message and SQL, never the bound values")
+    func errorContents() throws {
+        try withDatabase { connection, _ in
+            try connection.execute("INSERT INTO items (name) VALUES (?)", "hunter2-secret")
+            do {
+                try connection.execute("INSERT INTO items (name) VALUES (?)", "hunter2-secret")
+                Issue.record("expected a UNIQUE violation")
+            } catch let error as SQLiteError {
+                #expect(error.isUniqueViolation)
+                #expect(error.primaryResultCode == SQLITE_CONSTRAINT)
+                #expect(error.sql == "INSERT INTO items (name) VALUES (?)")
+                #expect(error.message.contains("UNIQUE"))
+                #expect(!error.description.contains("hunter2"))
+            }
+        }
+    }
+
+    @Test("a savepoint that throws undoes only its own writes")
+    func savepoints() throws {
+        try withDatabase { connection, _ in
+            try connection.transaction {
+                try connection.execute("INSERT INTO items (name) VALUES ('outer')")
+                _ = try? connection.savepoint("inner") {
+                    try connection.execute("INSERT INTO items (name) VALUES ('inner')")
+                    try connection.execute("INSERT INTO items (name) VALUES ('outer')")
+                }
+            }
+            #expect(try connection.query("SELECT name FROM items").map { $0.string(0) } == ["outer"])
+        }
+    }
+
+    @Test("statements reused from the cache give the same results")
+    func statementCache() throws {
+        try withDatabase { connection, _ in
+            for index in 0..<50 { try connection.execute("INSERT INTO items (name, amount) VALUES (?, ?)", "n\(index)", index) }
+            let sql = "SELECT count(*), sum(amount) FROM items WHERE amount >= ?"
+            let first = try connection.query(sql, 10)
+            let statement = try connection.cachedStatement(sql)
+            for _ in 0..<5 {
+                #expect(try connection.query(sql, 10).map(\.values) == first.map(\.values))
+                #expect(try connection.cachedStatement(sql) === statement)
+            }
+            #expect(try connection.queryOne(sql, 40)?.int(0) == 10)
+            #expect(try connection.queryOne(sql, 10)?.int(0) == 40)
+        }
+    }
+
+    @Test("a wrong number of arguments is an error, not a crash")
+    func argumentCount() throws {
+        try withDatabase { connection, _ in
+            #expect(throws: SQLiteError.self) { try connection.execute("INSERT INTO items (name) VALUES (?)") }
+            #expect(throws: SQLiteError.self) { try connection.query("SELEC nonsense") }
+        }
+    }
+
+    @Test("two connections contending for the write lock wait and both succeed")
+    func writeLockContention() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("contended.db")
+        let setup = try Connection(path: path)
+        try setup.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
+        try setup.execute("INSERT INTO counter VALUES (1, 0)")
+        setup.close()
+
+        let iterations = 200
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<2 {
+                group.addTask {
+                    try await Task.detached {
+                        let connection = try Connection(path: path, options: .init(busyTimeoutMilliseconds: 10_000))
+                        defer { connection.close() }
+                        for _ in 0..<iterations {
+                            try connection.transaction(.immediate) {
+                                let value = try connection.queryOne("SELECT value FROM counter WHERE id = 1")?.int(0) ?? -1
+                                try connection.execute("UPDATE counter SET value = ? WHERE id = 1", value + 1)
+                            }
+                        }
+                    }.value
+                }
+            }
+            try await group.waitForAll()
+        }
+        let check = try Connection(path: path)
+        defer { check.close() }
+        #expect(try check.queryOne("SELECT value FROM counter")?.int(0) == 2 * iterations)
+    }
+
+    @Test("new database files are private (mode 0600)")
+    func filePermissions() throws {
+        try withDatabase { connection, directory in
+            try connection.execute("INSERT INTO items (name) VALUES ('x')")
+            for suffix in ["", "-wal", "-shm"] {
+                let attributes = try FileManager.default.attributesOfItem(atPath: directory.file("test.db" + suffix))
+                #expect((attributes[.posixPermissions] as? Int) == 0o600, "test.db\(suffix)")
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import SQLiteStore
+import Testing
+
+@Suite("DatabaseWriter and readers")
+struct WriterTests {
+    static func makeDatabase(_ directory: TemporaryDirectory) throws -> SQLiteDatabase {
+        let path = directory.file("writer.db")
+        let setup = try Connection(path: path)
+        try setup.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
+        setup.close()
+        return try SQLiteDatabase(path: path, readerCount: 2, maxBatchSize: 32)
+    }
+
+    @Test("concurrent writes all commit and are batched together")
+    func groupCommit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Self.makeDatabase(directory)
+        defer { database.close() }
+        let count = 500
+        try await withThrowingTaskGroup(of: Int64.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    try await database.write { connection in
+                        try connection.execute("INSERT INTO items (name) VALUES (?)", "item-\(index)")
+                        return connection.lastInsertRowID
+                    }
+                }
+            }
+            var ids = Set<Int64>()
+            for try await id in group { ids.insert(id) }
+            #expect(ids.count == count)
+        }
+        let total = try await database.read { try $0.queryOne("SELECT count(*) FROM items")?.int(0) ?? 0 }
+        #expect(total == count)
+        let stats = database.writer.stats
+        #expect(stats.requests == count)
+        #expect(stats.commits <= count)
+        #expect(stats.largestBatch <= 32)
+    }
+
+    @Test("a failing request is rolled back alone; its neighbours commit")
+    func failingNeighbour() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Self.makeDatabase(directory)
+        defer { database.close() }
+        try await database.write { try $0.execute("INSERT INTO items (name) VALUES ('taken')") }
+        let results = await withTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<100 {
+                group.addTask {
+                    do {
+                        try await database.write { connection in
+                            try connection.execute("INSERT INTO items (name) VALUES (?)", "ok-\(index)")
+                            if index % 10 == 0 {
+                                // Half-done work, then a constraint violation: none of it may stay.
+                                try connection.execute("INSERT INTO items (name) VALUES ('taken')")
+                            }
+                        }
+                        return (index, true)
+                    } catch {
+                        return (index, false)
+                    }
+                }
+            }
+            var results: [Int: Bool] = [:]
+            for await (index, ok) in group { results[index] = ok }
+            return results
+        }
+        for (index, ok) in results { #expect(ok == (index % 10 != 0), "request \(index)") }
+        let names = try await database.read { connection in
+            Set(try connection.query("SELECT name FROM items").map { $0.string(0) })
+        }
+        #expect(names.count == 1 + 90)
+        for index in stride(from: 0, to: 100, by: 10) { #expect(!names.contains("ok-\(index)")) }
+    }
+
+    @Test("readers see committed writes; a read transaction is one snapshot")
+    func readers() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Self.makeDatabase(directory)
+        defer { database.close() }
+        try await database.write { try $0.execute("INSERT INTO items (name) VALUES ('a')") }
+        let count = try await database.read { try $0.queryOne("SELECT count(*) FROM items")?.int(0) ?? 0 }
+        #expect(count == 1)
+        await #expect(throws: SQLiteError.self) {
+            try await database.read { try $0.execute("INSERT INTO items (name) VALUES ('nope')") }
+        }
+    }
+
+    @Test("after close, requests fail cleanly")
+    func closed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Self.makeDatabase(directory)
+        database.close()
+        await #expect(throws: DatabaseClosedError.self) {
+            try await database.write { try $0.execute("INSERT INTO items (name) VALUES ('late')") }
+        }
+    }
+}
