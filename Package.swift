@@ -41,25 +41,44 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        .target(
+            name: "Navigation",
+            dependencies: [
+                "PhotosCore",
+                "SQLiteStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "photos-admin",
             dependencies: [
                 "PhotosCore",
                 "SQLiteStore",
+                "Navigation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Helpers shared by the test targets: temporary directories, migrated test databases.
+        .target(
+            name: "PhotosTestSupport",
+            dependencies: ["PhotosCore", "SQLiteStore"],
+            path: "Tests/PhotosTestSupport"
+        ),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "CSQLite"]
+            dependencies: ["SQLiteStore", "CSQLite", "PhotosTestSupport"]
         ),
         .testTarget(
             name: "PhotosCoreTests",
-            dependencies: ["PhotosCore", "SQLiteStore"]
+            dependencies: ["PhotosCore", "SQLiteStore", "PhotosTestSupport"]
+        ),
+        .testTarget(
+            name: "NavigationTests",
+            dependencies: ["Navigation", "PhotosCore", "SQLiteStore", "PhotosTestSupport"]
         ),
         .testTarget(
             name: "PhotosAdminTests",
-            dependencies: ["PhotosCore", "SQLiteStore"]
+            dependencies: ["PhotosCore", "SQLiteStore", "PhotosTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTestSupport
 import Testing
 
 @Suite("photos-admin end to end", .serialized)

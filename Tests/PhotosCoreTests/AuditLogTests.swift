@@ -1,6 +1,7 @@
 import Foundation
 import PhotosCore
 import SQLiteStore
+import PhotosTestSupport
 import Testing
 
 @Suite("AuditLog")

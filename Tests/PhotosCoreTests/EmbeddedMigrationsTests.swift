@@ -1,5 +1,6 @@
 import Foundation
 import PhotosCore
+import PhotosTestSupport
 import Testing
 
 @Suite("Embedded migrations")

@@ -1,5 +1,6 @@
 import Foundation
 import PhotosCore
+import PhotosTestSupport
 import Testing
 
 @Suite("Prices, CSV and photo files")

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import SQLiteStore
+import PhotosTestSupport
 import Testing
 
 @Suite("Connection")

@@ -1,5 +1,6 @@
 import Foundation
 import SQLiteStore
+import PhotosTestSupport
 import Testing
 
 @Suite("Migrator")

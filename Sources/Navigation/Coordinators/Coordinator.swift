@@ -1,0 +1,105 @@
+import PhotosCore
+
+/// The base coordinator, after the sample: it owns `childCoordinators`, starts children with
+/// `pushCoordinator` (installing their `didFinish` handler) and removes them in
+/// `popCoordinator`. A child never holds a reference to its parent; it reports through
+/// `didFinish`.
+class Coordinator {
+    /// The coordinator's persisted form; subclasses keep their own fields in it.
+    var model: CoordinatorState
+    /// Where it sits in the tree, e.g. `app/buy/terms` (the audit trail's `coordinator`).
+    let path: String
+    /// The session's navigator, recorder and services. Unowned: the context outlives the tree.
+    unowned let context: NavigationContext
+    /// Live children, oldest first.
+    private(set) var childCoordinators: [Coordinator] = []
+    /// Called once when this coordinator has finished; installed by the parent.
+    var didFinish: ((Coordinator) -> Void)?
+    /// True once finished: a finished coordinator handles nothing more.
+    private(set) var isFinished = false
+
+    init(model: CoordinatorState, path: String, context: NavigationContext) {
+        self.model = model
+        self.path = path
+        self.context = context
+    }
+
+    var id: String { model.id }
+
+    /// Shows the coordinator's first screen. Subclasses override.
+    func start() {}
+
+    /// Adds a child, wires its `didFinish`, records `coordinator.start` and starts it.
+    func pushCoordinator(_ child: Coordinator) {
+        adopt(child)
+        var detail: JSONObject = ["id": .string(child.id), "kind": .string(child.model.kind.rawValue)]
+        if let presentation = child.model.presentation { detail["presentation"] = .string(presentation.rawValue) }
+        if let photoId = child.model.photoId { detail["photoId"] = .int(photoId) }
+        context.record(.coordinatorStart, coordinator: child.path, detail: detail)
+        child.start()
+    }
+
+    /// Wires a child without starting it (used when rebuilding a persisted tree).
+    func adopt(_ child: Coordinator) {
+        child.didFinish = { [weak self] finished in self?.popCoordinator(finished) }
+        childCoordinators.append(child)
+    }
+
+    /// Removes a finished child.
+    func popCoordinator(_ child: Coordinator) {
+        childCoordinators.removeAll { $0 === child }
+    }
+
+    /// Finishes children first, puts the navigation back as it found it, records
+    /// `coordinator.finish` and tells the parent.
+    func finish(_ reason: FinishReason) {
+        guard !isFinished else { return }
+        for child in childCoordinators.reversed() { child.finish(reason) }
+        restoreNavigation()
+        isFinished = true
+        context.record(.coordinatorFinish, coordinator: path, detail: ["reason": .string(reason.rawValue)])
+        didFinish?(self)
+    }
+
+    /// Undoes what the coordinator did to the stacks. Subclasses override.
+    func restoreNavigation() {}
+
+    /// Handles an action sent to one of the screens this coordinator owns.
+    func handle(_ action: ClientAction, on screen: ScreenState) throws {}
+
+    /// The persisted tree under this coordinator.
+    var persisted: CoordinatorState {
+        var state = model
+        state.children = childCoordinators.map(\.persisted)
+        return state
+    }
+
+    /// This coordinator and its descendants, depth first.
+    var subtree: [Coordinator] { [self] + childCoordinators.flatMap(\.subtree) }
+
+    /// Builds the coordinator object for a persisted state (without children).
+    static func make(_ state: CoordinatorState, path: String, context: NavigationContext) -> Coordinator {
+        switch state.kind {
+        case .app: AppCoordinator(model: state, path: path, context: context)
+        case .buy: BuyCoordinator(model: state, path: path, context: context)
+        case .terms: TermsCoordinator(model: state, path: path, context: context)
+        }
+    }
+
+    /// Rebuilds the object tree from its persisted form.
+    static func restore(_ state: CoordinatorState, prefix: String = "", context: NavigationContext) -> Coordinator {
+        let path = prefix.isEmpty ? state.kind.rawValue : prefix + "/" + state.kind.rawValue
+        var bare = state
+        bare.children = []
+        let coordinator = make(bare, path: path, context: context)
+        for child in state.children {
+            coordinator.adopt(restore(child, prefix: path, context: context))
+        }
+        return coordinator
+    }
+
+    /// A new child's id: its kind and the seq of its `coordinator.start` step.
+    func newChildID(_ kind: CoordinatorKind) -> String {
+        "\(kind.rawValue)-\(context.upcomingSeq)"
+    }
+}

@@ -1,0 +1,17 @@
+import PhotosCore
+
+/// Shows the terms of service modally over the purchase flow (the sample's
+/// `TermsCoordinator`); finishes by dismissing them.
+final class TermsCoordinator: Coordinator {
+    override func start() {
+        model.stackIndex = context.present(ScreenState(.terms, owner: id), by: path, presenter: id)
+    }
+
+    override func handle(_ action: ClientAction, on screen: ScreenState) throws {
+        if screen.screen == .terms && action.name == .cancel { finish(.cancelled) }
+    }
+
+    override func restoreNavigation() {
+        context.dismiss(downTo: model.stackIndex ?? context.state.stacks.count - 1, by: path)
+    }
+}

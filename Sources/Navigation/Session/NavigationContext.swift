@@ -1,0 +1,157 @@
+import PhotosCore
+import SQLiteStore
+
+/// What the coordinators of one session work with while one action runs: the navigator (the
+/// stacks), the audit recorder, the signed-in user, and the services they may call — all inside
+/// the session coordinator's write transaction.
+final class NavigationContext {
+    /// The session's state, mutated in place.
+    var state: SessionState
+    /// The steps taken so far, in order.
+    private(set) var entries: [AuditEntry] = []
+    let sessionID: String
+    let actor: Actor
+    let connection: Connection
+    let services: SessionServices
+    /// Seq the next recorded step will get (to derive coordinator ids).
+    private var nextSeq: Int
+    /// The result of checking the submitted credentials before the transaction (bcrypt).
+    let credentialCheck: CredentialCheck?
+    /// What the action achieved, for the response.
+    var outcome: ActionOutcome = .navigated
+    /// A token issued by this action (shown once).
+    var issuedToken: String?
+    /// An error to report after committing (a failed sign-in is recorded, then refused).
+    var reportedError: PhotosError?
+
+    init(state: SessionState, sessionID: String, actor: Actor, connection: Connection, services: SessionServices, nextSeq: Int, credentialCheck: CredentialCheck?) {
+        self.state = state
+        self.sessionID = sessionID
+        self.actor = actor
+        self.connection = connection
+        self.services = services
+        self.nextSeq = nextSeq
+        self.credentialCheck = credentialCheck
+    }
+
+    // MARK: Audit
+
+    /// Records one step, stamped with the signed-in user as it is now. Returns its seq.
+    @discardableResult
+    func record(_ step: AuditStep, coordinator: String?, screen: ScreenKind? = nil, detail: JSONObject = [:], actor: Actor? = nil) -> Int {
+        entries.append(AuditEntry(
+            sessionID: sessionID, actor: actor ?? self.actor, userID: state.user?.id, username: state.user?.username,
+            coordinator: coordinator, step: step, screen: screen?.rawValue, detail: detail))
+        defer { nextSeq += 1 }
+        return nextSeq
+    }
+
+    /// The seq the next recorded step will get.
+    var upcomingSeq: Int { nextSeq }
+
+    // MARK: Navigator
+
+    private func params(_ screen: ScreenState) -> JSONObject {
+        screen.photoId.map { ["photoId": .int($0)] } ?? [:]
+    }
+
+    /// Pushes `screen` onto the top stack (horizontal).
+    func push(_ screen: ScreenState, by path: String) {
+        if state.stacks.isEmpty {
+            state.stacks.append(StackState(presentation: .root, presenter: screen.owner, screens: []))
+        }
+        state.stacks[state.stacks.count - 1].screens.append(screen)
+        record(.screenPush, coordinator: path, screen: screen.screen, detail: params(screen))
+    }
+
+    /// Pops the top screen of the top stack.
+    func pop(by path: String) {
+        guard let popped = state.stacks[state.stacks.count - 1].screens.popLast() else { return }
+        record(.screenPop, coordinator: path, screen: popped.screen, detail: params(popped))
+    }
+
+    /// Pops stack `index` down to `depth` screens, one `screen.pop` per screen, top first.
+    func pop(stack index: Int, toDepth depth: Int, by path: String) {
+        while state.stacks[index].screens.count > max(depth, 1) {
+            let popped = state.stacks[index].screens.removeLast()
+            record(.screenPop, coordinator: path, screen: popped.screen, detail: params(popped))
+        }
+    }
+
+    /// Replaces the top screen of the top stack (recorded as pop then push).
+    func replaceTop(with screen: ScreenState, by path: String) {
+        pop(by: path)
+        push(screen, by: path)
+    }
+
+    /// Presents a new modal stack with `screen` as its root (vertical). Returns the stack's index.
+    @discardableResult
+    func present(_ screen: ScreenState, by path: String, presenter: String) -> Int {
+        state.stacks.append(StackState(presentation: .modal, presenter: presenter, screens: [screen]))
+        record(.screenPresent, coordinator: path, screen: screen.screen, detail: params(screen))
+        return state.stacks.count - 1
+    }
+
+    /// Dismisses modal stacks from the top down to and including stack `index`.
+    func dismiss(downTo index: Int, by path: String) {
+        while state.stacks.count > max(index, 1) {
+            let stack = state.stacks.removeLast()
+            record(.screenDismiss, coordinator: path, screen: stack.screens.first?.screen)
+        }
+    }
+
+    // MARK: Services
+
+    /// Signs the session in as `user`: a new token (returned to the client once), audited.
+    func signIn(_ user: User) throws {
+        let issued = try services.auth.issueToken(for: user.id, on: connection)
+        state.user = SessionUser(id: user.id, username: user.username)
+        state.tokenId = connection.lastInsertRowID
+        issuedToken = issued.token
+        record(.authSignIn, coordinator: nil, detail: ["userId": .int(user.id), "tokenId": .int(state.tokenId ?? 0)])
+        outcome = .signedIn
+    }
+
+    /// Records a refused sign-in; the action is answered with `401 invalid_credentials`.
+    func signInFailed(username: String?) {
+        // The attempted name is kept only if it is a well-formed username, never arbitrary
+        // input (which might be a password typed into the wrong field).
+        let name = username.flatMap { (try? AuthService.validate(username: $0)) != nil ? $0 : nil }
+        record(.authSignInFailed, coordinator: nil, detail: name.map { ["attemptedUsername": .string($0)] } ?? [:])
+        outcome = .signInFailed
+        reportedError = .invalidCredentials
+    }
+
+    /// Signs the session out and revokes its token.
+    func signOut(reason: String, actor: Actor? = nil) throws {
+        if let tokenId = state.tokenId {
+            try connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", ISO8601Timestamp.now(), tokenId)
+        }
+        record(.authSignOut, coordinator: nil, detail: ["reason": .string(reason)], actor: actor)
+        state.user = nil
+        state.tokenId = nil
+        outcome = .signedOut
+    }
+}
+
+/// The services the coordinators call.
+public struct SessionServices: Sendable {
+    /// Tokens and users.
+    public let auth: AuthService
+
+    /// Creates the services.
+    public init(auth: AuthService) {
+        self.auth = auth
+    }
+}
+
+/// What checking submitted credentials found (done before the write transaction: bcrypt is slow).
+enum CredentialCheck: Sendable {
+    case valid(User)
+    case invalid
+}
+
+/// What an action achieved (the response's `outcome`).
+public enum ActionOutcome: String, Codable, Sendable {
+    case navigated, signedIn, signInFailed, signedOut, purchased, alreadyOwned, rejected
+}

@@ -1,0 +1,114 @@
+import Foundation
+import PhotosCore
+
+/// Rebuilds a session's state from its audit rows alone, the way an analyst could with SQL.
+///
+/// It replays the *effects* recorded (screens pushed, popped, presented, dismissed;
+/// coordinators started and finished; sign-ins and sign-outs), not the coordinators' logic, so it
+/// also checks that the audit trail tells the whole story: for every session, replaying all its
+/// rows must give exactly the saved state.
+public enum SessionReplay {
+    /// A row the replay cannot follow.
+    public struct ReplayError: Error, CustomStringConvertible {
+        public let seq: Int
+        public let message: String
+        public var description: String { "audit seq \(seq): \(message)" }
+    }
+
+    private struct Detail: Decodable {
+        var id: String?
+        var kind: CoordinatorKind?
+        var presentation: FlowPresentation?
+        var photoId: Int64?
+        var userId: Int64?
+        var tokenId: Int64?
+    }
+
+    /// The state after the given rows (one session's, in seq order).
+    public static func state(from rows: [AuditRow]) throws -> SessionState {
+        var state = SessionState.empty
+        let decoder = JSONDecoder()
+        for row in rows {
+            func fail(_ message: String) -> ReplayError { ReplayError(seq: row.seq, message: message) }
+            guard let step = AuditStep(rawValue: row.step) else { throw fail("unknown step \(row.step)") }
+            let detail = (try? decoder.decode(Detail.self, from: Data(row.detail.utf8))) ?? Detail()
+            let path = row.coordinator ?? ""
+            switch step {
+            case .sessionStart:
+                state = .empty
+            case .coordinatorStart:
+                guard let id = detail.id, let kind = detail.kind else { throw fail("coordinator.start without id and kind") }
+                var node = CoordinatorState(kind: kind, id: id, presentation: detail.presentation, photoId: detail.photoId, stackIndex: nil, initialDepth: nil, children: [])
+                switch (kind, detail.presentation) {
+                case (.buy, .push?):
+                    node.stackIndex = state.stacks.count - 1
+                    node.initialDepth = state.stacks.last?.screens.count
+                case (.buy, .modal?), (.terms, _):
+                    node.stackIndex = state.stacks.count
+                default: break
+                }
+                let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
+                if parentPath.isEmpty {
+                    state.coordinators = node
+                } else if !update(&state.coordinators, at: parentPath, { $0.children.append(node) }) {
+                    throw fail("no coordinator at \(parentPath)")
+                }
+            case .coordinatorFinish:
+                let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
+                let kind = path.split(separator: "/").last.map(String.init)
+                if !update(&state.coordinators, at: parentPath, { $0.children.removeAll { $0.kind.rawValue == kind } }) {
+                    throw fail("no coordinator at \(parentPath)")
+                }
+            case .screenPush:
+                guard let screen = row.screen.flatMap(ScreenKind.init(rawValue:)), let owner = id(at: path, in: state) else { throw fail("screen.push without screen or owner") }
+                let pushed = ScreenState(screen, photoId: detail.photoId, owner: owner)
+                if state.stacks.isEmpty { state.stacks.append(StackState(presentation: .root, presenter: owner, screens: [])) }
+                state.stacks[state.stacks.count - 1].screens.append(pushed)
+            case .screenPop:
+                guard !state.stacks.isEmpty, state.stacks[state.stacks.count - 1].screens.popLast()?.screen.rawValue == row.screen else {
+                    throw fail("screen.pop of \(row.screen ?? "nothing") does not match the top screen")
+                }
+            case .screenPresent:
+                guard let screen = row.screen.flatMap(ScreenKind.init(rawValue:)), let owner = id(at: path, in: state) else { throw fail("screen.present without screen or owner") }
+                state.stacks.append(StackState(presentation: .modal, presenter: owner, screens: [ScreenState(screen, photoId: detail.photoId, owner: owner)]))
+            case .screenDismiss:
+                guard state.stacks.count > 1 else { throw fail("screen.dismiss with no modal stack") }
+                state.stacks.removeLast()
+            case .authSignIn:
+                guard let userId = detail.userId, let username = row.username else { throw fail("auth.signIn without user") }
+                state.user = SessionUser(id: userId, username: username)
+                state.tokenId = detail.tokenId
+            case .authSignOut:
+                state.user = nil
+                state.tokenId = nil
+            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .userCreated, .photoAdded:
+                break
+            }
+        }
+        state.refreshTop()
+        return state
+    }
+
+    private static func id(at path: String, in state: SessionState) -> String? {
+        state.coordinators?.flattened().first { $0.path == path }?.state.id
+    }
+
+    /// Applies `change` to the node at `path`; false if there is none.
+    private static func update(_ node: inout CoordinatorState?, at path: String, _ change: (inout CoordinatorState) -> Void) -> Bool {
+        guard var root = node else { return false }
+        let components = path.split(separator: "/").map(String.init)
+        guard components.first == root.kind.rawValue else { return false }
+        let found = update(&root, components.dropFirst(), change)
+        node = root
+        return found
+    }
+
+    private static func update(_ node: inout CoordinatorState, _ rest: ArraySlice<String>, _ change: (inout CoordinatorState) -> Void) -> Bool {
+        guard let next = rest.first else {
+            change(&node)
+            return true
+        }
+        guard let index = node.children.lastIndex(where: { $0.kind.rawValue == next }) else { return false }
+        return update(&node.children[index], rest.dropFirst(), change)
+    }
+}
