@@ -78,7 +78,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosAdminTests",
-            dependencies: ["PhotosCore", "SQLiteStore", "PhotosTestSupport"]
+            dependencies: ["PhotosCore", "SQLiteStore", "Navigation", "PhotosTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Navigation
 import PhotosCore
 import SQLiteStore
 
@@ -56,6 +57,7 @@ struct AdminContext {
     }
     var catalog: CatalogService { CatalogService(database: database) }
     var purchases: PurchaseService { PurchaseService(database: database) }
+    var sessions: SessionCoordinator { SessionCoordinator(database: database, auth: auth) }
 
     static var loginName: String {
         let environment = ProcessInfo.processInfo.environment

@@ -13,7 +13,7 @@ struct PhotosAdmin: AsyncParsableCommand {
             operator:<login name>. Works while photosd runs on the same database.
             """,
         subcommands: [
-            Migrate.self, Photos.self, Users.self, SignIn.self, SignOut.self, Purchase.self,
+            Migrate.self, Photos.self, Users.self, SignIn.self, SignOut.self, Purchase.self, Sessions.self,
             Audit.self, Backup.self, Check.self,
         ]
     )

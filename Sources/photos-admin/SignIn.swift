@@ -1,23 +1,31 @@
 import ArgumentParser
+import Navigation
 import PhotosCore
 
 extension PhotosAdmin {
     struct SignIn: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-in",
-            abstract: "Sign a user in as the operator and print a bearer token (shown once).")
+            abstract: "Sign a user in as the operator and print a bearer token (shown once).",
+            discussion: "With --session, signs that live session in; a purchase flow waiting on sign-in resumes to buy.")
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The username.") var username: String
+        @Option(help: "Sign this live session in.") var session: String?
 
         func run() async throws {
-            let token = try await global.withServices { context in
+            let token = try await global.withServices { context -> String? in
+                if let session {
+                    let result = try await context.sessions.operatorSignIn(sessionID: session, username: username, actor: context.actor)
+                    Output.note("session \(session) signed in as \(username); top screen: \(result.session.top?.screen.rawValue ?? "-")")
+                    return result.token
+                }
                 guard let user = try await context.auth.user(named: username) else {
                     throw PhotosError.notFound("no user named \(username)")
                 }
-                return try await context.auth.signIn(user, actor: context.actor).1
+                return try await context.auth.signIn(user, actor: context.actor).1.token
             }
-            print(token.token)
+            if let token { print(token) }
         }
     }
 

@@ -178,7 +178,14 @@ public struct SessionCoordinator: Sendable {
                 context.record(.actionRejected, coordinator: nil, detail: action.auditDetail)
                 return .rejected(allowed)
             }
-            try action.validateParameters()
+            if action.name == .submit {
+                // Checked before the transaction (bcrypt); an operator's sign-in comes pre-checked.
+                guard credentialCheck != nil else {
+                    throw PhotosError(.versionConflict, "the session changed while the credentials were checked; retry")
+                }
+            } else {
+                try action.validateParameters()
+            }
             let coordinators = Dictionary(uniqueKeysWithValues: tree.subtree.map { ($0.id, $0) })
             guard let owner = coordinators[top.owner] else {
                 throw PhotosError(.conflict, "session state is inconsistent: no coordinator \(top.owner)")

@@ -68,7 +68,7 @@ public struct CoordinatorView: Codable, Sendable, Equatable {
 
 extension SessionView {
     /// Renders `state`; `owned` is the set of photo ids the user has bought.
-    init(id: String, version: Int, state: SessionState, owned: Set<Int64>) {
+    public init(id: String, version: Int, state: SessionState, owned: Set<Int64>) {
         self.id = id
         self.version = version
         user = state.user

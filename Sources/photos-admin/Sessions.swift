@@ -1,0 +1,110 @@
+import ArgumentParser
+import Navigation
+import PhotosCore
+
+extension PhotosAdmin {
+    struct Sessions: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List client sessions and show one: its stacks and coordinator tree.",
+            subcommands: [List.self, Show.self])
+    }
+}
+
+extension PhotosAdmin.Sessions {
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List sessions, most recently active first.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "At most this many.") var limit = 100
+
+        func validate() throws {
+            guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000") }
+        }
+
+        func run() async throws {
+            let sessions = try await global.withServices { try await $0.sessions.list(limit: limit) }
+            switch output.format {
+            case .json: try Output.json(sessions)
+            case .table:
+                Output.table(["ID", "VERSION", "USER", "TOP", "UPDATED"], sessions.map {
+                    [$0.id, String($0.version), $0.username ?? "-", $0.top?.rawValue ?? "-", $0.updatedAt]
+                })
+            }
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draw a session's stacks and coordinator tree, now or as it was after step --at SEQ.",
+            discussion: "--at rebuilds the state from the audit trail alone.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Argument(help: "The session id.") var id: String
+        @Option(help: "Show the state after this audit step (seq).") var at: Int?
+
+        func validate() throws {
+            if let at, at < 1 { throw ValidationError("--at must be 1 or more") }
+        }
+
+        func run() async throws {
+            let (view, asOf) = try await global.withServices { context -> (SessionView, Int?) in
+                guard let at else { return (try await context.sessions.session(id: id), nil) }
+                let rows = try await context.sessions.events(sessionID: id, after: 0, limit: at)
+                guard let last = rows.last, last.seq == at else {
+                    throw PhotosError.notFound("session \(id) has no step \(at) (it has \(rows.count))")
+                }
+                let state = try SessionReplay.state(from: rows)
+                return (SessionView(id: id, version: 0, state: state, owned: []), at)
+            }
+            switch output.format {
+            case .json: try Output.json(SessionSnapshot(session: view, asOfSeq: asOf))
+            case .table: print(SessionDrawing.draw(view, asOfSeq: asOf))
+            }
+        }
+    }
+}
+
+/// `sessions show --format json`: the session, and the step it was rebuilt to (with `--at`).
+struct SessionSnapshot: Encodable {
+    let session: SessionView
+    let asOfSeq: Int?
+}
+
+/// Draws a session for the terminal.
+enum SessionDrawing {
+    static func draw(_ view: SessionView, asOfSeq: Int?) -> String {
+        var lines: [String] = []
+        let when = asOfSeq.map { "as of step \($0)" } ?? "version \(view.version)"
+        lines.append("session \(view.id) (\(when)), \(view.user.map { "signed in as \($0.username)" } ?? "signed out")")
+        lines.append("navigation (bottom first):")
+        for stack in view.navigation {
+            let screens = stack.screens.map { screen -> String in
+                var text = screen.screen.rawValue
+                if let photoId = screen.photoId { text += "(\(photoId)\(screen.purchased == true ? ", purchased" : ""))" }
+                return text
+            }
+            lines.append("  \(stack.presentation == .root ? "root " : "modal"): " + screens.joined(separator: " > "))
+        }
+        if let top = view.top {
+            lines.append("top: \(top.screen.rawValue) [\(top.actions.map(\.rawValue).joined(separator: ", "))]")
+        }
+        lines.append("coordinators:")
+        func walk(_ node: CoordinatorView, _ indent: String, _ isLast: Bool, _ isRoot: Bool) {
+            var label = node.kind.rawValue
+            var facts: [String] = []
+            if node.id != node.kind.rawValue { facts.append(node.id) }
+            if let presentation = node.presentation { facts.append(presentation.rawValue) }
+            if let photoId = node.photoId { facts.append("photo \(photoId)") }
+            if !facts.isEmpty { label += " (" + facts.joined(separator: ", ") + ")" }
+            lines.append(isRoot ? "  " + label : indent + (isLast ? "└─ " : "├─ ") + label)
+            let childIndent = isRoot ? "  " : indent + (isLast ? "   " : "│  ")
+            for (index, child) in node.children.enumerated() {
+                walk(child, childIndent, index == node.children.count - 1, false)
+            }
+        }
+        if let root = view.coordinators { walk(root, "", true, true) }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import Navigation
+import PhotosCore
+import PhotosTestSupport
+import SQLiteStore
+import Testing
+
+/// SplitMix64: a small seeded generator, so a failing run can be repeated exactly.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite("Randomized sessions")
+struct RandomizedSessionTests {
+    static let seed: UInt64 = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SEED"].flatMap { UInt64($0) } ?? 20_261_121
+    static let sessionCount = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SESSIONS"].flatMap { Int($0) } ?? 1_000
+    static let actionsPerSession = 16
+
+    @Test("thousands of sessions × random valid and invalid actions keep every invariant")
+    func randomWalk() async throws {
+        let h = try await SessionHarness.make()
+        defer { h.close() }
+        for name in ["bob", "carol"] {
+            _ = try await h.auth.createUser(username: name, password: "password-\(name)", actor: testOperator)
+        }
+        let workers = 8
+        let perWorker = Self.sessionCount / workers
+        let totals = try await withThrowingTaskGroup(of: (accepted: Int, rejected: Int).self) { group in
+            for worker in 0..<workers {
+                group.addTask {
+                    var random = SeededGenerator(state: Self.seed &+ UInt64(worker))
+                    var accepted = 0, rejected = 0
+                    for _ in 0..<perWorker {
+                        let (a, r) = try await Self.walk(h, random: &random)
+                        accepted += a
+                        rejected += r
+                    }
+                    return (accepted, rejected)
+                }
+            }
+            var sum = (accepted: 0, rejected: 0)
+            for try await part in group { sum.accepted += part.accepted; sum.rejected += part.rejected }
+            return sum
+        }
+        // Both kinds happened in quantity, so the invariants were exercised.
+        #expect(totals.accepted > Self.sessionCount * 4, "seed \(Self.seed)")
+        #expect(totals.rejected > Self.sessionCount, "seed \(Self.seed)")
+
+        // A purchase row exists if and only if a purchase.completed step does.
+        let (purchases, completed) = try await h.test.database.read { connection -> ([String], [String]) in
+            let purchases = try connection.query(
+                "SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { $0.string(0) }
+            let completed = try connection.query(
+                "SELECT username || ':' || json_extract(detail, '$.photoId') FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { $0.string(0) }
+            return (purchases, completed)
+        }
+        #expect(!purchases.isEmpty)
+        #expect(purchases == completed, "seed \(Self.seed)")
+        let verification = try await h.test.database.read { try AuditLog.verify(on: $0) }
+        #expect(verification.isIntact)
+    }
+
+    static let passwords = ["alice": SessionHarness.password, "bob": "password-bob", "carol": "password-carol"]
+
+    /// One session's random walk; returns (accepted, rejected) action counts.
+    static func walk(_ h: SessionHarness, random: inout SeededGenerator) async throws -> (Int, Int) {
+        var view = try await h.coordinator.createSession().session
+        let id = view.id
+        var accepted = 0, rejected = 0
+        for _ in 0..<actionsPerSession {
+            if Int.random(in: 0..<100, using: &random) == 0 {
+                // Revoke someone's tokens from outside: their sessions sign out at the next action.
+                let name = passwords.keys.sorted()[Int.random(in: 0..<3, using: &random)]
+                _ = try await h.auth.signOut(username: name, actor: testOperator)
+            }
+            let available = view.top?.actions ?? []
+            let name: ActionName = Bool.random(using: &random) && !available.isEmpty
+                ? available[Int.random(in: 0..<available.count, using: &random)]
+                : ActionName.allCases[Int.random(in: 0..<ActionName.allCases.count, using: &random)]
+            let username = passwords.keys.sorted()[Int.random(in: 0..<3, using: &random)]
+            let rightPassword = Int.random(in: 0..<4, using: &random) > 0
+            let action = ClientAction(
+                name, photoId: Int64.random(in: 1...4, using: &random), username: username,
+                password: rightPassword ? passwords[username] : "wrong-password")
+            do {
+                let result = try await h.coordinator.apply(action, to: id)
+                if result.error?.code == .actionNotAvailable {
+                    rejected += 1
+                    #expect(result.session.version >= view.version)
+                    #expect(!available.contains(name) || result.session.user != view.user)
+                } else {
+                    accepted += 1
+                    #expect(result.session.version == view.version + 1)
+                    #expect(result.events.first?.step == "action" || result.events.first?.step == "auth.signOut")
+                }
+                view = result.session
+            } catch let error as PhotosError where error.code == .notFound {
+                // Photo 4 does not exist: refused before anything is written.
+                #expect(action.photoId == 4)
+                #expect(try await h.coordinator.session(id: id).version == view.version)
+            }
+            try await h.checkInvariants(id)
+        }
+        return (accepted, rejected)
+    }
+}

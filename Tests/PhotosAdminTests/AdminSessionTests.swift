@@ -1,0 +1,82 @@
+import Foundation
+import Navigation
+import PhotosCore
+import PhotosTestSupport
+import Testing
+
+@Suite("photos-admin sessions", .serialized)
+struct AdminSessionTests {
+    /// A database with photo 1, user bob, and a session waiting on sign-in inside a horizontal
+    /// purchase of photo 1 (created in this process, as photosd would).
+    func prepared() async throws -> (TemporaryDirectory, [String], String) {
+        let directory = try TemporaryDirectory()
+        let db = ["--db", directory.file("photos.db")]
+        _ = try AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path)
+        _ = try AdminProcess.admin(["users", "add", "bob", "--password-stdin"] + db, stdin: "password123", in: directory.path)
+        let database = try PhotosDatabase.open(path: db[1])
+        defer { database.close() }
+        let sessions = SessionCoordinator(database: database, auth: AuthService(database: database, bcryptCost: 4))
+        let id = try await sessions.createSession().session.id
+        _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
+        _ = try await sessions.apply(ClientAction(.buy), to: id)
+        return (directory, db, id)
+    }
+
+    @Test("list and show draw the stacks and the coordinator tree")
+    func listAndShow() async throws {
+        let (directory, db, id) = try await prepared()
+        defer { directory.remove() }
+        let list = try AdminProcess.admin(["sessions", "list"] + db, in: directory.path)
+        #expect(list.status == 0)
+        #expect(list.stdout.contains(id) && list.stdout.contains("signIn"))
+        let show = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.contains("root : photos > photo(1) > signIn"), "\(show.stdout)")
+        #expect(show.stdout.contains("top: signIn [submit, cancel, back]"))
+        #expect(show.stdout.contains("└─ buy (buy-"), "\(show.stdout)")
+        let json = try AdminProcess.admin(["sessions", "show", id, "--format", "json"] + db, in: directory.path)
+        let decoded = try JSONDecoder().decode(Snapshot.self, from: Data(json.stdout.utf8))
+        #expect(decoded.session.top?.screen == .signIn)
+        #expect(decoded.session.version == 3)
+    }
+
+    struct Snapshot: Decodable {
+        let session: SessionView
+        let asOfSeq: Int?
+    }
+
+    @Test("sign-in --session resumes the flow to buy; purchase --session completes it; --at rebuilds the past")
+    func operatorCompletesFlow() async throws {
+        let (directory, db, id) = try await prepared()
+        defer { directory.remove() }
+        let early = try AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
+        #expect(early.status != 0)
+        #expect(early.stderr.contains("is on the signIn screen, not buy"))
+
+        let signIn = try AdminProcess.admin(["sign-in", "bob", "--session", id] + db, in: directory.path)
+        #expect(signIn.status == 0, "\(signIn.stderr)")
+        #expect(signIn.stdout.trimmingCharacters(in: .whitespacesAndNewlines).count >= 43)
+        let waiting = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        #expect(waiting.stdout.contains("root : photos > photo(1) > buy(1)"), "\(waiting.stdout)")
+        #expect(waiting.stdout.contains("signed in as bob"))
+
+        let bought = try AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
+        #expect(bought.status == 0, "\(bought.stderr)")
+        #expect(bought.stdout.contains("purchase completed"))
+        let done = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        #expect(done.stdout.contains("root : photos > photo(1, purchased)"), "\(done.stdout)")
+
+        // Step 3 is the first screen.push: the state then was just [photos].
+        let past = try AdminProcess.admin(["sessions", "show", id, "--at", "3", "--format", "json"] + db, in: directory.path)
+        let snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(past.stdout.utf8))
+        #expect(snapshot.asOfSeq == 3)
+        #expect(snapshot.session.navigation.map { $0.screens.map(\.screen) } == [[.photos]])
+        let audit = try AdminProcess.admin(["audit", "--session", id, "--format", "json"] + db, in: directory.path)
+        #expect(audit.stdout.contains("operator:tester"))
+        let verify = try AdminProcess.admin(["audit", "verify"] + db, in: directory.path)
+        #expect(verify.status == 0)
+        let missing = try AdminProcess.admin(["sessions", "show", "nope"] + db, in: directory.path)
+        #expect(missing.status != 0)
+        #expect(missing.stderr.contains("no session nope"))
+    }
+}
