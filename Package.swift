@@ -5,6 +5,7 @@ let package = Package(
     name: "photosd",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "photosd", targets: ["photosd"]),
         .executable(name: "photos-admin", targets: ["photos-admin"]),
         .library(name: "PhotosCore", targets: ["PhotosCore"]),
     ],
@@ -13,8 +14,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The system's libsqlite3, used directly (no ORM, no bundled copy).
@@ -49,6 +55,30 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        .target(
+            name: "PhotosServer",
+            dependencies: [
+                "PhotosCore",
+                "Navigation",
+                "SQLiteStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "photosd",
+            dependencies: [
+                "PhotosServer",
+                "PhotosCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "photos-admin",
             dependencies: [
@@ -75,6 +105,14 @@ let package = Package(
         .testTarget(
             name: "NavigationTests",
             dependencies: ["Navigation", "PhotosCore", "SQLiteStore", "PhotosTestSupport"]
+        ),
+        .testTarget(
+            name: "PhotosServerTests",
+            dependencies: [
+                "PhotosServer", "PhotosCore", "Navigation", "SQLiteStore", "PhotosTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
         ),
         .testTarget(
             name: "PhotosAdminTests",

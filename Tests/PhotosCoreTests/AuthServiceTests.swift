@@ -30,7 +30,7 @@ struct AuthServiceTests {
             try await auth.signIn(username: "mallory", password: "correct horse", actor: .client)
         }
         let steps = try await test.database.read { connection in
-            try connection.query("SELECT step, username FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\($0.string(0)):\($0.string(1))" }
+            try connection.query("SELECT step, json_extract(detail, '$.attemptedUsername') FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\($0.string(0)):\($0.string(1))" }
         }
         #expect(steps == ["auth.signInFailed:alice", "auth.signInFailed:mallory"])
     }

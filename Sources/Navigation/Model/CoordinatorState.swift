@@ -46,6 +46,12 @@ public struct SessionUser: Codable, Sendable, Equatable {
     public var id: Int64
     /// Username.
     public var username: String
+
+    /// Creates a user reference.
+    public init(id: Int64, username: String) {
+        self.id = id
+        self.username = username
+    }
 }
 
 /// Everything about a session that survives a restart: plain JSON in `sessions.state`.

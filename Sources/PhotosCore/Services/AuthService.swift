@@ -142,13 +142,20 @@ public struct AuthService: Sendable {
     }
 
     private func auditFailedSignIn(username: String, actor: Actor) async throws {
+        try await auditRefusedSignIn(username: username, sessionID: actor.outOfSessionID, actor: actor, reason: nil)
+    }
+
+    /// Records an `auth.signInFailed` step in `sessionID`'s trail (a session, or `api`), e.g.
+    /// an attempt refused by the sign-in limits (`reason: "tooManyAttempts"`).
+    public func auditRefusedSignIn(username: String, sessionID: String, actor: Actor, reason: String?) async throws {
         // The attempted name is recorded only if it is a well-formed username (never arbitrary
         // input, which might be a password typed into the wrong field).
-        let name = (try? Self.validate(username: username)) != nil ? username : nil
+        var detail: JSONObject = [:]
+        if (try? Self.validate(username: username)) != nil { detail["attemptedUsername"] = .string(username) }
+        if let reason { detail["reason"] = .string(reason) }
+        let entry = AuditEntry(sessionID: sessionID, actor: actor, step: .authSignInFailed, detail: detail)
         _ = try await database.write { connection in
-            try AuditLog.append(
-                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, username: name, step: .authSignInFailed)],
-                on: connection)
+            try AuditLog.append([entry], on: connection)
         }
     }
 

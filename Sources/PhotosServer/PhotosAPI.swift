@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import Logging
+import Metrics
+import Navigation
+import PhotosCore
+import SQLiteStore
+
+/// The services behind the HTTP API, shared by every request.
+struct PhotosAPI: Sendable {
+    let configuration: PhotosConfiguration
+    let database: SQLiteDatabase
+    let auth: AuthService
+    let catalog: CatalogService
+    let purchases: PurchaseService
+    let sessions: SessionCoordinator
+    let limiter: SignInLimiter
+    let metrics: PhotosMetrics
+
+    var bodyLimit: Int { configuration.maxBodyBytes }
+
+    /// The user of the request's bearer token, if one was sent. Throws `401` for a bad token.
+    func bearerUser(_ request: Request) async throws -> User? {
+        guard let token = try RequestParsing.bearerToken(request) else { return nil }
+        return try await auth.validate(token: token)
+    }
+
+    func requireUser(_ request: Request) async throws -> (User, String) {
+        guard let token = try RequestParsing.bearerToken(request) else {
+            throw PhotosError.unauthorized("this endpoint needs Authorization: Bearer <token>")
+        }
+        return (try await auth.validate(token: token), token)
+    }
+}
+
+// MARK: Request and response bodies
+
+/// `POST /v1/sessions/{id}/actions` body.
+struct ActionRequest: Decodable {
+    let action: String
+    let photoId: Int64?
+    let username: String?
+    let password: String?
+    let expectVersion: Int?
+
+    enum CodingKeys: String, CodingKey { case action, photoId, username, password, expectVersion }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        action = try container.decode(String.self, forKey: .action)
+        photoId = try container.decodeInteger(forKey: .photoId)
+        username = try container.decodeIfPresent(String.self, forKey: .username)
+        password = try container.decodeIfPresent(String.self, forKey: .password)
+        expectVersion = try container.decodeInteger(forKey: .expectVersion).map { Int($0) }
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// An optional integer field, with a clear error for 1.5, "1", true or 1e40.
+    func decodeInteger(forKey key: Key) throws -> Int64? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        if let value = try? decode(Int64.self, forKey: key) { return value }
+        throw PhotosError.badRequest("field \(key.stringValue) must be an integer")
+    }
+}
+
+/// `POST /v1/auth/sign-in` body.
+struct SignInRequest: Decodable {
+    let username: String
+    let password: String
+}
+
+struct SignInResponse: Encodable {
+    let token: String
+    let expiresAt: String
+    let user: SessionUser
+}
+
+struct SignOutResponse: Encodable {
+    let signedOut: Bool
+    let user: SessionUser
+}
+
+struct EventsResponse: Encodable {
+    let events: [AuditRow]
+}
+
+struct PhotoResponse: Encodable {
+    let id: Int64
+    let title: String
+    let url: String
+    let priceCents: Int
+    let purchased: Bool?
+}
+
+struct PhotosResponse: Encodable {
+    let photos: [PhotoResponse]
+    /// Pass as `after` for the next page; absent on the last page.
+    let nextAfter: Int64?
+}
+
+struct PurchaseResponse: Encodable {
+    let photoId: Int64
+    let priceCents: Int
+    let purchasedAt: String
+}
+
+struct PurchasesResponse: Encodable {
+    let purchases: [PurchaseResponse]
+}
+
+struct HealthResponse: Encodable {
+    let status: String
+}

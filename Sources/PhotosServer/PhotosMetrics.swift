@@ -1,0 +1,40 @@
+import Metrics
+import Navigation
+import Prometheus
+import SQLiteStore
+
+/// The process's metrics: swift-metrics backed by one Prometheus registry, bootstrapped once.
+///
+/// Hummingbird's `MetricsMiddleware` counts requests and times them per route; this adds
+/// actions per outcome, audit rows written and the writer's group-commit batches.
+final class PhotosMetrics: Sendable {
+    /// The registry every `photosd` application in this process reports to. swift-metrics can
+    /// be bootstrapped only once per process, and tests build many applications.
+    static let shared = PhotosMetrics()
+
+    let registry: PrometheusCollectorRegistry
+
+    private init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+    }
+
+    func record(_ result: ActionResult) {
+        Counter(label: "photosd_actions_total", dimensions: [("outcome", result.outcome.rawValue)]).increment()
+        auditRowsWritten(result.events.count)
+    }
+
+    func auditRowsWritten(_ count: Int) {
+        Counter(label: "photosd_audit_rows_written_total").increment(by: count)
+    }
+
+    /// The Prometheus text, with the writer's counters brought up to date first.
+    func render(writer: WriterStatistics.Snapshot) -> String {
+        Gauge(label: "photosd_writer_commits").record(writer.commits)
+        Gauge(label: "photosd_writer_requests").record(writer.requests)
+        Gauge(label: "photosd_writer_largest_batch").record(writer.largestBatch)
+        Gauge(label: "photosd_writer_mean_batch").record(writer.commits == 0 ? 0 : Double(writer.requests) / Double(writer.commits))
+        return registry.emitToString()
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PhotosCore
+
+/// Reading request bodies, parameters and headers, with a clear `400` for anything wrong.
+enum RequestParsing {
+    /// The body as JSON of type `T`. Refuses bodies over `limit` (`413`), other content types,
+    /// malformed JSON, wrong types and missing fields (`400`, naming the problem).
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int, allowEmpty: Bool = false) async throws -> T {
+        if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
+            throw PhotosError.badRequest("Content-Type must be application/json, not \(contentType.prefix(60))")
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw PhotosError(.payloadTooLarge, "request body is larger than \(limit) bytes")
+        }
+        var bytes = Data(buffer: buffer)
+        if bytes.isEmpty && allowEmpty { bytes = Data("{}".utf8) }
+        guard !bytes.isEmpty else { throw PhotosError.badRequest("request body is empty; expected a JSON object") }
+        do {
+            return try JSONDecoder().decode(T.self, from: bytes)
+        } catch let error as PhotosError {
+            throw error
+        } catch let error as DecodingError {
+            throw PhotosError.badRequest(describe(error))
+        } catch {
+            throw PhotosError.badRequest("malformed JSON")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func field(_ path: [any CodingKey]) -> String {
+            path.isEmpty ? "body" : path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            return "missing field \(field(context.codingPath + [key]))"
+        case .typeMismatch(let type, let context):
+            return "field \(field(context.codingPath)) has the wrong type (expected \(expected(type)))"
+        case .valueNotFound(let type, let context):
+            return "field \(field(context.codingPath)) must not be null (expected \(expected(type)))"
+        case .dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "malformed JSON" : "field \(field(context.codingPath)) is invalid"
+        @unknown default:
+            return "malformed JSON"
+        }
+    }
+
+    private static func expected(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "an integer"
+        case is Bool.Type: "true or false"
+        default: "\(type)"
+        }
+    }
+
+    /// An integer query parameter in `range`, or `defaultValue` when absent.
+    static func queryInt(_ request: Request, _ name: String, default defaultValue: Int, range: ClosedRange<Int>) throws -> Int {
+        guard let text = request.uri.queryParameters[name[...]] else { return defaultValue }
+        guard let value = Int(String(text)), range.contains(value) else {
+            throw PhotosError.badRequest("query parameter \(name) must be an integer between \(range.lowerBound) and \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// A positive integer id from the path.
+    static func pathID(_ context: some RequestContext, _ name: String) throws -> Int64 {
+        guard let text = context.parameters.get(name), let value = Int64(text), value > 0 else {
+            throw PhotosError.notFound("no photo with id \(context.parameters.get(name)?.prefix(40) ?? "")")
+        }
+        return value
+    }
+
+    /// A session id from the path (the form we issue: base64url, at most 64 characters).
+    static func sessionID(_ context: some RequestContext) throws -> String {
+        let id = context.parameters.get("id") ?? ""
+        guard (1...64).contains(id.utf8.count),
+              id.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+        else { throw PhotosError.notFound("no session with that id") }
+        return id
+    }
+
+    /// The bearer token of the `Authorization` header, if any.
+    static func bearerToken(_ request: Request) throws -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty, parts[1].utf8.count <= 200 else {
+            throw PhotosError.unauthorized("Authorization must be \"Bearer <token>\"")
+        }
+        return String(parts[1])
+    }
+}
+
+extension HTTPFields {
+    /// `Idempotency-Key`: a retried action with the same key returns the first answer.
+    static var idempotencyKey: HTTPField.Name { HTTPField.Name("Idempotency-Key") ?? .contentType }
+}

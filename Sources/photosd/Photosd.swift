@@ -1,0 +1,45 @@
+import ArgumentParser
+import Configuration
+import Foundation
+import Logging
+import PhotosCore
+import PhotosServer
+
+/// `photosd`: the HTTP/JSON daemon.
+@main
+struct Photosd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "photosd",
+        abstract: "Serve the photo shop's HTTP/JSON API (DESIGN §4) over an embedded SQLite database.",
+        discussion: """
+            Settings come from, highest first: these flags, PHOTOSD_… environment variables \
+            (e.g. PHOTOSD_SERVER_PORT, PHOTOSD_DATABASE_PATH, PHOTOSD_DATABASE_DURABILITY), the \
+            config file (--config, else $PHOTOSD_CONFIG, else config/photosd.json if present), \
+            then the built-in defaults: 127.0.0.1:8080, data/photos.db, durability full. The \
+            database is created and migrated on start. SIGTERM or SIGINT stops accepting, \
+            finishes in-flight requests, checkpoints the WAL, closes the database and exits 0.
+            """)
+
+    @Option(help: "The JSON config file.") var config: String?
+    @Option(help: "Address to listen on (server.host).") var host: String?
+    @Option(help: "Port to listen on, 0 for any free port (server.port).") var port: Int?
+    @Option(help: "The SQLite database file (database.path).") var db: String?
+    @Flag(help: "Seed demo photos into an empty catalogue (demo.seed).") var seedDemo = false
+
+    func run() async throws {
+        var overrides: [String: ConfigValue] = [:]
+        if let host { overrides["server.host"] = .init(.string(host), isSecret: false) }
+        if let port { overrides["server.port"] = .init(.int(port), isSecret: false) }
+        if let db { overrides["database.path"] = .init(.string(db), isSecret: false) }
+        if seedDemo { overrides["demo.seed"] = .init(.bool(true), isSecret: false) }
+        let configuration = try await PhotosConfiguration.load(filePath: config, overrides: overrides)
+        let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let app = try await buildApplication(configuration: configuration, logger: Logger(label: "photosd"))
+        try await app.runService()
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+@testable import PhotosServer
+import PhotosTestSupport
+import Testing
+
+@Suite("HTTP routes")
+struct RouterTests {
+    @Test("healthz and metrics")
+    func healthAndMetrics() async throws {
+        let h = try await ServerHarness.make()
+        defer { h.close() }
+        try await h.test { client in
+            let health = try await client.get("/healthz")
+            #expect(health.status == .ok)
+            #expect(health.text == #"{"status":"ok"}"#)
+            _ = try await client.newSession()
+            let metrics = try await client.get("/metrics")
+            #expect(metrics.status == .ok)
+            #expect(metrics.text.contains("photosd_writer_commits"))
+            #expect(metrics.text.contains("photosd_audit_rows_written_total"))
+            #expect(metrics.text.contains("http_server_request_duration"))
+        }
+    }
+
+    @Test("sessions: create, get, act, events")
+    func sessions() async throws {
+        let h = try await ServerHarness.make()
+        defer { h.close() }
+        try await h.test { client in
+            let created = try await client.execute(uri: "/v1/sessions", method: .post)
+            #expect(created.status == .created)
+            let id = try #require(created.json["id"] as? String)
+            #expect(created.json["version"] as? Int == 1)
+            #expect(created.json["user"] is NSNull)
+            #expect(topScreen(created.json) == "photos")
+
+            let fetched = try await client.get("/v1/sessions/\(id)")
+            #expect(fetched.status == .ok)
+            #expect(fetched.json["id"] as? String == id)
+
+            let selected = try await client.act(id, #"{"action": "selectPhoto", "photoId": 2}"#)
+            #expect(selected.status == .ok)
+            #expect(selected.json["outcome"] as? String == "navigated")
+            #expect(topScreen(selected.json) == "photo")
+            #expect((selected.json["events"] as? [Any])?.count == 2)
+
+            let events = try await client.get("/v1/sessions/\(id)/events?after=1&limit=2")
+            let rows = try #require(events.json["events"] as? [[String: Any]])
+            #expect(rows.map { $0["seq"] as? Int } == [2, 3])
+            #expect(Set(rows[0].keys) == ["sessionId", "seq", "at", "actor", "coordinator", "step", "detail"])
+            #expect(try await client.get("/v1/sessions/\(id)/events?limit=5000").errorCode == "bad_request")
+            #expect(try await client.get("/v1/sessions/\(id)/events?after=x").errorCode == "bad_request")
+            #expect(try await client.get("/v1/sessions/unknown-session/events").status == .notFound)
+        }
+    }
+
+    @Test("action errors: 409 with allowed, 400s naming the problem, 404, 413, version conflict")
+    func actionErrors() async throws {
+        let h = try await ServerHarness.make { $0.maxBodyBytes = 1_024 }
+        defer { h.close() }
+        try await h.test { client in
+            let id = try await client.newSession()
+            let rejected = try await client.act(id, #"{"action": "showTerms"}"#)
+            #expect(rejected.status == .conflict)
+            #expect(rejected.errorCode == "action_not_available")
+            #expect((rejected.json["error"] as? [String: Any])?["allowed"] as? [String] == ["selectPhoto", "buyPhoto", "signIn"])
+
+            func expectBadRequest(_ body: String, _ fragment: String, headers: HTTPFields = [.contentType: "application/json"]) async throws {
+                let response = try await client.act(id, body, headers: headers)
+                #expect(response.status == .badRequest, "\(body)")
+                #expect(response.errorCode == "bad_request")
+                let message = (response.json["error"] as? [String: Any])?["message"] as? String ?? ""
+                #expect(message.contains(fragment), "\(body): \(message)")
+            }
+            try await expectBadRequest(#"{"action": "fly"}"#, "unknown action")
+            try await expectBadRequest(#"{"action": 1}"#, "field action has the wrong type")
+            try await expectBadRequest(#"{"photoId": 1}"#, "missing field action")
+            try await expectBadRequest(#"{"action": "selectPhoto", "photoId": "one"}"#, "photoId")
+            try await expectBadRequest(#"{"action": "selectPhoto", "photoId": 1.5}"#, "photoId")
+            try await expectBadRequest(#"{"action": "selectPhoto"}"#, "selectPhoto needs photoId")
+            try await expectBadRequest(#"{"action": "selectPhoto", "photoId": -3}"#, "positive")
+            try await expectBadRequest(#"{"action": "#, "malformed JSON")
+            try await expectBadRequest("", "empty")
+            try await expectBadRequest(String(repeating: "[", count: 600), "JSON")
+            try await expectBadRequest(#"{"action": "back"}"#, "Content-Type", headers: [.contentType: "text/plain"])
+            let invalidUTF8 = try await client.execute(
+                uri: "/v1/sessions/\(id)/actions", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x7D]))
+            #expect(invalidUTF8.status == .badRequest)
+
+            let large = try await client.act(id, #"{"action": "back", "username": ""# + String(repeating: "x", count: 2_000) + #""}"#)
+            #expect(large.status == .contentTooLarge)
+            #expect(large.errorCode == "payload_too_large")
+
+            let missingPhoto = try await client.act(id, #"{"action": "selectPhoto", "photoId": 9223372036854775807}"#)
+            #expect(missingPhoto.status == .notFound)
+            #expect(try await client.act("no-such-session", #"{"action": "back"}"#).status == .notFound)
+            #expect(try await client.act(String(repeating: "s", count: 300), #"{"action": "back"}"#).status == .notFound)
+            #expect(try await client.act("'%20OR%201=1", #"{"action": "back"}"#).status == .notFound)
+
+            let stale = try await client.act(id, #"{"action": "selectPhoto", "photoId": 1, "expectVersion": 7}"#)
+            #expect(stale.status == .conflict)
+            #expect(stale.errorCode == "version_conflict")
+            let fresh = try await client.act(id, #"{"action": "selectPhoto", "photoId": 1, "expectVersion": 1, "unknownField": true}"#)
+            #expect(fresh.status == .ok)
+
+            // Nothing above left a trace but the one action.rejected row and the accepted action.
+            let steps = try h.query("SELECT step FROM audit_trail WHERE session_id = '\(id)' AND seq > 3").map { $0.string(0) }
+            #expect(steps == ["action.rejected", "action", "screen.push"])
+            let unknownRoute = try await client.get("/v2/whatever")
+            #expect(unknownRoute.status == .notFound)
+            #expect(unknownRoute.errorCode == "not_found")
+        }
+    }
+
+    @Test("a retried buy with the same Idempotency-Key gives the same answer and one purchase row")
+    func idempotentBuy() async throws {
+        let h = try await ServerHarness.make()
+        defer { h.close() }
+        try await h.test { client in
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "selectPhoto", "photoId": 3}"#)
+            _ = try await client.act(id, #"{"action": "buy"}"#)
+            let signedIn = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#)
+            #expect(signedIn.json["outcome"] as? String == "signedIn")
+            #expect((signedIn.json["token"] as? String)?.count ?? 0 >= 43)
+            let headers: HTTPFields = [.contentType: "application/json", HTTPFields.idempotencyKey: "buy-3-once"]
+            let first = try await client.act(id, #"{"action": "buy"}"#, headers: headers)
+            let second = try await client.act(id, #"{"action": "buy"}"#, headers: headers)
+            #expect(first.status == .ok)
+            #expect(first.json["outcome"] as? String == "purchased")
+            #expect(second.text == first.text)
+            #expect(try h.query("SELECT count(*) FROM purchases").first?.int(0) == 1)
+            let reused = try await client.act(id, #"{"action": "back"}"#, headers: headers)
+            #expect(reused.status == .conflict)
+        }
+    }
+
+    @Test("photos: list with pagination, get, purchased with a bearer token")
+    func photos() async throws {
+        let h = try await ServerHarness.make()
+        defer { h.close() }
+        try await h.test { client in
+            let page = try await client.get("/v1/photos?limit=2")
+            let photos = try #require(page.json["photos"] as? [[String: Any]])
+            #expect(photos.map { $0["id"] as? Int } == [1, 2])
+            #expect(photos[0]["priceCents"] as? Int == 250)
+            #expect(photos[0]["purchased"] == nil)
+            #expect(page.json["nextAfter"] as? Int == 2)
+            let last = try await client.get("/v1/photos?after=4&limit=2")
+            #expect((last.json["photos"] as? [Any])?.count == 1)
+            #expect(last.json["nextAfter"] == nil)
+            #expect(try await client.get("/v1/photos?limit=0").errorCode == "bad_request")
+
+            let signIn = try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse"}"#)
+            #expect(signIn.status == .ok)
+            let token = try #require(signIn.json["token"] as? String)
+            let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
+            let one = try await client.get("/v1/photos/2", headers: bearer)
+            #expect(one.json["purchased"] as? Bool == false)
+            #expect(one.json["title"] as? String == "Harbour in the rain")
+            #expect(try await client.get("/v1/photos/99").status == .notFound)
+            #expect(try await client.get("/v1/photos/abc").status == .notFound)
+            #expect(try await client.get("/v1/photos/1", headers: [.authorization: "Bearer nope"]).status == .unauthorized)
+            #expect(try await client.get("/v1/photos/1", headers: [.authorization: "Basic eA=="]).errorCode == "unauthorized")
+        }
+    }
+
+    @Test("auth: sign-in, sign-out, me/purchases; wrong password 401; limits 429, audited")
+    func auth() async throws {
+        let h = try await ServerHarness.make { $0.signInMaxAttempts = 3 }
+        defer { h.close() }
+        try await h.test { client in
+            #expect(try await client.get("/v1/me/purchases").status == .unauthorized)
+            let signIn = try await client.post("/v1/auth/sign-in", #"{"username": "bob", "password": "correct horse"}"#)
+            let token = try #require(signIn.json["token"] as? String)
+            #expect((signIn.json["user"] as? [String: Any])?["username"] as? String == "bob")
+            let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
+            let purchases = try await client.get("/v1/me/purchases", headers: bearer)
+            #expect(purchases.json["purchases"] as? [Any] != nil)
+            let out = try await client.execute(uri: "/v1/auth/sign-out", method: .post, headers: bearer)
+            #expect(out.status == .ok)
+            #expect(try await client.get("/v1/me/purchases", headers: bearer).status == .unauthorized)
+
+            for _ in 0..<3 {
+                let wrong = try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "wrong password"}"#)
+                #expect(wrong.status == .unauthorized)
+                #expect(wrong.errorCode == "invalid_credentials")
+            }
+            let limited = try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse"}"#)
+            #expect(limited.status == .tooManyRequests)
+            #expect(limited.errorCode == "too_many_attempts")
+            #expect(try await client.post("/v1/auth/sign-in", #"{"username": "bob", "password": "correct horse"}"#).status == .ok)
+            let unknown = try await client.post("/v1/auth/sign-in", #"{"username": "nobody", "password": "whatever12"}"#)
+            #expect(unknown.errorCode == "invalid_credentials")
+
+            // The same limit applies to sign-in inside a session.
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "signIn"}"#)
+            let inSession = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#)
+            #expect(inSession.status == .tooManyRequests)
+            let reasons = try h.query("SELECT json_extract(detail, '$.reason') FROM audit_trail WHERE step = 'auth.signInFailed' AND json_extract(detail, '$.reason') IS NOT NULL")
+            #expect(reasons.count == 2)
+        }
+    }
+
+    @Test("a failed sign-in inside a session is 401 invalid_credentials and stays on signIn")
+    func sessionSignInFailure() async throws {
+        let h = try await ServerHarness.make()
+        defer { h.close() }
+        try await h.test { client in
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "signIn"}"#)
+            let failed = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "nope nope"}"#)
+            #expect(failed.status == .unauthorized)
+            #expect(failed.errorCode == "invalid_credentials")
+            #expect(topScreen(try await client.get("/v1/sessions/\(id)").json) == "signIn")
+            let missing = try await client.act(id, #"{"action": "submit", "username": "alice"}"#)
+            #expect(missing.status == .badRequest)
+        }
+    }
+}
