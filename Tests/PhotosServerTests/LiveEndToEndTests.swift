@@ -1,0 +1,127 @@
+import Foundation
+import PhotosTestSupport
+import SQLiteStore
+import Testing
+
+@Suite("photosd end to end", .serialized)
+struct LiveEndToEndTests {
+    static let password = "correct horse battery"
+
+    /// A temporary directory whose default database (data/photos.db) has user alice.
+    func prepared() throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory()
+        let (status, output) = try runTool(
+            Daemon.binDirectory + "/photos-admin", ["users", "add", "alice", "--password-stdin", "--db", "data/photos.db"],
+            stdin: Self.password, in: directory.path)
+        #expect(status == 0, "\(output)")
+        return directory
+    }
+
+    func top(_ json: [String: Any]) -> String? {
+        let session = (json["session"] as? [String: Any]) ?? json
+        return (session["top"] as? [String: Any])?["screen"] as? String
+    }
+
+    func stacks(_ json: [String: Any]) -> [[String]] {
+        let session = (json["session"] as? [String: Any]) ?? json
+        return (session["navigation"] as? [[String: Any]] ?? []).map { stack in
+            (stack["screens"] as? [[String: Any]] ?? []).compactMap { $0["screen"] as? String }
+        }
+    }
+
+    @Test("flows 4, 7, 8 over real HTTP; SIGTERM mid-flow exits 0; a restart resumes the flow (12)")
+    func flowsAcrossRestart() async throws {
+        let directory = try prepared()
+        defer { directory.remove() }
+        var daemon = try Daemon(["--seed-demo"], in: directory.path)
+
+        // Flow 4, first half: signed out, buy from the photo screen inserts sign-in.
+        let (created, session) = try await daemon.request("POST", "/v1/sessions")
+        #expect(created == 201)
+        let id = try #require(session["id"] as? String)
+        _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":1}"#)
+        let (_, started) = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"buy"}"#)
+        #expect(stacks(started) == [["photos", "photo", "signIn"]])
+
+        // Stop in the middle of the flow.
+        #expect(daemon.stop() == 0, "photosd must exit 0 on SIGTERM")
+        #expect(daemon.log.contains("database closed"))
+        let firstLog = daemon.log
+
+        // Same database, new process: the flow resumes.
+        daemon = try Daemon([], in: directory.path)
+        let (status, resumed) = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"submit","username":"alice","password":"\#(Self.password)"}"#)
+        #expect(status == 200)
+        #expect(stacks(resumed) == [["photos", "photo", "buy"]])
+        let token = try #require(resumed["token"] as? String)
+
+        // Flow 7 inside it: terms over the buy screen.
+        let (_, terms) = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"showTerms"}"#)
+        #expect(stacks(terms) == [["photos", "photo", "buy"], ["terms"]])
+        let (_, dismissed) = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"dismiss"}"#)
+        #expect(top(dismissed) == "buy")
+        let (_, bought) = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"buy"}"#)
+        #expect(bought["outcome"] as? String == "purchased")
+        #expect(stacks(bought) == [["photos", "photo"]])
+
+        // Flow 8: vertical purchase in a second session.
+        let (_, second) = try await daemon.request("POST", "/v1/sessions")
+        let other = try #require(second["id"] as? String)
+        let (_, vertical) = try await daemon.request("POST", "/v1/sessions/\(other)/actions", body: #"{"action":"buyPhoto","photoId":2}"#)
+        #expect(stacks(vertical) == [["photos"], ["signIn"]])
+        _ = try await daemon.request("POST", "/v1/sessions/\(other)/actions", body: #"{"action":"submit","username":"alice","password":"\#(Self.password)"}"#)
+        let (_, modalBuy) = try await daemon.request("POST", "/v1/sessions/\(other)/actions", body: #"{"action":"showTerms"}"#)
+        #expect(stacks(modalBuy) == [["photos"], ["buy"], ["terms"]])
+        _ = try await daemon.request("POST", "/v1/sessions/\(other)/actions", body: #"{"action":"cancel"}"#)
+        let (_, done) = try await daemon.request("POST", "/v1/sessions/\(other)/actions", body: #"{"action":"buy"}"#)
+        #expect(stacks(done) == [["photos"]])
+        let (_, mine) = try await daemon.request("GET", "/v1/me/purchases", headers: ["Authorization": "Bearer \(token)"])
+        #expect((mine["purchases"] as? [Any])?.count == 2)
+        #expect(daemon.stop() == 0)
+
+        // The audit trail, with plain SQL.
+        let connection = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
+        defer { connection.close() }
+        let rows = try connection.query("SELECT seq, step, coordinator, screen FROM audit_trail WHERE session_id = ? ORDER BY seq", id)
+        #expect(rows.map { $0.int(0) } == Array(1...rows.count))
+        let steps = rows.map { [$0.string(1), $0.optionalString(2) ?? "-", $0.optionalString(3) ?? "-"].joined(separator: " ") }
+        #expect(Array(steps.suffix(4)) == [
+            "action app/buy -", "purchase.completed app/buy -", "screen.pop app/buy buy", "coordinator.finish app/buy -",
+        ])
+        #expect(steps.contains("auth.signIn - -"))
+        #expect(try connection.queryOne("SELECT count(*) FROM purchases")?.int(0) == 2)
+        #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
+
+        // Neither log holds the password or the token.
+        for log in [firstLog, daemon.log] {
+            #expect(!log.contains(Self.password))
+            #expect(!log.contains(token))
+        }
+    }
+
+    /// The README's API walkthrough, between `<!-- api-walkthrough:start -->` and `…:end -->`.
+    static func readmeWalkthrough() throws -> String {
+        let readme = try String(contentsOfFile: Daemon.packageRoot + "/README.md", encoding: .utf8)
+        guard let start = readme.range(of: "<!-- api-walkthrough:start -->"),
+              let end = readme.range(of: "<!-- api-walkthrough:end -->", range: start.upperBound..<readme.endIndex)
+        else { return "" }
+        return readme[start.upperBound..<end.lowerBound].split(separator: "\n")
+            .filter { !$0.hasPrefix("```") }.joined(separator: "\n")
+    }
+
+    @Test("the README's curl walkthrough works as written against a real photosd")
+    func readmeCurlWalkthrough() async throws {
+        let script = try Self.readmeWalkthrough()
+        #expect(script.contains("curl"))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon(["--seed-demo"], in: directory.path)
+        defer { _ = daemon.stop() }
+        let (status, output) = try runTool(
+            "/bin/bash", ["-c", "set -euo pipefail\n" + script], in: directory.path,
+            environment: ["PHOTOSD": daemon.baseURL, "PHOTOS_DB": directory.file("data/photos.db")])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains(#""outcome":"purchased""#), "\(output)")
+        #expect(output.contains("purchase.completed"), "\(output)")
+    }
+}
