@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "photosd", targets: ["photosd"]),
         .executable(name: "photos-admin", targets: ["photos-admin"]),
+        .executable(name: "photos-bench", targets: ["photos-bench"]),
         .library(name: "PhotosCore", targets: ["PhotosCore"]),
     ],
     dependencies: [
@@ -21,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // The system's libsqlite3, used directly (no ORM, no bundled copy).
@@ -93,6 +95,15 @@ let package = Package(
             name: "PhotosTestSupport",
             dependencies: ["PhotosCore", "SQLiteStore"],
             path: "Tests/PhotosTestSupport"
+        ),
+        .executableTarget(
+            name: "photos-bench",
+            dependencies: [
+                "PhotosCore",
+                "SQLiteStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
         ),
         .testTarget(
             name: "SQLiteStoreTests",

@@ -1,0 +1,196 @@
+import Foundation
+import Histogram
+import PhotosCore
+import SQLiteStore
+
+/// The figures of one HTTP run.
+struct HTTPRunResult: Codable {
+    var virtualUsers: Int
+    var durationSeconds: Double
+    var actions: Int
+    var actionsPerSecond: Double
+    var errors: Int
+    var p50Ms: Double
+    var p90Ms: Double
+    var p99Ms: Double
+    var p999Ms: Double
+    var maxMs: Double
+    var healthzPerSecond: Double
+    var healthzP99Ms: Double
+    var ratio: Double
+    var peakRSSMegabytes: Double?
+    var durability: String
+}
+
+/// Virtual users walking realistic journeys through the API, each with its own connection,
+/// session and user, on its own thread.
+enum HTTPBenchmark {
+    static let password = "bench-password"
+
+    /// Creates `users` users (`bench-0`…) and `photos` photos in a fresh database at `path`.
+    static func seed(path: String, users: Int, photos: Int) async throws {
+        let database = try PhotosDatabase.open(path: path, durability: .normal)
+        defer { database.close() }
+        let catalog = CatalogService(database: database)
+        if try await catalog.list(limit: 1).isEmpty {
+            _ = try await catalog.importPhotos((1...photos).map { NewPhoto(title: "Bench photo \($0)", priceCents: 100 + $0) }, actor: .system)
+        }
+        // Cost 4: sign-in happens once per virtual user, before measuring; bcrypt is not what
+        // this benchmark measures.
+        let auth = AuthService(database: database, bcryptCost: 4)
+        for index in 0..<users where try await auth.user(named: "bench-\(index)") == nil {
+            _ = try await auth.createUser(username: "bench-\(index)", password: password, actor: .system)
+        }
+    }
+
+    /// One virtual user: a session, signed in, then the journey in a loop until `deadline`.
+    final class VirtualUser: @unchecked Sendable {
+        // @unchecked Sendable: each instance is used by exactly one thread at a time; the
+        // coordinating thread reads the results only after joining it.
+        let connection: HTTPConnection
+        let index: Int
+        var session = ""
+        var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+        var actions = 0
+        var errors = 0
+        var random: UInt64
+
+        init(index: Int, host: String, port: Int) throws {
+            self.index = index
+            self.connection = try HTTPConnection(host: host, port: port)
+            self.random = UInt64(index) &* 0x9E37_79B9_7F4A_7C15 | 1
+        }
+
+        func nextPhoto(_ photos: Int) -> Int {
+            random ^= random << 13; random ^= random >> 7; random ^= random << 17
+            return Int(random % UInt64(photos)) + 1
+        }
+
+        /// Creates the session and signs it in (not measured).
+        func prepare() throws {
+            let created = try connection.request("POST", "/v1/sessions")
+            guard created.status == 201, let id = jsonString(created.text, key: "id") else {
+                throw BenchError("POST /v1/sessions: \(created.status) \(created.text.prefix(200))")
+            }
+            session = id
+            _ = try act(#"{"action":"signIn"}"#, measured: false)
+            _ = try act(#"{"action":"submit","username":"bench-\#(index)","password":"\#(HTTPBenchmark.password)"}"#, measured: false)
+        }
+
+        @discardableResult
+        func act(_ body: String, measured: Bool = true) throws -> Bool {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let response = try connection.request("POST", "/v1/sessions/\(session)/actions", body: body)
+            let elapsed = DispatchTime.now().uptimeNanoseconds - start
+            guard response.status == 200 else {
+                errors += 1
+                return false
+            }
+            if measured {
+                _ = histogram.record(elapsed / 1_000)  // microseconds
+                actions += 1
+            }
+            return true
+        }
+
+        /// One loop of the journey: browse, select, back, buy (horizontal) with terms, cancel,
+        /// then a vertical buy with terms and a purchase. Only valid actions.
+        func journey(photos: Int) throws {
+            let photo = nextPhoto(photos)
+            let other = nextPhoto(photos)
+            try act(#"{"action":"selectPhoto","photoId":\#(photo)}"#)
+            try act(#"{"action":"back"}"#)
+            try act(#"{"action":"selectPhoto","photoId":\#(photo)}"#)
+            try act(#"{"action":"buy"}"#)
+            try act(#"{"action":"showTerms"}"#)
+            try act(#"{"action":"cancel"}"#)
+            try act(#"{"action":"cancel"}"#)
+            try act(#"{"action":"back"}"#)
+            try act(#"{"action":"buyPhoto","photoId":\#(other)}"#)
+            try act(#"{"action":"showTerms"}"#)
+            try act(#"{"action":"dismiss"}"#)
+            try act(#"{"action":"buy"}"#)
+        }
+
+        func healthz() throws {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let response = try connection.request("GET", "/healthz")
+            let elapsed = DispatchTime.now().uptimeNanoseconds - start
+            if response.status == 200 {
+                _ = histogram.record(elapsed / 1_000)
+                actions += 1
+            } else {
+                errors += 1
+            }
+        }
+    }
+
+    /// Runs `body` on one thread per user until `seconds` have passed; returns the elapsed time.
+    static func runPhase(_ users: [VirtualUser], seconds: Double, _ body: @escaping @Sendable (VirtualUser) throws -> Void) -> Double {
+        let group = DispatchGroup()
+        let start = Date()
+        let deadline = start.addingTimeInterval(seconds)
+        for user in users {
+            group.enter()
+            let thread = Thread {
+                defer { group.leave() }
+                while Date() < deadline {
+                    do { try body(user) } catch { user.errors += 1 }
+                }
+            }
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        group.wait()
+        return Date().timeIntervalSince(start)
+    }
+
+    static func reset(_ users: [VirtualUser]) {
+        for user in users {
+            user.histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+            user.actions = 0
+            user.errors = 0
+        }
+    }
+
+    static func merged(_ users: [VirtualUser]) -> (Histogram<UInt64>, Int, Int) {
+        var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
+        var count = 0, errors = 0
+        for user in users {
+            histogram.add(user.histogram)
+            count += user.actions
+            errors += user.errors
+        }
+        return (histogram, count, errors)
+    }
+
+    /// One run at `virtualUsers`: warm-up, actions for `seconds`, then healthz for `seconds`.
+    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, peakRSS: () -> Int?, durability: String) throws -> HTTPRunResult {
+        var users: [VirtualUser] = []
+        for index in 0..<virtualUsers {
+            let user = try VirtualUser(index: index, host: host, port: port)
+            try user.prepare()
+            users.append(user)
+        }
+        // Warm-up: caches, connections, the first purchases.
+        _ = runPhase(users, seconds: min(2, seconds / 4)) { try $0.journey(photos: photos) }
+        reset(users)
+        let actionSeconds = runPhase(users, seconds: seconds) { try $0.journey(photos: photos) }
+        let (actionHistogram, actionCount, actionErrors) = merged(users)
+        let rss = peakRSS()
+        reset(users)
+        let healthSeconds = runPhase(users, seconds: seconds) { try $0.healthz() }
+        let (healthHistogram, healthCount, healthErrors) = merged(users)
+        func ms(_ histogram: Histogram<UInt64>, _ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1_000 }
+        let actionsPerSecond = Double(actionCount) / actionSeconds
+        let healthPerSecond = Double(healthCount) / healthSeconds
+        return HTTPRunResult(
+            virtualUsers: virtualUsers, durationSeconds: actionSeconds, actions: actionCount,
+            actionsPerSecond: actionsPerSecond, errors: actionErrors + healthErrors,
+            p50Ms: ms(actionHistogram, 50), p90Ms: ms(actionHistogram, 90), p99Ms: ms(actionHistogram, 99),
+            p999Ms: ms(actionHistogram, 99.9), maxMs: Double(actionHistogram.max) / 1_000,
+            healthzPerSecond: healthPerSecond, healthzP99Ms: ms(healthHistogram, 99),
+            ratio: healthPerSecond > 0 ? actionsPerSecond / healthPerSecond : 0,
+            peakRSSMegabytes: rss.map { Double($0) / 1_048_576 }, durability: durability)
+    }
+}

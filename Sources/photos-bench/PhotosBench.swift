@@ -1,0 +1,123 @@
+import ArgumentParser
+import Foundation
+import PhotosCore
+import SQLiteStore
+
+/// `photos-bench`: throughput and latency of photosd, measured on this machine.
+@main
+struct PhotosBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "photos-bench",
+        abstract: "Measure photosd: audited actions/s and latency over HTTP against the healthz ceiling, or the storage writer alone.",
+        subcommands: [HTTP.self, Storage.self],
+        defaultSubcommand: HTTP.self)
+}
+
+/// Where JSON results go.
+struct ResultOptions: ParsableArguments {
+    @Option(help: "Also write the figures as JSON to this file.") var json: String?
+
+    func write<T: Encodable>(_ value: T) throws {
+        guard let json else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(value).write(to: URL(fileURLWithPath: json))
+        print("wrote \(json)")
+    }
+}
+
+func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+extension PhotosBench {
+    struct HTTP: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Virtual users walk journeys through the API; the same client then measures GET /healthz.")
+
+        @Option(help: "Comma-separated numbers of virtual users; one run each.") var vus = "64"
+        @Option(help: "Seconds per phase (actions, then healthz).") var duration = 10.0
+        @Option(help: "Photos in the catalogue.") var photos = 100
+        @Option(help: "Durability of the daemon started here: full or normal.") var durability = "full"
+        @Option(help: "Target a running photosd instead (users bench-0… must exist: see `photos-bench http --help`).") var url: String?
+        @Option(help: "The photosd binary to start (default: next to photos-bench).") var photosd: String?
+        @Option(help: "Directory for the temporary database (default: a new one under .build-bench/).") var directory: String?
+        @OptionGroup var output: ResultOptions
+
+        func run() async throws {
+            let counts = vus.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !counts.isEmpty, counts.allSatisfy({ (1...2_000).contains($0) }) else { throw ValidationError("--vus must list numbers between 1 and 2000") }
+            var results: [HTTPRunResult] = []
+            print("vus  actions/s   p50 ms  p90 ms  p99 ms  p99.9 ms  errors  healthz/s  ratio  peak RSS MB")
+            for count in counts {
+                let result = try await runOnce(virtualUsers: count, maxUsers: counts.max() ?? count)
+                results.append(result)
+                print([
+                    String(count).padding(toLength: 4, withPad: " ", startingAt: 0),
+                    format(result.actionsPerSecond, 0).padding(toLength: 11, withPad: " ", startingAt: 0),
+                    format(result.p50Ms, 2).padding(toLength: 7, withPad: " ", startingAt: 0),
+                    format(result.p90Ms, 2).padding(toLength: 7, withPad: " ", startingAt: 0),
+                    format(result.p99Ms, 2).padding(toLength: 7, withPad: " ", startingAt: 0),
+                    format(result.p999Ms, 2).padding(toLength: 9, withPad: " ", startingAt: 0),
+                    String(result.errors).padding(toLength: 7, withPad: " ", startingAt: 0),
+                    format(result.healthzPerSecond, 0).padding(toLength: 10, withPad: " ", startingAt: 0),
+                    format(result.ratio, 3).padding(toLength: 6, withPad: " ", startingAt: 0),
+                    result.peakRSSMegabytes.map { format($0) } ?? "-",
+                ].joined(separator: " "))
+            }
+            try output.write(results)
+        }
+
+        func runOnce(virtualUsers: Int, maxUsers: Int) async throws -> HTTPRunResult {
+            if let url {
+                guard let parsed = URL(string: url), let host = parsed.host, let port = parsed.port else {
+                    throw ValidationError("--url must look like http://127.0.0.1:8080")
+                }
+                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, peakRSS: { nil }, durability: "unknown")
+            }
+            let base = directory ?? FileManager.default.currentDirectoryPath + "/.build-bench"
+            let runDirectory = base + "/http-\(virtualUsers)-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: runDirectory) }
+            let path = runDirectory + "/photos.db"
+            try await HTTPBenchmark.seed(path: path, users: virtualUsers, photos: photos)
+            let daemon = try DaemonProcess(
+                binary: photosd ?? DaemonProcess.defaultBinary, database: path,
+                environment: ["PHOTOSD_DATABASE_DURABILITY": durability])
+            let result = try HTTPBenchmark.run(
+                host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos,
+                peakRSS: { daemon.peakResidentBytes }, durability: durability)
+            let status = daemon.stop()
+            if status != 0 { print("warning: photosd exited with \(status)") }
+            return result
+        }
+    }
+
+    struct Storage: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The storage writer alone: group commit against one transaction per request, durability full and normal.")
+
+        @Option(help: "Concurrent clients.") var clients = 64
+        @Option(help: "Seconds per run.") var duration = 5.0
+        @Option(help: "Directory for the databases (default: .build-bench/ here; must be on a real disk for fsync to count).") var directory: String?
+        @OptionGroup var output: ResultOptions
+
+        func run() async throws {
+            let base = directory ?? FileManager.default.currentDirectoryPath + "/.build-bench"
+            let runDirectory = base + "/storage-\(UUID().uuidString.prefix(8))"
+            try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: runDirectory) }
+            var results: [StorageRunResult] = []
+            print("durability  mode                          writes/s   commits  mean batch")
+            for durability in [Connection.Synchronous.full, .normal] {
+                var pair: [StorageRunResult] = []
+                for group in [false, true] {
+                    let result = try await StorageBenchmark.run(directory: runDirectory, durability: durability, groupCommit: group, clients: clients, seconds: duration)
+                    pair.append(result)
+                    results.append(result)
+                    print("\(durability.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(result.mode.padding(toLength: 29, withPad: " ", startingAt: 0)) \(format(result.writesPerSecond, 0).padding(toLength: 10, withPad: " ", startingAt: 0)) \(String(result.commits).padding(toLength: 8, withPad: " ", startingAt: 0)) \(format(result.meanBatch))")
+                }
+                print("  ratio group/single (\(durability.rawValue)): \(format(pair[1].writesPerSecond / max(pair[0].writesPerSecond, 1), 1))x")
+            }
+            try output.write(results)
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import PhotosCore
+import SQLiteStore
+
+/// The figures of one storage-only run.
+struct StorageRunResult: Codable {
+    var mode: String
+    var durability: String
+    var clients: Int
+    var writes: Int
+    var writesPerSecond: Double
+    var commits: Int
+    var meanBatch: Double
+}
+
+/// The writer alone, no HTTP: concurrent clients each doing what one audited action does in
+/// the database (read the session, save its new state, append two audit rows), with group
+/// commit against one transaction per request.
+enum StorageBenchmark {
+    static func run(directory: String, durability: Connection.Synchronous, groupCommit: Bool, clients: Int, seconds: Double) async throws -> StorageRunResult {
+        let path = directory + "/storage-\(durability.rawValue)-\(groupCommit ? "group" : "single").db"
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        let database = try PhotosDatabase.open(path: path, durability: durability, maxBatchSize: groupCommit ? 64 : 1)
+        defer { database.close() }
+        let state = String(repeating: "x", count: 600)
+        for client in 0..<clients {
+            try await database.write { connection in
+                try connection.execute(
+                    "INSERT INTO sessions (id, version, state, created_at, updated_at) VALUES (?, 1, ?, ?, ?)",
+                    "bench-\(client)", state, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z")
+            }
+        }
+        let before = database.writer.stats
+        let start = Date()
+        let deadline = start.addingTimeInterval(seconds)
+        let writes = try await withThrowingTaskGroup(of: Int.self) { group in
+            for client in 0..<clients {
+                group.addTask {
+                    var count = 0
+                    let id = "bench-\(client)"
+                    while Date() < deadline {
+                        try await database.write { connection in
+                            let version = try connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int(0) ?? 0
+                            try connection.execute("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", version + 1, state, ISO8601Timestamp.now(), id)
+                            try AuditLog.append([
+                                AuditEntry(sessionID: id, actor: .client, coordinator: "app", step: .action, detail: ["action": "selectPhoto", "photoId": 1]),
+                                AuditEntry(sessionID: id, actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": 1]),
+                            ], on: connection)
+                        }
+                        count += 1
+                    }
+                    return count
+                }
+            }
+            var total = 0
+            for try await count in group { total += count }
+            return total
+        }
+        let elapsed = Date().timeIntervalSince(start)
+        let after = database.writer.stats
+        let commits = after.commits - before.commits
+        return StorageRunResult(
+            mode: groupCommit ? "group commit" : "one transaction per request", durability: durability.rawValue,
+            clients: clients, writes: writes, writesPerSecond: Double(writes) / elapsed,
+            commits: commits, meanBatch: commits > 0 ? Double(after.requests - before.requests) / Double(commits) : 0)
+    }
+}
