@@ -41,6 +41,13 @@ enum APIResponse {
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(value))))
     }
 
+    /// A JSON response from text already encoded (the hand-written hot-path encoders).
+    static func json(text: String, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
     /// The error body for `code` and `message`.
     static func error(_ code: PhotosError.Code, _ message: String, allowed: [String]? = nil, status: HTTPResponse.Status? = nil) -> Response {
         let body = ErrorBody(error: .init(code: code.rawValue, message: message, allowed: allowed))

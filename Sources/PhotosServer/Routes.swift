@@ -32,10 +32,10 @@ extension PhotosAPI {
         table.add(.post, "/v1/sessions") { _, _ in
             let result = try await api.sessions.createSession()
             api.metrics.auditRowsWritten(result.events.count)
-            return try APIResponse.json(result.session, status: .created, headers: [.location: "/v1/sessions/\(result.session.id)"])
+            return APIResponse.json(text: result.session.jsonText, status: .created, headers: [.location: "/v1/sessions/\(result.session.id)"])
         }
         table.add(.get, "/v1/sessions/:id") { _, context in
-            try APIResponse.json(try await api.sessions.session(id: try RequestParsing.sessionID(context)))
+            APIResponse.json(text: try await api.sessions.session(id: try RequestParsing.sessionID(context)).jsonText)
         }
         table.add(.post, "/v1/sessions/:id/actions") { request, context in
             try await api.act(request, sessionID: try RequestParsing.sessionID(context))
@@ -118,7 +118,7 @@ extension PhotosAPI {
         if let error = result.error {
             return APIResponse.error(error.code, error.message, allowed: error.allowed?.map(\.rawValue))
         }
-        return try APIResponse.json(result)
+        return APIResponse.json(text: result.jsonText)
     }
 
     /// `POST /v1/auth/sign-in`.

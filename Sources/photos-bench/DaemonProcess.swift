@@ -21,7 +21,7 @@ final class DaemonProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--port", "0", "--db", database]
         var env = ProcessInfo.processInfo.environment
-        env["PHOTOSD_LOG_LEVEL"] = "warning"
+        env["PHOTOSD_LOG_LEVEL"] = "notice"  // quiet, but still says where it listens
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let pipe = Pipe()

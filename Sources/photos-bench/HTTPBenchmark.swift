@@ -69,7 +69,8 @@ enum HTTPBenchmark {
         /// Creates the session and signs it in (not measured).
         func prepare() throws {
             let created = try connection.request("POST", "/v1/sessions")
-            guard created.status == 201, let id = jsonString(created.text, key: "id") else {
+            let object = try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any]
+            guard created.status == 201, let id = object?["id"] as? String else {
                 throw BenchError("POST /v1/sessions: \(created.status) \(created.text.prefix(200))")
             }
             session = id
@@ -84,6 +85,9 @@ enum HTTPBenchmark {
             let elapsed = DispatchTime.now().uptimeNanoseconds - start
             guard response.status == 200 else {
                 errors += 1
+                if errors <= 3 && index == 0 {
+                    FileHandle.standardError.write(Data("virtual user 0: \(response.status) \(response.text.prefix(300)) for \(body.prefix(80))\n".utf8))
+                }
                 return false
             }
             if measured {

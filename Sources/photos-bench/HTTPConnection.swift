@@ -107,11 +107,3 @@ final class HTTPConnection {
         return nil
     }
 }
-
-/// `"key":"value"` from a JSON text without parsing all of it (the client must stay cheap).
-func jsonString(_ text: String, key: String) -> String? {
-    guard let range = text.range(of: "\"\(key)\":\"") else { return nil }
-    let rest = text[range.upperBound...]
-    guard let end = rest.firstIndex(of: "\"") else { return nil }
-    return String(rest[..<end])
-}

@@ -91,6 +91,7 @@ struct RandomizedSessionTests {
                 password: rightPassword ? passwords[username] : "wrong-password")
             do {
                 let result = try await h.coordinator.apply(action, to: id)
+                expectHandWrittenJSON(result)
                 if result.error?.code == .actionNotAvailable {
                     rejected += 1
                     #expect(result.session.version >= view.version)

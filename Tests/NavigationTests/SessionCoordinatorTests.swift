@@ -1,5 +1,5 @@
 import Foundation
-import Navigation
+@testable import Navigation
 import PhotosCore
 import PhotosTestSupport
 import SQLiteStore
@@ -128,5 +128,22 @@ struct SessionCoordinatorTests {
         #expect(try await h.coordinator.session(id: id).version == 1 + accepted)
         #expect(Set(versions).count >= accepted)
         try await h.checkInvariants(id)
+    }
+}
+
+@Suite("Hand-written JSON")
+struct HandWrittenJSONTests {
+    @Test("escapes like JSONEncoder: quotes, backslashes, control characters, non-ASCII")
+    func escaping() throws {
+        let state = SessionState(
+            user: SessionUser(id: 7, username: "a\"b\\c\nd\te\u{01}é😀/"), tokenId: 3,
+            stacks: [StackState(presentation: .root, presenter: "app", screens: [ScreenState(.photos, owner: "app")])],
+            coordinators: CoordinatorState(kind: .app, id: "app", presentation: nil, photoId: nil, stackIndex: nil, initialDepth: nil, children: []),
+            top: TopScreen(screen: .photos, actions: [.selectPhoto]))
+        let decoded = try JSONDecoder().decode(SessionState.self, from: Data(state.jsonText.utf8))
+        #expect(decoded == state)
+        let parsedOurs = try JSONSerialization.jsonObject(with: Data(state.jsonText.utf8)) as? NSDictionary
+        let parsedTheirs = try JSONSerialization.jsonObject(with: Data(try encodeSorted(state).utf8)) as? NSDictionary
+        #expect(parsedOurs == parsedTheirs)
     }
 }

@@ -35,6 +35,7 @@ struct SessionHarness {
             ? ClientAction(.submit, username: "alice", password: password)
             : ClientAction(name, photoId: photoId)
         let result = try await coordinator.apply(action, to: id)
+        expectHandWrittenJSON(result, sourceLocation: sourceLocation)
         if name != .submit || password == SessionHarness.password {
             #expect(result.error == nil, "\(name): \(String(describing: result.error))", sourceLocation: sourceLocation)
         }
@@ -56,6 +57,7 @@ struct SessionHarness {
             return (state, try AuditLog.rows(sessionID: id, limit: 1_000_000, on: connection))
         }
         #expect(state.invariantViolations() == [], sourceLocation: sourceLocation)
+        #expect(state.jsonText == (try encodeSorted(state)), "hand-written state JSON differs from JSONEncoder's", sourceLocation: sourceLocation)
         #expect(rows.map(\.seq) == Array(1...rows.count), "seq not contiguous", sourceLocation: sourceLocation)
         #expect(try SessionReplay.state(from: rows) == state, "replaying the audit trail differs from the saved state", sourceLocation: sourceLocation)
         return state
@@ -64,6 +66,19 @@ struct SessionHarness {
     func purchaseCount() async throws -> Int {
         try await test.database.read { try $0.queryOne("SELECT count(*) FROM purchases")?.int(0) ?? -1 }
     }
+}
+
+/// JSONEncoder's text with sorted keys: what the hand-written encoders must reproduce.
+func encodeSorted(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
+
+/// The hand-written response JSON must be byte for byte what JSONEncoder writes.
+func expectHandWrittenJSON(_ result: ActionResult, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(result.jsonText == (try? encodeSorted(result)), "hand-written ActionResult JSON differs", sourceLocation: sourceLocation)
+    #expect(result.session.jsonText == (try? encodeSorted(result.session)), "hand-written session JSON differs", sourceLocation: sourceLocation)
 }
 
 /// `[photos, photo] | [signIn]`: every stack's screens, bottom first.

@@ -12,11 +12,13 @@ import SQLiteStore
 public struct SessionCoordinator: Sendable {
     let database: SQLiteDatabase
     let auth: AuthService
+    let cache: StateCache
 
     /// Creates the coordinator over `database`, signing users in through `auth`.
     public init(database: SQLiteDatabase, auth: AuthService) {
         self.database = database
         self.auth = auth
+        self.cache = StateCache()
     }
 
     // MARK: Sessions
@@ -41,7 +43,7 @@ public struct SessionCoordinator: Sendable {
             state.refreshTop()
             try connection.execute(
                 "INSERT INTO sessions (id, version, state, user_id, created_at, updated_at) VALUES (?, 1, ?, NULL, ?, ?)",
-                id, try Self.encode(state), at, at)
+                id, state.jsonText, at, at)
             let rows = try AuditLog.append(context.entries, at: at, on: connection)
             return ActionResult(
                 session: SessionView(id: id, version: 1, state: state, owned: []),
@@ -122,7 +124,7 @@ public struct SessionCoordinator: Sendable {
         let check = credentialCheck
         return try await database.write { connection in
             try Self.apply(action, to: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey,
-                           actor: actor, credentialCheck: check, services: SessionServices(auth: auth), on: connection)
+                           actor: actor, credentialCheck: check, services: SessionServices(auth: auth), cache: cache, on: connection)
         }
     }
 
@@ -136,7 +138,7 @@ public struct SessionCoordinator: Sendable {
             if let current = loaded.1.user { throw PhotosError(.conflict, "session \(sessionID) is already signed in as \(current.username)") }
             if loaded.1.availableActions().contains(.submit) {
                 return try Self.apply(ClientAction(.submit, username: username), to: sessionID, expectVersion: nil, idempotencyKey: nil,
-                                      actor: actor, credentialCheck: .valid(user), services: services, on: connection)
+                                      actor: actor, credentialCheck: .valid(user), services: services, cache: nil, on: connection)
             }
             return try Self.mutate(sessionID, loaded: loaded, actor: actor, services: services, on: connection) { context, _ in
                 try context.signIn(user)
@@ -154,7 +156,7 @@ public struct SessionCoordinator: Sendable {
                 throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(state.topScreen?.screen.rawValue ?? "no") screen, not buy")
             }
             return try Self.apply(ClientAction(.buy), to: sessionID, expectVersion: nil, idempotencyKey: nil,
-                                  actor: actor, credentialCheck: nil, services: services, on: connection)
+                                  actor: actor, credentialCheck: nil, services: services, cache: nil, on: connection)
         }
     }
 
@@ -162,17 +164,17 @@ public struct SessionCoordinator: Sendable {
 
     static func apply(
         _ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?,
-        actor: Actor, credentialCheck: CredentialCheck?, services: SessionServices, on connection: Connection
+        actor: Actor, credentialCheck: CredentialCheck?, services: SessionServices, cache: StateCache?, on connection: Connection
     ) throws -> ActionResult {
         let fingerprint = action.fingerprint
         if let idempotencyKey, let earlier = try IdempotencyStore.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: fingerprint, on: connection) {
             return earlier
         }
-        let loaded = try load(sessionID, on: connection)
+        let loaded = try load(sessionID, cache: cache, on: connection)
         if let expectVersion, expectVersion != loaded.0 {
             throw PhotosError(.versionConflict, "session is at version \(loaded.0), not \(expectVersion)")
         }
-        let result = try mutate(sessionID, loaded: loaded, actor: actor, credentialCheck: credentialCheck, services: services, on: connection) { context, tree in
+        let result = try mutate(sessionID, loaded: loaded, actor: actor, credentialCheck: credentialCheck, services: services, cache: cache, on: connection) { context, tree in
             let allowed = context.state.availableActions()
             guard let top = context.state.topScreen, allowed.contains(action.name) else {
                 context.record(.actionRejected, coordinator: nil, detail: action.auditDetail)
@@ -218,7 +220,7 @@ public struct SessionCoordinator: Sendable {
     /// Rebuilds the loaded session's tree, runs `body`, then saves the state and the audit rows.
     static func mutate(
         _ sessionID: String, loaded: (Int, SessionState), actor: Actor, credentialCheck: CredentialCheck? = nil,
-        services: SessionServices, on connection: Connection,
+        services: SessionServices, cache: StateCache? = nil, on connection: Connection,
         _ body: (NavigationContext, Coordinator) throws -> Verdict
     ) throws -> ActionResult {
         let (version, before) = loaded
@@ -244,9 +246,11 @@ public struct SessionCoordinator: Sendable {
         var newVersion = version
         if state != before || verdict.isAccepted {
             newVersion += 1
+            let text = state.jsonText
             try connection.execute(
                 "UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ? WHERE id = ?",
-                newVersion, try encode(state), state.user?.id, at, context.sessionID)
+                newVersion, text, state.user?.id, at, context.sessionID)
+            cache?.store(context.sessionID, text: text, state: state)
         }
         let rows = try AuditLog.append(context.entries, at: at, on: connection)
         let view = SessionView(id: context.sessionID, version: newVersion, state: state, owned: try owned(state, on: connection))
@@ -271,21 +275,21 @@ public struct SessionCoordinator: Sendable {
 
     // MARK: Persistence
 
-    static func load(_ sessionID: String, on connection: Connection) throws -> (Int, SessionState) {
+    /// Reads a session's version and state (one query); decodes the state unless `cache`
+    /// holds it for exactly this text.
+    static func load(_ sessionID: String, cache: StateCache? = nil, on connection: Connection) throws -> (Int, SessionState) {
         guard let row = try connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
+        let text = row.string(1)
+        if let state = cache?.state(sessionID, text: text) { return (row.int(0), state) }
         do {
-            return (row.int(0), try JSONDecoder().decode(SessionState.self, from: Data(row.string(1).utf8)))
+            let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
+            cache?.store(sessionID, text: text, state: state)
+            return (row.int(0), state)
         } catch {
             throw PhotosError(.conflict, "session \(sessionID) has unreadable state: \(error)")
         }
-    }
-
-    static func encode(_ state: SessionState) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return String(decoding: try encoder.encode(state), as: UTF8.self)
     }
 
     /// Photo ids on `photo` screens that the signed-in user owns.

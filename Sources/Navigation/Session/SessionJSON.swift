@@ -1,0 +1,199 @@
+import PhotosCore
+
+// Hand-written JSON for what every action writes: the persisted state and the response.
+// Keys are in sorted order and nil fields are left out, exactly as `JSONEncoder` with
+// `.sortedKeys` and `.withoutEscapingSlashes` writes them (a test holds the two to the same
+// bytes); `Codable` stays for reading and for everything that is not on the hot path.
+
+extension SessionState {
+    /// The JSON stored in `sessions.state`.
+    public var jsonText: String {
+        var json = JSONBuilder(capacity: 1_024)
+        write(to: &json)
+        return json.text
+    }
+
+    func write(to json: inout JSONBuilder) {
+        json.beginObject()
+        if let coordinators {
+            json.key("coordinators")
+            coordinators.write(to: &json)
+        }
+        json.key("stacks")
+        json.beginArray()
+        for stack in stacks {
+            json.beginObject()
+            json.field("presentation", stack.presentation.rawValue)
+            json.field("presenter", stack.presenter)
+            json.key("screens")
+            json.beginArray()
+            for screen in stack.screens {
+                json.beginObject()
+                json.field("owner", screen.owner)
+                json.field("photoId", screen.photoId)
+                json.field("screen", screen.screen.rawValue)
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
+        json.field("tokenId", tokenId)
+        if let top {
+            json.key("top")
+            top.write(to: &json)
+        }
+        if let user {
+            json.key("user")
+            user.write(to: &json)
+        }
+        json.endObject()
+    }
+}
+
+extension CoordinatorState {
+    func write(to json: inout JSONBuilder) {
+        json.beginObject()
+        json.key("children")
+        json.beginArray()
+        for child in children { child.write(to: &json) }
+        json.endArray()
+        json.field("id", id)
+        json.field("initialDepth", initialDepth)
+        json.field("kind", kind.rawValue)
+        json.field("photoId", photoId)
+        json.field("presentation", presentation?.rawValue)
+        json.field("stackIndex", stackIndex)
+        json.endObject()
+    }
+}
+
+extension TopScreen {
+    func write(to json: inout JSONBuilder) {
+        json.beginObject()
+        json.key("actions")
+        json.beginArray()
+        for action in actions { json.string(action.rawValue) }
+        json.endArray()
+        json.field("screen", screen.rawValue)
+        json.endObject()
+    }
+}
+
+extension SessionUser {
+    func write(to json: inout JSONBuilder) {
+        json.beginObject()
+        json.field("id", id)
+        json.field("username", username)
+        json.endObject()
+    }
+}
+
+extension SessionView {
+    /// The session object of the API, as JSON.
+    public var jsonText: String {
+        var json = JSONBuilder(capacity: 1_024)
+        write(to: &json)
+        return json.text
+    }
+
+    func write(to json: inout JSONBuilder) {
+        json.beginObject()
+        if let coordinators {
+            json.key("coordinators")
+            coordinators.write(to: &json)
+        }
+        json.field("id", id)
+        json.key("navigation")
+        json.beginArray()
+        for stack in navigation {
+            json.beginObject()
+            json.field("presentation", stack.presentation.rawValue)
+            json.key("screens")
+            json.beginArray()
+            for screen in stack.screens {
+                json.beginObject()
+                json.field("photoId", screen.photoId)
+                if let purchased = screen.purchased {
+                    json.key("purchased")
+                    json.bool(purchased)
+                }
+                json.field("screen", screen.screen.rawValue)
+                json.endObject()
+            }
+            json.endArray()
+            json.endObject()
+        }
+        json.endArray()
+        if let top {
+            json.key("top")
+            top.write(to: &json)
+        }
+        json.key("user")
+        if let user { user.write(to: &json) } else { json.null() }
+        json.field("version", version)
+        json.endObject()
+    }
+}
+
+extension CoordinatorView {
+    func write(to json: inout JSONBuilder) {
+        json.beginObject()
+        json.key("children")
+        json.beginArray()
+        for child in children { child.write(to: &json) }
+        json.endArray()
+        json.field("id", id)
+        json.field("kind", kind.rawValue)
+        json.field("photoId", photoId)
+        json.field("presentation", presentation?.rawValue)
+        json.endObject()
+    }
+}
+
+extension AuditRow {
+    func write(to json: inout JSONBuilder) {
+        json.beginObject()
+        json.field("actor", actor)
+        json.field("at", at)
+        json.field("coordinator", coordinator)
+        json.field("detail", detail)
+        json.field("screen", screen)
+        json.field("seq", seq)
+        json.field("sessionId", sessionId)
+        json.field("step", step)
+        json.field("username", username)
+        json.endObject()
+    }
+}
+
+extension ActionResult {
+    /// The action response of the API, as JSON.
+    public var jsonText: String {
+        var json = JSONBuilder(capacity: 2_048)
+        json.beginObject()
+        if let error {
+            json.key("error")
+            json.beginObject()
+            if let allowed = error.allowed {
+                json.key("allowed")
+                json.beginArray()
+                for action in allowed { json.string(action.rawValue) }
+                json.endArray()
+            }
+            json.field("code", error.code.rawValue)
+            json.field("message", error.message)
+            json.endObject()
+        }
+        json.key("events")
+        json.beginArray()
+        for event in events { event.write(to: &json) }
+        json.endArray()
+        json.field("outcome", outcome.rawValue)
+        json.key("session")
+        session.write(to: &json)
+        json.field("token", token)
+        json.endObject()
+        return json.text
+    }
+}
