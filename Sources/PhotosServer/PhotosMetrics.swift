@@ -13,20 +13,29 @@ final class PhotosMetrics: Sendable {
     static let shared = PhotosMetrics()
 
     let registry: PrometheusCollectorRegistry
+    /// Made once: looking a counter up in the registry on every action was measurable.
+    private let actions: [ActionOutcome: Metrics.Counter]
+    private let auditRows: Metrics.Counter
 
     private init() {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        var actions: [ActionOutcome: Metrics.Counter] = [:]
+        for outcome in ActionOutcome.allCases {
+            actions[outcome] = Counter(label: "photosd_actions_total", dimensions: [("outcome", outcome.rawValue)])
+        }
+        self.actions = actions
+        self.auditRows = Counter(label: "photosd_audit_rows_written_total")
     }
 
     func record(_ result: ActionResult) {
-        Counter(label: "photosd_actions_total", dimensions: [("outcome", result.outcome.rawValue)]).increment()
+        actions[result.outcome]?.increment()
         auditRowsWritten(result.events.count)
     }
 
     func auditRowsWritten(_ count: Int) {
-        Counter(label: "photosd_audit_rows_written_total").increment(by: count)
+        auditRows.increment(by: count)
     }
 
     /// The Prometheus text, with the writer's counters brought up to date first.

@@ -19,6 +19,9 @@ struct HTTPRunResult: Codable {
     var healthzP99Ms: Double
     var ratio: Double
     var peakRSSMegabytes: Double?
+    /// photosd's CPU time per action and per healthz request (when it runs here).
+    var serverCPUMicrosPerAction: Double?
+    var serverCPUMicrosPerHealthz: Double?
     var durability: String
 }
 
@@ -169,7 +172,7 @@ enum HTTPBenchmark {
     }
 
     /// One run at `virtualUsers`: warm-up, actions for `seconds`, then healthz for `seconds`.
-    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, peakRSS: () -> Int?, durability: String) throws -> HTTPRunResult {
+    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, peakRSS: () -> Int?, serverCPU: () -> Double?, durability: String) throws -> HTTPRunResult {
         var users: [VirtualUser] = []
         for index in 0..<virtualUsers {
             let user = try VirtualUser(index: index, host: host, port: port)
@@ -179,12 +182,19 @@ enum HTTPBenchmark {
         // Warm-up: caches, connections, the first purchases.
         _ = runPhase(users, seconds: min(2, seconds / 4)) { try $0.journey(photos: photos) }
         reset(users)
+        let cpuBeforeActions = serverCPU()
         let actionSeconds = runPhase(users, seconds: seconds) { try $0.journey(photos: photos) }
+        let cpuAfterActions = serverCPU()
         let (actionHistogram, actionCount, actionErrors) = merged(users)
         let rss = peakRSS()
         reset(users)
         let healthSeconds = runPhase(users, seconds: seconds) { try $0.healthz() }
+        let cpuAfterHealth = serverCPU()
         let (healthHistogram, healthCount, healthErrors) = merged(users)
+        func perRequest(_ from: Double?, _ to: Double?, _ count: Int) -> Double? {
+            guard let from, let to, count > 0 else { return nil }
+            return (to - from) / Double(count) * 1_000_000
+        }
         func ms(_ histogram: Histogram<UInt64>, _ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1_000 }
         let actionsPerSecond = Double(actionCount) / actionSeconds
         let healthPerSecond = Double(healthCount) / healthSeconds
@@ -195,6 +205,9 @@ enum HTTPBenchmark {
             p999Ms: ms(actionHistogram, 99.9), maxMs: Double(actionHistogram.max) / 1_000,
             healthzPerSecond: healthPerSecond, healthzP99Ms: ms(healthHistogram, 99),
             ratio: healthPerSecond > 0 ? actionsPerSecond / healthPerSecond : 0,
-            peakRSSMegabytes: rss.map { Double($0) / 1_048_576 }, durability: durability)
+            peakRSSMegabytes: rss.map { Double($0) / 1_048_576 },
+            serverCPUMicrosPerAction: perRequest(cpuBeforeActions, cpuAfterActions, actionCount),
+            serverCPUMicrosPerHealthz: perRequest(cpuAfterActions, cpuAfterHealth, healthCount),
+            durability: durability)
     }
 }

@@ -46,24 +46,31 @@ extension PhotosBench {
             let counts = vus.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !counts.isEmpty, counts.allSatisfy({ (1...2_000).contains($0) }) else { throw ValidationError("--vus must list numbers between 1 and 2000") }
             var results: [HTTPRunResult] = []
-            print("vus  actions/s   p50 ms  p90 ms  p99 ms  p99.9 ms  errors  healthz/s  ratio  peak RSS MB")
+            print("vus  actions/s   p50 ms  p90 ms  p99 ms  p99.9 ms  errors  healthz/s  ratio  peak RSS MB  server CPU µs/action  µs/healthz")
             for count in counts {
                 let result = try await runOnce(virtualUsers: count, maxUsers: counts.max() ?? count)
                 results.append(result)
-                print([
-                    String(count).padding(toLength: 4, withPad: " ", startingAt: 0),
-                    format(result.actionsPerSecond, 0).padding(toLength: 11, withPad: " ", startingAt: 0),
-                    format(result.p50Ms, 2).padding(toLength: 7, withPad: " ", startingAt: 0),
-                    format(result.p90Ms, 2).padding(toLength: 7, withPad: " ", startingAt: 0),
-                    format(result.p99Ms, 2).padding(toLength: 7, withPad: " ", startingAt: 0),
-                    format(result.p999Ms, 2).padding(toLength: 9, withPad: " ", startingAt: 0),
-                    String(result.errors).padding(toLength: 7, withPad: " ", startingAt: 0),
-                    format(result.healthzPerSecond, 0).padding(toLength: 10, withPad: " ", startingAt: 0),
-                    format(result.ratio, 3).padding(toLength: 6, withPad: " ", startingAt: 0),
-                    result.peakRSSMegabytes.map { format($0) } ?? "-",
-                ].joined(separator: " "))
+                print(Self.row(result))
             }
             try output.write(results)
+        }
+
+        static func row(_ result: HTTPRunResult) -> String {
+            func cell(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+            var cells: [String] = []
+            cells.append(cell(String(result.virtualUsers), 4))
+            cells.append(cell(format(result.actionsPerSecond, 0), 11))
+            cells.append(cell(format(result.p50Ms, 2), 7))
+            cells.append(cell(format(result.p90Ms, 2), 7))
+            cells.append(cell(format(result.p99Ms, 2), 7))
+            cells.append(cell(format(result.p999Ms, 2), 9))
+            cells.append(cell(String(result.errors), 7))
+            cells.append(cell(format(result.healthzPerSecond, 0), 10))
+            cells.append(cell(format(result.ratio, 3), 6))
+            cells.append(cell(result.peakRSSMegabytes.map { format($0) } ?? "-", 12))
+            cells.append(cell(result.serverCPUMicrosPerAction.map { format($0, 0) } ?? "-", 21))
+            cells.append(result.serverCPUMicrosPerHealthz.map { format($0, 0) } ?? "-")
+            return cells.joined(separator: " ")
         }
 
         func runOnce(virtualUsers: Int, maxUsers: Int) async throws -> HTTPRunResult {
@@ -71,7 +78,7 @@ extension PhotosBench {
                 guard let parsed = URL(string: url), let host = parsed.host, let port = parsed.port else {
                     throw ValidationError("--url must look like http://127.0.0.1:8080")
                 }
-                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, peakRSS: { nil }, durability: "unknown")
+                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, peakRSS: { nil }, serverCPU: { nil }, durability: "unknown")
             }
             let base = directory ?? FileManager.default.currentDirectoryPath + "/.build-bench"
             let runDirectory = base + "/http-\(virtualUsers)-\(UUID().uuidString.prefix(8))"
@@ -84,7 +91,7 @@ extension PhotosBench {
                 environment: ["PHOTOSD_DATABASE_DURABILITY": durability])
             let result = try HTTPBenchmark.run(
                 host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos,
-                peakRSS: { daemon.peakResidentBytes }, durability: durability)
+                peakRSS: { daemon.peakResidentBytes }, serverCPU: { daemon.cpuSeconds }, durability: durability)
             let status = daemon.stop()
             if status != 0 { print("warning: photosd exited with \(status)") }
             return result
@@ -106,6 +113,7 @@ extension PhotosBench {
             try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: runDirectory) }
             var results: [StorageRunResult] = []
+            print("fdatasync on this disk: \(format(StorageBenchmark.fsyncMicros(directory: runDirectory), 0)) µs per call")
             print("durability  mode                          writes/s   commits  mean batch")
             for durability in [Connection.Synchronous.full, .normal] {
                 var pair: [StorageRunResult] = []

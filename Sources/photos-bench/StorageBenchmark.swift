@@ -17,6 +17,25 @@ struct StorageRunResult: Codable {
 /// the database (read the session, save its new state, append two audit rows), with group
 /// commit against one transaction per request.
 enum StorageBenchmark {
+    /// The mean time of one `fdatasync` of a small write on `directory`'s disk: what one
+    /// durable commit costs at least, and so what group commit can save.
+    static func fsyncMicros(directory: String, samples: Int = 200) -> Double {
+        let path = directory + "/fsync-probe"
+        let fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o600)
+        guard fd >= 0 else { return 0 }
+        defer {
+            close(fd)
+            unlink(path)
+        }
+        var byte: UInt8 = 1
+        let start = DispatchTime.now().uptimeNanoseconds
+        for index in 0..<samples {
+            _ = pwrite(fd, &byte, 1, off_t(index * 4096))
+            _ = fdatasync(fd)
+        }
+        return Double(DispatchTime.now().uptimeNanoseconds - start) / Double(samples) / 1_000
+    }
+
     static func run(directory: String, durability: Connection.Synchronous, groupCommit: Bool, clients: Int, seconds: Double) async throws -> StorageRunResult {
         let path = directory + "/storage-\(durability.rawValue)-\(groupCommit ? "group" : "single").db"
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }

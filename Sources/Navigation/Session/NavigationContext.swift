@@ -152,6 +152,6 @@ enum CredentialCheck: Sendable {
 }
 
 /// What an action achieved (the response's `outcome`).
-public enum ActionOutcome: String, Codable, Sendable {
+public enum ActionOutcome: String, Codable, Sendable, CaseIterable {
     case navigated, signedIn, signInFailed, signedOut, purchased, alreadyOwned, rejected
 }

@@ -252,7 +252,7 @@ public struct SessionCoordinator: Sendable {
                 newVersion, text, state.user?.id, at, context.sessionID)
             cache?.store(context.sessionID, text: text, state: state)
         }
-        let rows = try AuditLog.append(context.entries, at: at, on: connection)
+        let rows = try AuditLog.append(context.entries, at: at, knownNextSeq: [context.sessionID: lastSeq + 1], on: connection)
         let view = SessionView(id: context.sessionID, version: newVersion, state: state, owned: try owned(state, on: connection))
         var error: ActionError?
         if case .rejected(let allowed) = verdict {

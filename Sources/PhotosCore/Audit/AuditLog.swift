@@ -14,11 +14,13 @@ public enum AuditLog {
     public static let genesisHash = String(repeating: "0", count: 64)
 
     /// Appends `entries` in order, all stamped `at`, and returns the rows as written.
+    /// `knownNextSeq` may give, per session, the seq its next row gets, when the caller has
+    /// just read it in the same transaction (saves a query).
     @discardableResult
-    public static func append(_ entries: [AuditEntry], at: String = ISO8601Timestamp.now(), on connection: Connection) throws -> [AuditRow] {
+    public static func append(_ entries: [AuditEntry], at: String = ISO8601Timestamp.now(), knownNextSeq: [String: Int] = [:], on connection: Connection) throws -> [AuditRow] {
         guard !entries.isEmpty else { return [] }
         var previousHash = try connection.queryOne("SELECT hash FROM audit_events ORDER BY id DESC LIMIT 1")?.string(0) ?? genesisHash
-        var nextSeq: [String: Int] = [:]
+        var nextSeq = knownNextSeq
         var rows: [AuditRow] = []
         rows.reserveCapacity(entries.count)
         for entry in entries {

@@ -21,14 +21,15 @@ public enum SecureToken {
     /// Hex SHA-256 of `bytes`.
     public static func sha256Hex(_ bytes: [UInt8]) -> String {
         let digest = SHA256.hash(data: bytes)
-        var hex = ""
-        hex.reserveCapacity(64)
+        var hex = [UInt8](repeating: 0, count: 64)
+        var index = 0
         for byte in digest {
-            hex.append(hexDigits[Int(byte >> 4)])
-            hex.append(hexDigits[Int(byte & 0x0F)])
+            hex[index] = hexDigits[Int(byte >> 4)]
+            hex[index + 1] = hexDigits[Int(byte & 0x0F)]
+            index += 2
         }
-        return hex
+        return String(decoding: hex, as: UTF8.self)
     }
 
-    private static let hexDigits = Array("0123456789abcdef")
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 }
