@@ -57,6 +57,44 @@ public final class Statement {
         }
     }
 
+    // MARK: Binding one parameter at a time (bulk loads: no arrays, no existentials)
+
+    /// Resets the statement for another run with new bindings.
+    public func resetForRebinding() {
+        sqlite3_reset(handle)
+    }
+
+    /// Binds UTF-8 text given as bytes to parameter `index` (1-based); SQLite copies it.
+    public func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
+        let code: Int32
+        if let base = bytes.baseAddress, !bytes.isEmpty {
+            code = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
+            }
+        } else {
+            code = sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+        }
+        guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+    }
+
+    /// Binds text to parameter `index` (1-based).
+    public func bindText(_ text: String, at index: Int32) throws {
+        let code = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+        guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+    }
+
+    /// Binds an integer to parameter `index` (1-based).
+    public func bindInt(_ value: Int64, at index: Int32) throws {
+        let code = sqlite3_bind_int64(handle, index, value)
+        guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+    }
+
+    /// Runs the statement to completion (an INSERT, say) and resets it.
+    public func run() throws {
+        defer { sqlite3_reset(handle) }
+        while try step() {}
+    }
+
     /// Advances to the next row. Returns false when the statement is done.
     public func step() throws -> Bool {
         let code = sqlite3_step(handle)

@@ -36,18 +36,16 @@ extension PhotosAdmin.Photos {
         @Argument(help: "A .csv or .json file.") var file: String
 
         func run() async throws {
-            let photos = try PhotoFile.read(path: file)
             let onTerminal = isatty(STDERR_FILENO) == 1
-            let total = photos.count
             var progress: (@Sendable (Int) -> Void)?
             if onTerminal {
-                progress = { done in Output.progress("\rimported \(done)/\(total)") }
+                progress = { done in Output.progress("\rimported \(done) photos") }
             }
-            let added = try await global.withServices { context in
-                try await context.catalog.importPhotos(photos, actor: context.actor, progress: progress)
+            let count = try await global.withServices { context in
+                try await PhotoImporter.importFile(file, into: context.database, actor: context.actor, progress: progress)
             }
-            if onTerminal && total >= 10_000 { Output.progress("\n") }
-            print("imported \(added.count) photos")
+            if onTerminal && count >= 10_000 { Output.progress("\n") }
+            print("imported \(count) photos")
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import PhotosCore
+@testable import PhotosCore
 import PhotosTestSupport
 import Testing
 
@@ -54,5 +54,54 @@ struct ParsingTests {
         let good = directory.file("g.json")
         try #"[{"title": "A", "price": "1.25"}, {"title": "B", "url": "https://x.example/b.jpg", "priceCents": 300}]"#.write(toFile: good, atomically: true, encoding: .utf8)
         #expect(try PhotoFile.read(path: good).map(\.priceCents) == [125, 300])
+    }
+}
+
+@Suite("Streaming CSV import")
+struct PhotoImporterTests {
+    @Test("the streaming importer stores exactly what the catalogue's own validation would")
+    func sameAsCatalogue() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let csv = test.directory.file("photos.csv")
+        try """
+            title,price,url
+            Plain,1,
+            "Quoted, with comma",2.5,https://x.example/a.jpg
+              Padded title  ,0.99,
+            "Multi
+            line",10.00,http://x.example/b
+            Ünïcödé Straße,3,
+
+            """.write(toFile: csv, atomically: true, encoding: .utf8)
+        let expected = try PhotoFile.read(path: csv)
+        let count = try await PhotoImporter.importFile(csv, into: test.database, actor: testOperator)
+        #expect(count == expected.count)
+        let stored = try await test.catalog.list(limit: 100)
+        #expect(stored.map(\.title) == expected.map(\.title))
+        #expect(stored.map(\.url) == expected.map { $0.url ?? "" })
+        #expect(stored.map(\.priceCents) == expected.map(\.priceCents))
+        let audit = try await test.database.read { try $0.query("SELECT detail FROM audit_trail WHERE step = 'photo.added'").map { $0.string(0) } }
+        #expect(audit == [#"{"count":5}"#])
+    }
+
+    @Test("a bad row anywhere leaves nothing behind, and names its line")
+    func allOrNothing() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let csv = test.directory.file("photos.csv")
+        var text = "title,url,price\n"
+        for index in 1...25_000 { text += "Photo \(index),,1.00\n" }
+        text += "Broken,,1.005\n"
+        try text.write(toFile: csv, atomically: true, encoding: .utf8)
+        await #expect(throws: PhotosError.badRequest("\(csv):25002: invalid price \"1.005\": expected a decimal amount like 2.50")) {
+            try await PhotoImporter.importFile(csv, into: test.database, actor: testOperator)
+        }
+        #expect(try await test.catalog.list(limit: 1).isEmpty)
+    }
+
+    @Test("byte-level prices agree with Price.cents", arguments: ["0", "1", "2.5", "2.50", "19.99", "1000000", "1000000.01", "0.001", "-1", "", " 3 ", "1.", ".5", "1,0", "9999999", "12345678", "abc"])
+    func prices(text: String) {
+        #expect(ImportField.cents(Array(text.utf8)) == (try? Price.cents(from: text)))
     }
 }

@@ -1,15 +1,17 @@
-/// A streaming RFC 4180 CSV parser: feed it bytes in chunks, it hands back complete records.
+/// A streaming RFC 4180 CSV parser over bytes: feed it chunks, it hands back each complete
+/// record as its fields' bytes (buffers reused from record to record, so a million rows do
+/// not mean millions of allocations).
 ///
 /// Handles quoted fields with commas, doubled quotes and line breaks, and both `\n` and `\r\n`.
-public struct CSVParser {
-    private var field: [UInt8] = []
-    private var record: [String] = []
+public struct CSVByteParser {
+    private var fields: [[UInt8]] = [[]]
+    private var fieldCount = 0
     private var inQuotes = false
     private var quoteJustClosed = false
     private var pendingCR = false
-    /// The 1-based line where the record being read started.
-    public private(set) var recordLine = 1
+    private var recordLine = 1
     private var line = 1
+    private var fieldHasContent = false
 
     /// Creates a parser.
     public init() {}
@@ -21,69 +23,110 @@ public struct CSVParser {
         public var description: String { "line \(line): \(message)" }
     }
 
-    /// Parses `bytes`, calling `onRecord(fields, line)` for each complete record.
-    public mutating func feed(_ bytes: some Sequence<UInt8>, onRecord: ([String], Int) throws -> Void) throws {
+    private mutating func append(_ byte: UInt8) {
+        fields[fieldCount].append(byte)
+        fieldHasContent = true
+    }
+
+    private mutating func endField() {
+        fieldCount += 1
+        if fields.count == fieldCount { fields.append([]) }
+        fields[fieldCount].removeAll(keepingCapacity: true)
+        quoteJustClosed = false
+        fieldHasContent = false
+    }
+
+    private mutating func endRecord(_ onRecord: (ArraySlice<[UInt8]>, Int) throws -> Void) throws {
+        // A blank line is no record (a line holding just "" is one empty field).
+        let blank = fieldCount == 0 && !fieldHasContent
+        endField()
+        let count = fieldCount
+        let start = recordLine
+        fieldCount = 0
+        if !blank { try onRecord(fields[0..<count], start) }
+        fields[0].removeAll(keepingCapacity: true)
+    }
+
+    /// Parses `bytes`, calling `onRecord(fields, line)` for each complete record. The fields
+    /// are valid only during the call.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, onRecord: (ArraySlice<[UInt8]>, Int) throws -> Void) throws {
         for byte in bytes {
             if pendingCR {
                 pendingCR = false
-                if byte == UInt8(ascii: "\n") { continue }
+                if byte == 0x0A { continue }
             }
             if inQuotes {
-                if byte == UInt8(ascii: "\"") {
+                if byte == 0x22 {
                     inQuotes = false
                     quoteJustClosed = true
                 } else {
-                    if byte == UInt8(ascii: "\n") { line += 1 }
-                    field.append(byte)
+                    if byte == 0x0A { line += 1 }
+                    append(byte)
                 }
                 continue
             }
             switch byte {
-            case UInt8(ascii: "\""):
+            case 0x22:  // "
                 if quoteJustClosed {
-                    field.append(byte)  // "" inside a quoted field
+                    append(byte)  // "" inside a quoted field
                     inQuotes = true
                     quoteJustClosed = false
-                } else if field.isEmpty {
+                } else if !fieldHasContent {
                     inQuotes = true
+                    fieldHasContent = true
                 } else {
                     throw ParseError(line: line, message: "unexpected quote inside an unquoted field")
                 }
-            case UInt8(ascii: ","):
-                try endField()
-            case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
-                try endField()
-                let fields = record
-                let start = recordLine
-                record = []
+            case 0x2C:  // ,
+                endField()
+            case 0x0A, 0x0D:
+                try endRecord(onRecord)
                 line += 1
                 recordLine = line
-                pendingCR = byte == UInt8(ascii: "\r")
-                if !(fields.count == 1 && fields[0].isEmpty) { try onRecord(fields, start) }
+                pendingCR = byte == 0x0D
             default:
                 if quoteJustClosed { throw ParseError(line: line, message: "text after a closing quote") }
-                field.append(byte)
+                append(byte)
             }
         }
     }
 
     /// Ends the input: hands back the last record if the file did not end with a line break.
-    public mutating func finish(onRecord: ([String], Int) throws -> Void) throws {
+    public mutating func finish(onRecord: (ArraySlice<[UInt8]>, Int) throws -> Void) throws {
         if inQuotes { throw ParseError(line: recordLine, message: "unterminated quoted field") }
-        if !field.isEmpty || !record.isEmpty || quoteJustClosed {
-            try endField()
-            let fields = record
-            record = []
-            try onRecord(fields, recordLine)
+        if fieldHasContent || fieldCount > 0 || quoteJustClosed {
+            try endRecord(onRecord)
+        }
+    }
+}
+
+/// The same parser handing back fields as strings (checked UTF-8), for small files and tests.
+public struct CSVParser {
+    private var parser = CSVByteParser()
+
+    /// Creates a parser.
+    public init() {}
+
+    /// A malformed input, with its line.
+    public typealias ParseError = CSVByteParser.ParseError
+
+    /// Parses `bytes`, calling `onRecord(fields, line)` for each complete record.
+    public mutating func feed(_ bytes: some Sequence<UInt8>, onRecord: ([String], Int) throws -> Void) throws {
+        let array = Array(bytes)
+        try array.withUnsafeBytes { buffer in
+            try parser.feed(buffer) { fields, line in try onRecord(try Self.strings(fields, line), line) }
         }
     }
 
-    private mutating func endField() throws {
-        guard let text = String(validating: field, as: UTF8.self) else {
-            throw ParseError(line: line, message: "invalid UTF-8")
+    /// Ends the input.
+    public mutating func finish(onRecord: ([String], Int) throws -> Void) throws {
+        try parser.finish { fields, line in try onRecord(try Self.strings(fields, line), line) }
+    }
+
+    static func strings(_ fields: ArraySlice<[UInt8]>, _ line: Int) throws -> [String] {
+        try fields.map { bytes in
+            guard let text = String(validating: bytes, as: UTF8.self) else { throw ParseError(line: line, message: "invalid UTF-8") }
+            return text
         }
-        record.append(text)
-        field.removeAll(keepingCapacity: true)
-        quoteJustClosed = false
     }
 }
