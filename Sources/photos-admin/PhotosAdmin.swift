@@ -23,6 +23,10 @@ extension PhotosAdmin {
     /// Runs the command. Unlike the default, a failure prints exactly one line on stderr
     /// (`photos-admin: …`) without the usage text, so scripts and operators see what went wrong.
     static func main() async {
+        if CommandLine.arguments.count == 1 {
+            Output.note("photos-admin: missing subcommand (migrate, photos, users, sign-in, sign-out, purchase, sessions, audit, backup, check); see photos-admin --help")
+            Foundation.exit(ExitCode.validationFailure.rawValue)
+        }
         do {
             var command = try parseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {

@@ -1,0 +1,91 @@
+import Crypto
+import Foundation
+import PhotosTestSupport
+import Testing
+
+@Suite("photos-admin hostile arguments", .serialized)
+struct HostileArgumentsTests {
+    static let sqlish = "x'); DROP TABLE users; --"
+    static let huge = String(repeating: "A", count: 100_000)
+
+    /// Argument vectors that must each fail cleanly: (arguments, stdin).
+    static let cases: [([String], String)] = [
+        ([], ""),
+        (["nonsense"], ""),
+        (["photos"], ""),
+        (["photos", "add"], ""),
+        (["photos", "add", "--title", "x"], ""),
+        (["photos", "add", "--title", "", "--price", "1"], ""),
+        (["photos", "add", "--title", "x", "--price", "-1"], ""),
+        (["photos", "add", "--title", "x", "--price", "1e9"], ""),
+        (["photos", "add", "--title", "x", "--price", "NaN"], ""),
+        (["photos", "add", "--title", huge, "--price", "1"], ""),
+        (["photos", "add", "--title", "x", "--price", "1", "--url", "javascript:alert(1)"], ""),
+        (["photos", "import"], ""),
+        (["photos", "import", "/dev/null"], ""),
+        (["photos", "import", "missing.csv"], ""),
+        (["photos", "import", "../../../../etc/passwd"], ""),
+        (["photos", "list", "--limit", "0"], ""),
+        (["photos", "list", "--limit", "abc"], ""),
+        (["photos", "list", "--format", "xml"], ""),
+        (["users", "add", sqlish, "--password-stdin"], "long enough password"),
+        (["users", "add", "bob"], ""),
+        (["users", "add", "bob", "--password-stdin"], ""),
+        (["users", "add", "bob", "--password-stdin"], "short"),
+        (["users", "add", huge, "--password-stdin"], "long enough password"),
+        (["users", "add", "bob", "--password-stdin"], String(repeating: "p", count: 100)),
+        (["sign-in"], ""),
+        (["sign-in", sqlish], ""),
+        (["sign-in", "nobody", "--session", sqlish], ""),
+        (["sign-out"], ""),
+        (["sign-out", "alice", "--token", "t"], ""),
+        (["sign-out", "--token", sqlish], ""),
+        (["sign-out", "nobody"], ""),
+        (["purchase"], ""),
+        (["purchase", "alice"], ""),
+        (["purchase", "alice", "-5"], ""),
+        (["purchase", "alice", "99999999999999999999999"], ""),
+        (["purchase", "alice", "999"], ""),
+        (["purchase", "--session", sqlish], ""),
+        (["purchase", "alice", "1", "--session", "s"], ""),
+        (["sessions", "show"], ""),
+        (["sessions", "show", sqlish], ""),
+        (["sessions", "show", "x", "--at", "0"], ""),
+        (["sessions", "list", "--limit", "-1"], ""),
+        (["audit", "--limit", "0"], ""),
+        (["audit", "--format", "yaml"], ""),
+        (["backup"], ""),
+        (["backup", "/nonexistent-dir/backup.db"], ""),
+        (["backup", "photos.db"], ""),
+        (["migrate", "--config", "/nonexistent.json"], ""),
+    ]
+
+    @Test("every subcommand with missing, malformed or hostile arguments: one line, non-zero exit, database unchanged")
+    func hostileArguments() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = ["--db", directory.file("photos.db")]
+        #expect(try AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path).status == 0)
+        #expect(try AdminProcess.admin(["users", "add", "alice", "--password-stdin"] + db, stdin: "correct horse", in: directory.path).status == 0)
+        func digest() throws -> String {
+            var hasher = SHA256()
+            for suffix in ["", "-wal"] {
+                if let data = FileManager.default.contents(atPath: db[1] + suffix) { hasher.update(data: data) }
+            }
+            return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        }
+        let before = try digest()
+        for (arguments, stdin) in Self.cases {
+            // --db goes first so that a subcommand's own arguments stay as the case wrote them.
+            let full = arguments.isEmpty ? [] : [arguments[0]] + (arguments.count > 1 && ["photos", "users", "sessions"].contains(arguments[0]) ? [arguments[1]] + db + arguments.dropFirst(2) : db + arguments.dropFirst())
+            let result = try AdminProcess.admin(full, stdin: stdin, in: directory.path)
+            let label = arguments.map { $0.prefix(30) }.joined(separator: " ")
+            #expect(result.status != 0, "\(label) succeeded")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 1, "\(label): \(result.stderr.prefix(500))")
+            #expect(result.stderr.count < 1_000, "\(label): error line too long")
+            #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"), "\(label) crashed")
+        }
+        #expect(try digest() == before, "a failed command changed the database")
+    }
+}
