@@ -28,3 +28,20 @@ struct SecretsTests {
         #expect(bytes.range(of: Data(SecureToken.sha256Hex(tokens[1]).utf8)) != nil)
     }
 }
+
+@Suite("Random secrets")
+struct RandomSecretsTests {
+    @Test("tokens carry 256 bits and session-id-sized secrets 144 bits, base64url, never repeating")
+    func secrets() {
+        let tokens = (0..<2_000).map { _ in SecureToken.random(byteCount: 32) }
+        let ids = (0..<2_000).map { _ in SecureToken.random(byteCount: 18) }
+        #expect(Set(tokens).count == tokens.count)
+        #expect(Set(ids).count == ids.count)
+        #expect(tokens.allSatisfy { $0.count == 43 })  // 32 bytes = 256 bits
+        #expect(ids.allSatisfy { $0.count == 24 })  // 18 bytes = 144 bits
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        #expect((tokens + ids).allSatisfy { $0.allSatisfy(alphabet.contains) })
+        // Every character position varies: no constant prefix or padding.
+        #expect(Set(ids.map { $0.prefix(1) }).count > 30)
+    }
+}

@@ -92,6 +92,15 @@ struct LiveEndToEndTests {
         #expect(try connection.queryOne("SELECT count(*) FROM purchases")?.int(0) == 2)
         #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
 
+        // The database and its WAL are private to their owner.
+        for suffix in ["", "-wal", "-shm"] {
+            let path = directory.file("data/photos.db" + suffix)
+            if FileManager.default.fileExists(atPath: path) {
+                let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+                #expect(mode == 0o600, "data/photos.db\(suffix) has mode \(String(mode ?? 0, radix: 8))")
+            }
+        }
+
         // Neither log holds the password or the token.
         for log in [firstLog, daemon.log] {
             #expect(!log.contains(Self.password))
