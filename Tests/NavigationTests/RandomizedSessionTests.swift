@@ -5,18 +5,6 @@ import PhotosTestSupport
 import SQLiteStore
 import Testing
 
-/// SplitMix64: a small seeded generator, so a failing run can be repeated exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite("Randomized sessions")
 struct RandomizedSessionTests {
     static let seed: UInt64 = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SEED"].flatMap { UInt64($0) } ?? 20_261_121

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -9,20 +10,12 @@ final class Daemon: @unchecked Sendable {
     let process = Process()
     private let lock = NSLock()
     private var output = Data()
+    /// Signalled when the process's output reached its end (after it exited).
+    private let outputDrained = DispatchSemaphore(value: 0)
     private(set) var port = 0
 
-    static let binDirectory: String = {
-        if let explicit = ProcessInfo.processInfo.environment["PHOTOSD_BIN_DIR"] { return explicit }
-        var url = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("photosd").path) { return url.path }
-        }
-        return packageRoot + "/.build/debug"
-    }()
-
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static var binDirectory: String { BuiltProducts.binDirectory }
+    static var packageRoot: String { BuiltProducts.packageRoot }
 
     /// Starts `photosd arguments…` in `directory` and waits until it listens.
     init(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
@@ -39,7 +32,7 @@ final class Daemon: @unchecked Sendable {
         process.standardOutput = pipe
         let handle = pipe.fileHandleForReading
         try process.run()
-        let reader = Thread { [lock] in
+        let reader = Thread { [lock, outputDrained] in
             while true {
                 let data = handle.availableData
                 if data.isEmpty { break }
@@ -47,6 +40,7 @@ final class Daemon: @unchecked Sendable {
                 self.output.append(data)
                 lock.unlock()
             }
+            outputDrained.signal()
         }
         reader.start()
         let deadline = Date().addingTimeInterval(30)
@@ -80,6 +74,8 @@ final class Daemon: @unchecked Sendable {
     func stop(signal: Int32 = SIGTERM) -> Int32 {
         kill(process.processIdentifier, signal)
         process.waitUntilExit()
+        // Its last lines ("database closed") may still be in the pipe.
+        _ = outputDrained.wait(timeout: .now() + 5)
         return process.terminationStatus
     }
 
@@ -102,25 +98,8 @@ final class Daemon: @unchecked Sendable {
     }
 }
 
-/// Runs a program and returns its exit status and output.
+/// Runs a program and returns its exit status and both output streams.
 func runTool(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) throws -> (Int32, String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
-    var env = ProcessInfo.processInfo.environment
-    env["PATH"] = Daemon.binDirectory + ":" + (env["PATH"] ?? "/usr/bin:/bin")
-    env["PHOTOSD_AUTH_BCRYPT_COST"] = "4"
-    for (key, value) in environment { env[key] = value }
-    process.environment = env
-    let input = Pipe(), output = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    input.fileHandleForWriting.write(Data(stdin.utf8))
-    try input.fileHandleForWriting.close()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let result = try runProcess(executable, arguments, stdin: stdin, in: directory, environment: environment)
+    return (result.status, result.output)
 }

@@ -1,0 +1,84 @@
+import Foundation
+
+/// Where the package and its built executables are.
+public enum BuiltProducts {
+    /// The package's root directory.
+    public static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// The directory holding the built `photosd` and `photos-admin`: next to the running test
+    /// bundle, or `PHOTOSD_BIN_DIR`.
+    public static let binDirectory: String = {
+        if let explicit = ProcessInfo.processInfo.environment["PHOTOSD_BIN_DIR"] { return explicit }
+        var url = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0])).resolvingSymlinksInPath()
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.isExecutableFile(atPath: url.appendingPathComponent("photos-admin").path) { return url.path }
+        }
+        return packageRoot + "/.build/debug"
+    }()
+}
+
+/// What a finished process left behind.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+    /// Both streams, stdout first.
+    public var output: String { stdout + stderr }
+}
+
+/// Runs `executable` to completion in `directory`, with the built products first on `PATH`,
+/// bcrypt at its cheapest and the login name `tester`, feeding it `stdin`.
+public func runProcess(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    var env = ProcessInfo.processInfo.environment
+    env["PATH"] = BuiltProducts.binDirectory + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+    env["PHOTOSD_AUTH_BCRYPT_COST"] = "4"
+    env["USER"] = "tester"
+    env.removeValue(forKey: "PHOTOS_DB")
+    for (key, value) in environment { env[key] = value }
+    process.environment = env
+    let input = Pipe(), output = Pipe(), error = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = error
+    try process.run()
+    input.fileHandleForWriting.write(Data(stdin.utf8))
+    try input.fileHandleForWriting.close()
+    // Drain stderr on its own thread so a chatty process cannot block on a full pipe.
+    let errorData = LockedBox<Data?>(nil)
+    let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+    reader.start()
+    let outData = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    while errorData.get() == nil { usleep(1_000) }
+    return ProcessResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errorData.get() ?? Data(), as: UTF8.self))
+}
+
+/// A value behind a lock. `@unchecked Sendable`: every access holds `lock`.
+public final class LockedBox<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    public init(_ value: Value) { self.value = value }
+    public func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
+    public func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+}
+
+/// SplitMix64: a small seeded generator, so a failing randomized run can be repeated exactly.
+public struct SeededGenerator: RandomNumberGenerator {
+    public var state: UInt64
+    public init(state: UInt64) { self.state = state }
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
