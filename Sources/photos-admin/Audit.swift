@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import PhotosCore
 
 extension PhotosAdmin {
@@ -18,12 +19,21 @@ extension PhotosAdmin.Audit {
         @OptionGroup var output: OutputOptions
         @Option(help: "Only this session (or the reserved ids 'operator' and 'api').") var session: String?
         @Option(help: "At most this many rows.") var limit = 1_000
+        @Flag(help: "Keep printing new rows as they are written (one JSON object per line with --format json), until interrupted.")
+        var follow = false
 
         func validate() throws {
             guard (1...1_000_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000000") }
         }
 
+        static let header = ["SESSION", "SEQ", "AT", "ACTOR", "USER", "COORDINATOR", "STEP", "SCREEN", "DETAIL"]
+
+        static func cells(_ row: AuditRow) -> [String] {
+            [row.sessionId, String(row.seq), row.at, row.actor, row.username ?? "-", row.coordinator ?? "-", row.step, row.screen ?? "-", row.detail]
+        }
+
         func run() async throws {
+            if follow { return try await runFollowing() }
             let rows = try await global.withServices { context in
                 try await context.database.read { connection in
                     try AuditLog.rows(sessionID: session, limit: limit, on: connection)
@@ -31,10 +41,33 @@ extension PhotosAdmin.Audit {
             }
             switch output.format {
             case .json: try Output.json(rows)
-            case .table:
-                Output.table(
-                    ["SESSION", "SEQ", "AT", "ACTOR", "USER", "COORDINATOR", "STEP", "SCREEN", "DETAIL"],
-                    rows.map { [$0.sessionId, String($0.seq), $0.at, $0.actor, $0.username ?? "-", $0.coordinator ?? "-", $0.step, $0.screen ?? "-", $0.detail] })
+            case .table: Output.table(Self.header, rows.map(Self.cells))
+            }
+        }
+
+        /// Prints the newest `limit` rows, then polls for more every half second.
+        private func runFollowing() async throws {
+            try await global.withServices(migrate: false) { context in
+                var lastID: Int64 = try await context.database.read { connection in
+                    let newest = try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+                    return max(0, newest - Int64(limit))
+                }
+                print(Self.header.joined(separator: "  "))
+                while !Task.isCancelled {
+                    let batch = try await context.database.read { [lastID] connection in
+                        try AuditLog.rows(afterID: lastID, sessionID: session, on: connection)
+                    }
+                    for (id, row) in batch {
+                        lastID = id
+                        if output.format == .json {
+                            try Output.jsonLine(row)
+                        } else {
+                            print(Self.cells(row).joined(separator: "  "))
+                        }
+                    }
+                    fflush(nil)  // all streams: a pipe reader sees each row at once
+                    if batch.isEmpty { try await Task.sleep(for: .milliseconds(500)) }
+                }
             }
         }
     }

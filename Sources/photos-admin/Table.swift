@@ -24,6 +24,13 @@ enum Output {
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
+    /// One compact JSON object on its own line (for streams).
+    static func jsonLine<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     /// Progress text on stderr, no newline added.
     static func progress(_ text: String) {
         FileHandle.standardError.write(Data(text.utf8))

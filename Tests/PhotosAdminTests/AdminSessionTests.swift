@@ -80,3 +80,30 @@ struct AdminSessionTests {
         #expect(missing.stderr.contains("no session nope"))
     }
 }
+
+@Suite("photos-admin audit --follow")
+struct AuditFollowTests {
+    @Test("--follow prints rows written after it started, as they come")
+    func follow() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.file("photos.db")
+        _ = try AdminProcess.admin(["photos", "add", "--title", "First", "--price", "1", "--db", db], in: directory.path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.binDirectory + "/photos-admin")
+        process.arguments = ["audit", "--follow", "--format", "json", "--limit", "1", "--db", db]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        try await Task.sleep(for: .milliseconds(700))
+        _ = try AdminProcess.admin(["photos", "add", "--title", "Second", "--price", "2", "--db", db], in: directory.path)
+        try await Task.sleep(for: .milliseconds(1_200))
+        process.terminate()
+        process.waitUntilExit()
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
+        let rows = lines.dropFirst().compactMap { try? JSONDecoder().decode(AuditRow.self, from: Data($0.utf8)) }
+        #expect(rows.map(\.seq) == [1, 2], "\(lines)")
+        #expect(rows.allSatisfy { $0.step == "photo.added" })
+    }
+}

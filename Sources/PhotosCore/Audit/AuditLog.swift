@@ -66,6 +66,17 @@ public enum AuditLog {
         return result.map(Self.row)
     }
 
+    /// Rows after the row with id `afterID` (all sessions, or one), oldest first, with their ids:
+    /// for following the trail as it grows.
+    public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: Connection) throws -> [(id: Int64, row: AuditRow)] {
+        let result = try connection.query(
+            """
+            SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail, id FROM audit_events
+            WHERE id > ? AND (? IS NULL OR session_id = ?) ORDER BY id LIMIT ?
+            """, afterID, sessionID, sessionID, limit)
+        return result.map { ($0.int64(9), Self.row($0)) }
+    }
+
     static func row(_ row: Row) -> AuditRow {
         AuditRow(
             sessionId: row.string(0), seq: row.int(1), at: row.string(2), actor: row.string(3),
