@@ -72,38 +72,63 @@ final class HTTPConnection {
             guard n > 0 else { throw ConnectionError(description: "send failed") }
             sent += n
         }
-        // Headers.
-        var headerEnd: Int?
-        while headerEnd == nil {
-            if let end = Self.find(pending, [13, 10, 13, 10]) { headerEnd = end; break }
-            try readMore()
+        // The head: scan only the bytes not scanned before for CR LF CR LF.
+        var scanned = 0
+        var headEnd = -1
+        while headEnd < 0 {
+            var index = max(scanned, 3)
+            while index < pending.count {
+                if pending[index] == 10 && pending[index - 1] == 13 && pending[index - 2] == 10 && pending[index - 3] == 13 {
+                    headEnd = index + 1
+                    break
+                }
+                index += 1
+            }
+            scanned = index
+            if headEnd < 0 { try readMore() }
         }
-        let headerBytes = pending[..<headerEnd!]
-        let headerText = String(decoding: headerBytes, as: UTF8.self)
-        let lines = headerText.split(separator: "\r\n")
-        let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") } ?? 0
-        var length = 0
-        for line in lines.dropFirst() where line.lowercased().hasPrefix("content-length:") {
-            length = Int(line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) ?? 0
-        }
-        let bodyStart = headerEnd! + 4
-        while pending.count < bodyStart + length { try readMore() }
-        let body = Array(pending[bodyStart..<(bodyStart + length)])
-        pending.removeFirst(bodyStart + length)
+        let (status, length) = Self.parseHead(pending[0..<headEnd])
+        while pending.count < headEnd + length { try readMore() }
+        let body = Array(pending[headEnd..<(headEnd + length)])
+        pending.removeSubrange(0..<(headEnd + length))
         return Response(status: status, body: body)
+    }
+
+    /// The status code and Content-Length of a response head, read as bytes.
+    private static func parseHead(_ head: ArraySlice<UInt8>) -> (Int, Int) {
+        // "HTTP/1.1 200 OK\r\n": the status is bytes 9–11.
+        let start = head.startIndex
+        var status = 0
+        for index in (start + 9)..<(start + 12) where index < head.endIndex { status = status * 10 + Int(head[index] &- 48) }
+        // Find "content-length:" case-insensitively at a line start.
+        let name = Array("content-length:".utf8)
+        var length = 0
+        var index = start
+        while index < head.endIndex {
+            if head[index] == 10, index + name.count < head.endIndex {
+                var matches = true
+                for offset in 0..<name.count where head[index + 1 + offset] | 0x20 != name[offset] | 0x20 {
+                    matches = false
+                    break
+                }
+                if matches {
+                    var cursor = index + 1 + name.count
+                    while cursor < head.endIndex, head[cursor] == 32 { cursor += 1 }
+                    while cursor < head.endIndex, (48...57).contains(head[cursor]) {
+                        length = length * 10 + Int(head[cursor] - 48)
+                        cursor += 1
+                    }
+                    break
+                }
+            }
+            index += 1
+        }
+        return (status, length)
     }
 
     private func readMore() throws {
         let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { throw ConnectionError(description: "connection closed") }
         pending.append(contentsOf: buffer[0..<n])
-    }
-
-    private static func find(_ haystack: [UInt8], _ needle: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for index in 0...(haystack.count - needle.count) where haystack[index] == needle[0] {
-            if Array(haystack[index..<(index + needle.count)]) == needle { return index }
-        }
-        return nil
     }
 }

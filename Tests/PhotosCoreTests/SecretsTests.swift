@@ -43,5 +43,7 @@ struct RandomSecretsTests {
         #expect((tokens + ids).allSatisfy { $0.allSatisfy(alphabet.contains) })
         // Every character position varies: no constant prefix or padding.
         #expect(Set(ids.map { $0.prefix(1) }).count > 30)
+        // None reads as a command-line option.
+        #expect((tokens + ids).allSatisfy { !$0.hasPrefix("-") && !$0.hasPrefix("_") })
     }
 }

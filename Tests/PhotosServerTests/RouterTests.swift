@@ -206,6 +206,33 @@ struct RouterTests {
         }
     }
 
+    @Test("SQL-looking strings in every text field and a million-character username change nothing and leak nothing")
+    func hostileStrings() async throws {
+        let h = try await ServerHarness.make()
+        defer { h.close() }
+        let sqlish = #"x'); DROP TABLE audit_events; --"#
+        try await h.test { client in
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "signIn"}"#)
+            let escaped = sqlish.replacingOccurrences(of: "\\", with: "\\\\")
+            let injected = try await client.act(id, #"{"action": "submit", "username": "\#(escaped)", "password": "\#(escaped)"}"#)
+            #expect(injected.status == .unauthorized)
+            #expect(injected.errorCode == "invalid_credentials")
+            let signIn = try await client.post("/v1/auth/sign-in", #"{"username": "\#(escaped)", "password": "\#(escaped)"}"#)
+            #expect(signIn.errorCode == "invalid_credentials")
+            let huge = try await client.post("/v1/auth/sign-in", #"{"username": ""# + String(repeating: "u", count: 1_000_000) + #"", "password": "x"}"#)
+            #expect(huge.status == .contentTooLarge)
+            #expect(huge.errorCode == "payload_too_large")
+            #expect(try await client.get("/v1/photos/1%27%20OR%201=1").status == .notFound)
+            #expect(try await client.get("/v1/sessions/\(id)/events?after=1%20OR%201=1").errorCode == "bad_request")
+            #expect(try await client.get("/v1/sessions/\(id)").status == .ok)
+        }
+        #expect(try h.query("SELECT count(*) FROM audit_events").first?.int(0) ?? 0 > 0)
+        // The attempted name is not a well-formed username, so it is not recorded anywhere.
+        let stored = try h.query("SELECT count(*) FROM audit_events WHERE detail LIKE '%DROP TABLE%' OR username LIKE '%DROP TABLE%'").first?.int(0)
+        #expect(stored == 0)
+    }
+
     @Test("a failed sign-in inside a session is 401 invalid_credentials and stays on signIn")
     func sessionSignInFailure() async throws {
         let h = try await ServerHarness.make()
