@@ -62,8 +62,9 @@ public struct SessionCoordinator: Sendable {
     /// Audit rows of one session after `seq`. Throws `not_found` for an unknown session.
     public func events(sessionID: String, after: Int = 0, limit: Int = 100) async throws -> [AuditRow] {
         try await database.read { connection in
-            if sessionID != AuditLog.operatorSession && sessionID != AuditLog.apiSession {
-                _ = try Self.load(sessionID, on: connection)
+            if sessionID != AuditLog.operatorSession && sessionID != AuditLog.apiSession,
+               try connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
+                throw PhotosError.notFound("no session \(sessionID.prefix(64))")
             }
             return try AuditLog.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
         }
