@@ -58,6 +58,10 @@ struct HostileArgumentsTests {
         (["backup", "/nonexistent-dir/backup.db"], ""),
         (["backup", "photos.db"], ""),
         (["migrate", "--config", "/nonexistent.json"], ""),
+        (["check", "--config", "/nonexistent.json"], ""),
+        (["audit", "verify", "--config", "/nonexistent.json"], ""),
+        (["users", "list", "--format", "csv"], ""),
+        (["sessions", "list", "--format", sqlish], ""),
     ]
 
     @Test("every subcommand with missing, malformed or hostile arguments: one line, non-zero exit, database unchanged")
