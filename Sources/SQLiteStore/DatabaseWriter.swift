@@ -36,16 +36,7 @@ public final class DatabaseWriter: Sendable {
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let job = TypedWriteJob(body: body, continuation: continuation, transactional: true)
-            if !worker.submit(job) { job.fail(DatabaseClosedError()) }
-        }
-    }
-
-    /// Runs `body` on the writer connection outside any transaction (checkpoint, backup, VACUUM).
-    @discardableResult
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let job = TypedWriteJob(body: body, continuation: continuation, transactional: false)
+            let job = TypedWriteJob(body: body, continuation: continuation)
             if !worker.submit(job) { job.fail(DatabaseClosedError()) }
         }
     }
@@ -67,7 +58,7 @@ public final class DatabaseWriter: Sendable {
             if job.transactional {
                 transactional.append(job)
             } else {
-                // Keep order: commit what came before, then run the non-transactional job alone.
+                // Keep order: commit what came before, then run the job alone (closing).
                 commit(transactional, on: connection, statistics: statistics)
                 transactional.removeAll()
                 job.runAlone(connection)
@@ -167,14 +158,14 @@ protocol WriteJob: Sendable {
 private final class TypedWriteJob<T: Sendable>: WriteJob, @unchecked Sendable {
     let body: @Sendable (Connection) throws -> T
     let continuation: CheckedContinuation<T, any Error>
-    let transactional: Bool
     private var result: T?
 
-    init(body: @escaping @Sendable (Connection) throws -> T, continuation: CheckedContinuation<T, any Error>, transactional: Bool) {
+    init(body: @escaping @Sendable (Connection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
         self.body = body
         self.continuation = continuation
-        self.transactional = transactional
     }
+
+    var transactional: Bool { true }
 
     func run(_ connection: Connection) throws { result = try body(connection) }
 

@@ -90,7 +90,7 @@ public struct Migrator: Sendable {
                     try connection.executeScript(migration.sql)
                     try connection.execute(
                         "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
-                        migration.version, migration.name, migration.checksum, Self.timestamp())
+                        migration.version, migration.name, migration.checksum, ISO8601Timestamp.now())
                     return true
                 }
                 if didApply { applied.append(migration) }
@@ -142,6 +142,4 @@ public struct Migrator: Sendable {
             throw MigrationError.notADatabase(path: path)
         }
     }
-
-    static func timestamp() -> String { ISO8601Timestamp.now() }
 }

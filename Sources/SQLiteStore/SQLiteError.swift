@@ -22,9 +22,6 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// The primary result code (the low byte of the extended code), e.g. `SQLITE_CONSTRAINT`.
     public var primaryResultCode: Int32 { resultCode & 0xFF }
 
-    /// True when the error is a constraint violation (unique, check, foreign key, trigger RAISE…).
-    public var isConstraintViolation: Bool { primaryResultCode == SQLITE_CONSTRAINT }
-
     /// True when the error is a UNIQUE or PRIMARY KEY violation.
     public var isUniqueViolation: Bool {
         // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY are expression macros that Swift does not import.
