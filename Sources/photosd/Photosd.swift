@@ -10,7 +10,7 @@ import PhotosServer
 struct Photosd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "photosd",
-        abstract: "Serve the photo shop's HTTP/JSON API (DESIGN §4) over an embedded SQLite database.",
+        abstract: "Serve the photo shop's HTTP/JSON API (docs/openapi.yaml) over an embedded SQLite database.",
         discussion: """
             Settings come from, highest first: these flags, PHOTOSD_… environment variables \
             (e.g. PHOTOSD_SERVER_PORT, PHOTOSD_DATABASE_PATH, PHOTOSD_DATABASE_DURABILITY), the \

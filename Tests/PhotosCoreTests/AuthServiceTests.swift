@@ -1,6 +1,7 @@
 import Foundation
 import PhotosCore
 import PhotosTestSupport
+import SQLiteStore
 import Testing
 
 @Suite("AuthService")
@@ -79,5 +80,33 @@ struct AuthServiceTests {
         }
         await #expect(throws: PhotosError.self) { try await auth.createUser(username: "bob", password: "short", actor: testOperator) }
         #expect(try await auth.listUsers().map(\.username) == ["alice"])
+    }
+}
+
+@Suite("Offload")
+struct OffloadTests {
+    @Test("never runs more than its limit at once, and runs everything")
+    func bounded() async {
+        let offload = Offload(limit: 2)
+        let running = LockedValue((now: 0, most: 0))
+        let results = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    await offload.run {
+                        running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                        usleep(5_000)
+                        running.withLock { $0.now -= 1 }
+                        return index
+                    }
+                }
+            }
+            var results: [Int] = []
+            for await value in group { results.append(value) }
+            return results
+        }
+        #expect(results.sorted() == Array(0..<16))
+        #expect(running.withLock { $0.most } <= 2)
+        #expect(running.withLock { $0.most } >= 1)
+        #expect(Offload().limit >= 1)
     }
 }

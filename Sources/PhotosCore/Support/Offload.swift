@@ -1,25 +1,55 @@
 import Foundation
 
-/// Runs CPU-heavy blocking work (bcrypt) on Dispatch's global pool, at most `limit` at a time,
-/// so that it neither blocks Swift's cooperative threads or the event loops nor starves them.
+/// Runs CPU-heavy blocking work (bcrypt) off Swift's cooperative threads and the event loops,
+/// at most `limit` jobs at a time, so that a flood of sign-ins cannot take every core from the
+/// other requests. Waiting for a slot suspends the caller; it blocks no thread.
 public final class Offload: Sendable {
-    private let slots: DispatchSemaphore
+    private let slots: AsyncSlots
     private let queue = DispatchQueue(label: "photosd.offload", attributes: .concurrent)
+    /// The most jobs that run at once.
+    public let limit: Int
 
-    /// Allows `limit` jobs to run at once (default: the number of cores).
-    public init(limit: Int = ProcessInfo.processInfo.activeProcessorCount) {
-        slots = DispatchSemaphore(value: max(1, limit))
+    /// Allows `limit` jobs at once; by default half the cores (at least one), leaving the rest
+    /// to everything else.
+    public init(limit: Int = max(1, ProcessInfo.processInfo.activeProcessorCount / 2)) {
+        self.limit = max(1, limit)
+        self.slots = AsyncSlots(count: max(1, limit))
     }
 
-    /// Runs `work` off the caller's thread and returns its result.
+    /// Runs `work` on a background thread once a slot is free and returns its result.
     public func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { [slots] in
-                slots.wait()
-                let value = work()
-                slots.signal()
-                continuation.resume(returning: value)
-            }
+        await slots.acquire()
+        let value = await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: work()) }
+        }
+        await slots.release()
+        return value
+    }
+}
+
+/// A counting semaphore for async code: `acquire` suspends (FIFO) while none is free.
+actor AsyncSlots {
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(count: Int) {
+        free = count
+    }
+
+    func acquire() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            // Hand the slot straight to the longest waiter.
+            waiting.removeFirst().resume()
         }
     }
 }
