@@ -50,20 +50,16 @@ public enum AuditLog {
         return rows
     }
 
-    /// Rows of the `audit_trail` view, optionally for one session, after `seq` (for one session)
-    /// and at most `limit` of them.
+    /// Rows of the `audit_trail` view, oldest first, at most `limit`: one session's after its
+    /// `seq` `after`, or (no session) every session's after the row with id `after`.
     public static func rows(sessionID: String? = nil, after: Int = 0, limit: Int = 1_000, on connection: Connection) throws -> [AuditRow] {
-        let result: [Row]
-        if let sessionID {
-            result = try connection.query(
-                "SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail FROM audit_trail WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                sessionID, after, limit)
-        } else {
-            result = try connection.query(
-                "SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail FROM audit_events WHERE id > ? ORDER BY id LIMIT ?",
-                after, limit)
+        guard let sessionID else {
+            return try rows(afterID: Int64(after), sessionID: nil, limit: limit, on: connection).map(\.row)
         }
-        return result.map(Self.row)
+        return try connection.query(
+            "SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail FROM audit_trail WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            sessionID, after, limit
+        ).map(Self.row)
     }
 
     /// Rows after the row with id `afterID` (all sessions, or one), oldest first, with their ids:

@@ -111,26 +111,10 @@ enum ImportField {
         return start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end])
     }
 
-    /// `2`, `2.5`, `2.50` → cents; nil for anything else (exactly as `Price.cents(from:)`).
+    /// `2`, `2.5`, `2.50` → cents; nil for anything else (`Price`'s own parser).
     static func cents(_ raw: [UInt8]) -> Int? {
-        let bytes = trimmed(raw)
-        var units = 0, digits = 0, index = 0
-        while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
-            units = units * 10 + Int(bytes[index] - 0x30)
-            digits += 1
-            index += 1
-            if digits > 7 { return nil }
-        }
-        guard digits > 0 else { return nil }
-        var cents = units * 100
-        if index < bytes.count {
-            guard bytes[index] == 0x2E else { return nil }
-            index += 1
-            let fraction = bytes.count - index
-            guard (1...2).contains(fraction), bytes[index...].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-            cents += Int(bytes[index] - 0x30) * 10 + (fraction == 2 ? Int(bytes[index + 1] - 0x30) : 0)
-        }
-        return cents <= Price.maximumCents ? cents : nil
+        if case .cents(let cents) = Price.parse(raw) { return cents }
+        return nil
     }
 
     static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

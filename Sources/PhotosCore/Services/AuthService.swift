@@ -123,7 +123,7 @@ public struct AuthService: Sendable {
         do {
             user = try await authenticate(username: username, password: password)
         } catch let error as PhotosError where error.code == .invalidCredentials {
-            try await auditFailedSignIn(username: username, actor: actor)
+            try await auditRefusedSignIn(username: username, sessionID: actor.outOfSessionID, actor: actor, reason: nil)
             throw error
         }
         return try await signIn(user, actor: actor)
@@ -139,10 +139,6 @@ public struct AuthService: Sendable {
             return issued
         }
         return (user, issued)
-    }
-
-    private func auditFailedSignIn(username: String, actor: Actor) async throws {
-        try await auditRefusedSignIn(username: username, sessionID: actor.outOfSessionID, actor: actor, reason: nil)
     }
 
     /// Records an `auth.signInFailed` step in `sessionID`'s trail (a session, or `api`), e.g.

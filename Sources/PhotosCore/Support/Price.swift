@@ -8,24 +8,43 @@ public enum Price {
     /// Parses `"2"`, `"2.5"` or `"2.50"` into cents without floating point.
     /// Throws `bad_request` for anything else: signs, more than two decimals, letters, too large.
     public static func cents(from text: String) throws -> Int {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let parts = trimmed.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        let units = parts[0]
-        let fraction = parts.count > 1 ? parts[1] : ""
-        guard !units.isEmpty, units.count <= 7, units.allSatisfy(\.isASCIIDigit),
-              parts.count == 1 || (1...2).contains(fraction.count), fraction.allSatisfy(\.isASCIIDigit)
-        else {
-            throw PhotosError.badRequest("invalid price \"\(text.prefix(40))\": expected a decimal amount like 2.50")
+        switch parse(Array(text.utf8)) {
+        case .cents(let cents): return cents
+        case .malformed: throw PhotosError.badRequest("invalid price \"\(text.prefix(40))\": expected a decimal amount like 2.50")
+        case .tooLarge: throw PhotosError.badRequest("invalid price \"\(text.prefix(40))\": more than \(maximumCents / 100)")
         }
-        var cents = (Int(units) ?? 0) * 100
-        if !fraction.isEmpty {
-            let padded = fraction.count == 1 ? fraction + "0" : fraction
-            cents += Int(padded) ?? 0
+    }
+
+    /// What `parse` found.
+    enum Parsed: Equatable {
+        case cents(Int)
+        case malformed
+        case tooLarge
+    }
+
+    /// The one price parser, on bytes (the CSV importer calls it per row): optional spaces or
+    /// tabs, 1–7 digits, optionally `.` and 1–2 digits.
+    static func parse(_ raw: [UInt8]) -> Parsed {
+        var start = 0, end = raw.count
+        while start < end, raw[start] == 0x20 || raw[start] == 0x09 { start += 1 }
+        while end > start, raw[end - 1] == 0x20 || raw[end - 1] == 0x09 { end -= 1 }
+        var index = start
+        var units = 0
+        while index < end, (0x30...0x39).contains(raw[index]) {
+            units = units * 10 + Int(raw[index] - 0x30)
+            index += 1
+            if index - start > 7 { return .malformed }
         }
-        guard cents <= maximumCents else {
-            throw PhotosError.badRequest("invalid price \"\(text.prefix(40))\": more than \(maximumCents / 100)")
+        guard index > start else { return .malformed }
+        var cents = units * 100
+        if index < end {
+            guard raw[index] == 0x2E else { return .malformed }
+            index += 1
+            let fraction = end - index
+            guard (1...2).contains(fraction), raw[index..<end].allSatisfy({ (0x30...0x39).contains($0) }) else { return .malformed }
+            cents += Int(raw[index] - 0x30) * 10 + (fraction == 2 ? Int(raw[index + 1] - 0x30) : 0)
         }
-        return cents
+        return cents <= maximumCents ? .cents(cents) : .tooLarge
     }
 
     /// Formats cents as `"2.50"`.
@@ -33,8 +52,4 @@ public enum Price {
         let fraction = cents % 100
         return "\(cents / 100).\(fraction < 10 ? "0" : "")\(fraction)"
     }
-}
-
-extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }
