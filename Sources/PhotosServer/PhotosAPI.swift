@@ -36,7 +36,7 @@ struct PhotosAPI: Sendable {
 // MARK: Request and response bodies
 
 /// `POST /v1/sessions/{id}/actions` body.
-struct ActionRequest: Decodable {
+struct ActionRequest: Decodable, Equatable {
     let action: String
     let photoId: Int64?
     let username: String?
@@ -44,6 +44,14 @@ struct ActionRequest: Decodable {
     let expectVersion: Int?
 
     enum CodingKeys: String, CodingKey { case action, photoId, username, password, expectVersion }
+
+    init(action: String, photoId: Int64?, username: String?, password: String?, expectVersion: Int?) {
+        self.action = action
+        self.photoId = photoId
+        self.username = username
+        self.password = password
+        self.expectVersion = expectVersion
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

@@ -93,7 +93,7 @@ extension PhotosAPI {
 
     /// `POST /v1/sessions/{id}/actions`.
     func act(_ request: Request, sessionID: String) async throws -> Response {
-        let body = try await RequestParsing.decode(ActionRequest.self, from: request, limit: bodyLimit)
+        let body = try await RequestParsing.decode(ActionRequest.self, from: request, limit: bodyLimit, fastPath: ActionRequest.fastParse)
         guard let name = ActionName(rawValue: body.action) else {
             throw PhotosError.badRequest("unknown action \"\(body.action.prefix(40))\"; actions are \(ActionName.allCases.map(\.rawValue).joined(separator: ", "))")
         }

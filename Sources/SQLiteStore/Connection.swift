@@ -40,7 +40,13 @@ public final class Connection {
     private(set) var handle: OpaquePointer?
     /// The database file's path.
     public let path: String
-    private var statementCache: [String: Statement] = [:]
+    private var statementCache: [SQLKey: Statement] = [:]
+
+    /// Process-wide SQLite settings, applied before the first connection opens (Swift runs a
+    /// static initializer once, thread-safely).
+    private static let configureOnce: Void = {
+        _ = csqlite_disable_memory_statistics()
+    }()
 
     /// Opens (and for `.readWrite` creates, with mode 0600) the database at `path`.
     public init(path: String, mode: Mode = .readWrite, options: Options = Options()) throws {
@@ -50,6 +56,7 @@ public final class Connection {
             let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
             if fd >= 0 { _ = Foundation.close(fd) }
         }
+        _ = Self.configureOnce
         var handle: OpaquePointer?
         let flags: Int32 = switch mode {
         case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -104,10 +111,10 @@ public final class Connection {
 
     /// Returns the prepared statement for `sql`, preparing it on first use and reusing it after.
     public func cachedStatement(_ sql: String) throws -> Statement {
-        if let statement = statementCache[sql] { return statement }
+        if let statement = statementCache[SQLKey(sql)] { return statement }
         _ = try requireOpen(sql)
         let statement = try Statement(connection: self, sql: sql)
-        statementCache[sql] = statement
+        statementCache[SQLKey(sql)] = statement
         return statement
     }
 
@@ -188,4 +195,32 @@ public final class Connection {
 
     /// True when no transaction is open.
     public var isAutocommit: Bool { handle.map { sqlite3_get_autocommit($0) != 0 } ?? true }
+}
+
+/// The statement cache's key: the SQL text, hashed cheaply.
+///
+/// A writer runs a dozen cached statements per request, and hashing each SQL text in full
+/// (SipHash over a few hundred bytes) was a measurable share of it. Hashing the length and a
+/// few bytes is enough to tell this program's statements apart; equality still compares the
+/// whole text (at once when both are the same literal), so a collision costs time, never a
+/// wrong statement.
+struct SQLKey: Hashable {
+    let sql: String
+
+    init(_ sql: String) { self.sql = sql }
+
+    static func == (lhs: SQLKey, rhs: SQLKey) -> Bool { lhs.sql == rhs.sql }
+
+    func hash(into hasher: inout Hasher) {
+        var text = sql  // `withUTF8` is mutating; a native string is not copied
+        text.withUTF8 { bytes in
+            hasher.combine(bytes.count)
+            guard !bytes.isEmpty else { return }
+            // Eight bytes spread over the text, first and last included: statements differ
+            // in their tables and clauses, not only at the start.
+            var mixed: UInt64 = 0
+            for step in 0..<8 { mixed = mixed << 8 | UInt64(bytes[(bytes.count - 1) * step / 7]) }
+            hasher.combine(mixed)
+        }
+    }
 }

@@ -47,7 +47,17 @@ public final class Statement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
             case .real(let value): code = sqlite3_bind_double(handle, index, value)
-            case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, sqliteTransient)
+            case .text(var value):
+                // With its length, from the string's own UTF-8: no C-string copy, no strlen.
+                // (A null pointer would bind NULL: empty text gets a literal's.)
+                code = value.withUTF8 { utf8 in
+                    guard let base = utf8.baseAddress, !utf8.isEmpty else {
+                        return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+                    }
+                    return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(utf8.count), sqliteTransient)
+                    }
+                }
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes { buffer in
                     sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), sqliteTransient)

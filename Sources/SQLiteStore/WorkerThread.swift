@@ -18,7 +18,15 @@ final class WorkerThread<Job>: @unchecked Sendable {
     init(name: String, maxBatch: Int, handler: @escaping ([Job]) -> Void) {
         self.maxBatch = max(1, maxBatch)
         self.handler = handler
-        let thread = Thread { [self] in self.run() }
+        let thread = Thread { [self] in
+            // Named for `top -H`, `perf` and /proc/PID/task: Foundation's `Thread.name` does
+            // not reach the OS thread on Linux, and glibc's pthread_setname_np is not visible
+            // to Swift. The kernel keeps at most 15 bytes.
+            #if os(Linux)
+            try? Data(name.utf8.prefix(15)).write(to: URL(fileURLWithPath: "/proc/thread-self/comm"))
+            #endif
+            self.run()
+        }
         thread.name = name
         thread.start()
     }

@@ -64,15 +64,10 @@ final class DaemonProcess: @unchecked Sendable {
     }
 
     /// CPU time used so far (user + system), in seconds, from /proc.
-    var cpuSeconds: Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // Fields 14 and 15 of the file (utime, stime) are the 12th and 13th after the name.
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    var cpuSeconds: Double { ProcessCPU.seconds(pid: pid) }
+
+    /// CPU time of the daemon's writer thread so far, in seconds (nil if it has none by that name).
+    var writerCPUSeconds: Double? { ProcessCPU.seconds(pid: pid, threadNamed: "sqlite-writer") }
 
     /// SIGTERM and wait; returns the exit status.
     func stop() -> Int32 {

@@ -22,6 +22,11 @@ struct HTTPRunResult: Codable {
     /// photosd's CPU time per action and per healthz request (when it runs here).
     var serverCPUMicrosPerAction: Double?
     var serverCPUMicrosPerHealthz: Double?
+    /// CPU time of photosd's writer thread per action: the part that runs one at a time.
+    var writerCPUMicrosPerAction: Double?
+    /// CPU time of this load generator per action and per healthz request (it shares the cores).
+    var clientCPUMicrosPerAction: Double?
+    var clientCPUMicrosPerHealthz: Double?
     var durability: String
 }
 
@@ -172,7 +177,7 @@ enum HTTPBenchmark {
     }
 
     /// One run at `virtualUsers`: warm-up, actions for `seconds`, then healthz for `seconds`.
-    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, peakRSS: () -> Int?, serverCPU: () -> Double?, durability: String) throws -> HTTPRunResult {
+    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, peakRSS: () -> Int?, serverCPU: () -> Double?, writerCPU: () -> Double?, durability: String) throws -> HTTPRunResult {
         var users: [VirtualUser] = []
         for index in 0..<virtualUsers {
             let user = try VirtualUser(index: index, host: host, port: port)
@@ -183,13 +188,18 @@ enum HTTPBenchmark {
         _ = runPhase(users, seconds: min(2, seconds / 4)) { try $0.journey(photos: photos) }
         reset(users)
         let cpuBeforeActions = serverCPU()
+        let writerBeforeActions = writerCPU()
+        let clientBeforeActions = ProcessCPU.seconds(pid: getpid())
         let actionSeconds = runPhase(users, seconds: seconds) { try $0.journey(photos: photos) }
         let cpuAfterActions = serverCPU()
+        let writerAfterActions = writerCPU()
+        let clientAfterActions = ProcessCPU.seconds(pid: getpid())
         let (actionHistogram, actionCount, actionErrors) = merged(users)
         let rss = peakRSS()
         reset(users)
         let healthSeconds = runPhase(users, seconds: seconds) { try $0.healthz() }
         let cpuAfterHealth = serverCPU()
+        let clientAfterHealth = ProcessCPU.seconds(pid: getpid())
         let (healthHistogram, healthCount, healthErrors) = merged(users)
         func perRequest(_ from: Double?, _ to: Double?, _ count: Int) -> Double? {
             guard let from, let to, count > 0 else { return nil }
@@ -208,6 +218,9 @@ enum HTTPBenchmark {
             peakRSSMegabytes: rss.map { Double($0) / 1_048_576 },
             serverCPUMicrosPerAction: perRequest(cpuBeforeActions, cpuAfterActions, actionCount),
             serverCPUMicrosPerHealthz: perRequest(cpuAfterActions, cpuAfterHealth, healthCount),
+            writerCPUMicrosPerAction: perRequest(writerBeforeActions, writerAfterActions, actionCount),
+            clientCPUMicrosPerAction: perRequest(clientBeforeActions, clientAfterActions, actionCount),
+            clientCPUMicrosPerHealthz: perRequest(clientAfterActions, clientAfterHealth, healthCount),
             durability: durability)
     }
 }

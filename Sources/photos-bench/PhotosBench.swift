@@ -46,7 +46,7 @@ extension PhotosBench {
             let counts = vus.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !counts.isEmpty, counts.allSatisfy({ (1...2_000).contains($0) }) else { throw ValidationError("--vus must list numbers between 1 and 2000") }
             var results: [HTTPRunResult] = []
-            print("vus  actions/s   p50 ms  p90 ms  p99 ms  p99.9 ms  errors  healthz/s  ratio  peak RSS MB  server CPU µs/action  µs/healthz")
+            print("vus  actions/s   p50 ms  p90 ms  p99 ms  p99.9 ms  errors  healthz/s  ratio  peak RSS MB  server CPU µs/action  µs/healthz  writer µs/action  client µs/action  µs/healthz")
             for count in counts {
                 let result = try await runOnce(virtualUsers: count, maxUsers: counts.max() ?? count)
                 results.append(result)
@@ -69,7 +69,10 @@ extension PhotosBench {
             cells.append(cell(format(result.ratio, 3), 6))
             cells.append(cell(result.peakRSSMegabytes.map { format($0) } ?? "-", 12))
             cells.append(cell(result.serverCPUMicrosPerAction.map { format($0, 0) } ?? "-", 21))
-            cells.append(result.serverCPUMicrosPerHealthz.map { format($0, 0) } ?? "-")
+            cells.append(cell(result.serverCPUMicrosPerHealthz.map { format($0, 0) } ?? "-", 11))
+            cells.append(cell(result.writerCPUMicrosPerAction.map { format($0, 0) } ?? "-", 17))
+            cells.append(cell(result.clientCPUMicrosPerAction.map { format($0, 0) } ?? "-", 17))
+            cells.append(result.clientCPUMicrosPerHealthz.map { format($0, 0) } ?? "-")
             return cells.joined(separator: " ")
         }
 
@@ -78,7 +81,7 @@ extension PhotosBench {
                 guard let parsed = URL(string: url), let host = parsed.host, let port = parsed.port else {
                     throw ValidationError("--url must look like http://127.0.0.1:8080")
                 }
-                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, peakRSS: { nil }, serverCPU: { nil }, durability: "unknown")
+                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, peakRSS: { nil }, serverCPU: { nil }, writerCPU: { nil }, durability: "unknown")
             }
             let base = directory ?? FileManager.default.currentDirectoryPath + "/.build-bench"
             let runDirectory = base + "/http-\(virtualUsers)-\(UUID().uuidString.prefix(8))"
@@ -91,7 +94,8 @@ extension PhotosBench {
                 environment: ["PHOTOSD_DATABASE_DURABILITY": durability])
             let result = try HTTPBenchmark.run(
                 host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos,
-                peakRSS: { daemon.peakResidentBytes }, serverCPU: { daemon.cpuSeconds }, durability: durability)
+                peakRSS: { daemon.peakResidentBytes }, serverCPU: { daemon.cpuSeconds }, writerCPU: { daemon.writerCPUSeconds },
+                durability: durability)
             let status = daemon.stop()
             if status != 0 { print("warning: photosd exited with \(status)") }
             return result
@@ -114,14 +118,14 @@ extension PhotosBench {
             defer { try? FileManager.default.removeItem(atPath: runDirectory) }
             var results: [StorageRunResult] = []
             print("fdatasync on this disk: \(format(StorageBenchmark.fsyncMicros(directory: runDirectory), 0)) µs per call")
-            print("durability  mode                          writes/s   commits  mean batch")
+            print("durability  mode                          writes/s   commits  mean batch  writer µs/write")
             for durability in [Connection.Synchronous.full, .normal] {
                 var pair: [StorageRunResult] = []
                 for group in [false, true] {
                     let result = try await StorageBenchmark.run(directory: runDirectory, durability: durability, groupCommit: group, clients: clients, seconds: duration)
                     pair.append(result)
                     results.append(result)
-                    print("\(durability.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(result.mode.padding(toLength: 29, withPad: " ", startingAt: 0)) \(format(result.writesPerSecond, 0).padding(toLength: 10, withPad: " ", startingAt: 0)) \(String(result.commits).padding(toLength: 8, withPad: " ", startingAt: 0)) \(format(result.meanBatch))")
+                    print("\(durability.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(result.mode.padding(toLength: 29, withPad: " ", startingAt: 0)) \(format(result.writesPerSecond, 0).padding(toLength: 10, withPad: " ", startingAt: 0)) \(String(result.commits).padding(toLength: 8, withPad: " ", startingAt: 0)) \(format(result.meanBatch).padding(toLength: 11, withPad: " ", startingAt: 0)) \(result.writerCPUMicrosPerWrite.map { format($0, 0) } ?? "-")")
                 }
                 print("  ratio group/single (\(durability.rawValue)): \(format(pair[1].writesPerSecond / max(pair[0].writesPerSecond, 1), 1))x")
             }

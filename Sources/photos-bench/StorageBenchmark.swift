@@ -11,6 +11,8 @@ struct StorageRunResult: Codable {
     var writesPerSecond: Double
     var commits: Int
     var meanBatch: Double
+    /// CPU time of the writer thread per write (its SQL, the commit and the fsync call).
+    var writerCPUMicrosPerWrite: Double?
 }
 
 /// The writer alone, no HTTP: concurrent clients each doing what one audited action does in
@@ -50,6 +52,7 @@ enum StorageBenchmark {
             }
         }
         let before = database.writer.stats
+        let writerBefore = ProcessCPU.seconds(pid: getpid(), threadNamed: "sqlite-writer")
         let start = Date()
         let deadline = start.addingTimeInterval(seconds)
         let writes = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -77,10 +80,14 @@ enum StorageBenchmark {
         }
         let elapsed = Date().timeIntervalSince(start)
         let after = database.writer.stats
+        let writerAfter = ProcessCPU.seconds(pid: getpid(), threadNamed: "sqlite-writer")
+        var writerMicros: Double?
+        if let writerBefore, let writerAfter, writes > 0 { writerMicros = (writerAfter - writerBefore) / Double(writes) * 1_000_000 }
         let commits = after.commits - before.commits
         return StorageRunResult(
             mode: groupCommit ? "group commit" : "one transaction per request", durability: durability.rawValue,
             clients: clients, writes: writes, writesPerSecond: Double(writes) / elapsed,
-            commits: commits, meanBatch: commits > 0 ? Double(after.requests - before.requests) / Double(commits) : 0)
+            commits: commits, meanBatch: commits > 0 ? Double(after.requests - before.requests) / Double(commits) : 0,
+            writerCPUMicrosPerWrite: writerMicros)
     }
 }
