@@ -32,7 +32,7 @@ public final class Statement {
     /// Clears the previous run and binds `arguments` to the parameters, in order.
     public func bind(_ arguments: [any SQLiteBindable]) throws {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        // No sqlite3_clear_bindings: every parameter is bound below (the count must match).
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard expected == arguments.count else {
             throw SQLiteError(

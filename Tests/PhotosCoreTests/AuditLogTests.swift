@@ -33,6 +33,26 @@ struct AuditLogTests {
         #expect(result.rowsChecked == 6)
     }
 
+    @Test("rows written together, across the multi-row INSERT's chunk size, read back as returned", arguments: [1, 2, 8, 9, 17])
+    func appendMany(count: Int) async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let entries = (0..<count).map { index in
+            AuditEntry(sessionID: index % 3 == 0 ? "a" : "b", actor: .client, coordinator: "app", step: .screenPush, screen: "photo",
+                       detail: ["photoId": .int(Int64(index)), "note": .string("row \(index) \"quoted\"")])
+        }
+        let returned = try await test.database.write { try AuditLog.append(entries, on: $0) }
+        let stored = try await test.database.read { try AuditLog.rows(on: $0) }
+        #expect(returned == stored)
+        #expect(stored.map(\.detail).first == #"{"note":"row 0 \"quoted\"","photoId":0}"#)
+        let inA = (count + 2) / 3  // indices 0, 3, 6, …
+        #expect(stored.filter { $0.sessionId == "a" }.map(\.seq) == (0..<inA).map { $0 + 1 })
+        #expect(stored.filter { $0.sessionId == "b" }.map(\.seq) == (0..<(count - inA)).map { $0 + 1 })
+        let result = try await test.database.read { try AuditLog.verify(on: $0) }
+        #expect(result.isIntact)
+        #expect(result.rowsChecked == count)
+    }
+
     @Test("the table refuses UPDATE and DELETE")
     func appendOnly() async throws {
         let test = try await populated()
