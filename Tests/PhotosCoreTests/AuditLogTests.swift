@@ -33,7 +33,7 @@ struct AuditLogTests {
         #expect(result.rowsChecked == 6)
     }
 
-    @Test("rows written together, across the multi-row INSERT's chunk size, read back as returned", arguments: [1, 2, 8, 9, 17])
+    @Test("rows written together read back as returned, numbered per session", arguments: [1, 2, 8, 9, 17])
     func appendMany(count: Int) async throws {
         let test = try TestDatabase()
         defer { test.close() }

@@ -171,14 +171,11 @@ public struct SessionCoordinator: Sendable {
         if let idempotencyKey, let earlier = try IdempotencyStore.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: fingerprint, on: connection) {
             return earlier
         }
-        let (version, state, lastSeq) = try load(sessionID, withLastSeq: (), cache: cache, on: connection)
-        if let expectVersion, expectVersion != version {
-            throw PhotosError(.versionConflict, "session is at version \(version), not \(expectVersion)")
+        let loaded = try load(sessionID, cache: cache, on: connection)
+        if let expectVersion, expectVersion != loaded.0 {
+            throw PhotosError(.versionConflict, "session is at version \(loaded.0), not \(expectVersion)")
         }
-        let result = try mutate(
-            sessionID, loaded: (version, state), lastSeq: lastSeq, actor: actor, credentialCheck: credentialCheck,
-            services: services, cache: cache, on: connection
-        ) { context, tree in
+        let result = try mutate(sessionID, loaded: loaded, actor: actor, credentialCheck: credentialCheck, services: services, cache: cache, on: connection) { context, tree in
             let allowed = context.state.availableActions()
             guard let top = context.state.topScreen, allowed.contains(action.name) else {
                 context.record(.actionRejected, coordinator: nil, detail: action.auditDetail)
@@ -223,14 +220,13 @@ public struct SessionCoordinator: Sendable {
 
     /// Rebuilds the loaded session's tree, runs `body`, then saves the state and the audit rows.
     static func mutate(
-        _ sessionID: String, loaded: (Int, SessionState), lastSeq knownLastSeq: Int? = nil, actor: Actor,
-        credentialCheck: CredentialCheck? = nil, services: SessionServices, cache: StateCache? = nil, on connection: Connection,
+        _ sessionID: String, loaded: (Int, SessionState), actor: Actor, credentialCheck: CredentialCheck? = nil,
+        services: SessionServices, cache: StateCache? = nil, on connection: Connection,
         _ body: (NavigationContext, Coordinator) throws -> Verdict
     ) throws -> ActionResult {
         let (version, before) = loaded
         let at = ISO8601Timestamp.now()
-        let lastSeq = try knownLastSeq
-            ?? connection.queryOne("SELECT seq FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID)?.int(0) ?? 0
+        let lastSeq = try connection.queryOne("SELECT seq FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID)?.int(0) ?? 0
         let context = NavigationContext(
             state: before, sessionID: sessionID, actor: actor, connection: connection, services: services,
             nextSeq: lastSeq + 1, credentialCheck: credentialCheck)
@@ -286,30 +282,12 @@ public struct SessionCoordinator: Sendable {
         guard let row = try connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
-        return (row.int(0), try decodeState(sessionID, text: row.string(1), cache: cache))
-    }
-
-    /// As `load`, in the same query also the seq of the session's newest audit row (0 if
-    /// none): what an action in the write transaction needs, one statement instead of two.
-    static func load(_ sessionID: String, withLastSeq: Void, cache: StateCache?, on connection: Connection) throws -> (Int, SessionState, Int) {
-        guard let row = try connection.queryOne(
-            """
-            SELECT version, state, (SELECT seq FROM audit_events WHERE session_id = ?1 ORDER BY seq DESC LIMIT 1)
-            FROM sessions WHERE id = ?1
-            """, sessionID)
-        else {
-            throw PhotosError.notFound("no session \(sessionID.prefix(64))")
-        }
-        return (row.int(0), try decodeState(sessionID, text: row.string(1), cache: cache), row.int(2))
-    }
-
-    /// The state from its stored text, through `cache` when it holds exactly this text.
-    private static func decodeState(_ sessionID: String, text: String, cache: StateCache?) throws -> SessionState {
-        if let state = cache?.state(sessionID, text: text) { return state }
+        let text = row.string(1)
+        if let state = cache?.state(sessionID, text: text) { return (row.int(0), state) }
         do {
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
             cache?.store(sessionID, text: text, state: state)
-            return state
+            return (row.int(0), state)
         } catch {
             throw PhotosError(.conflict, "session \(sessionID) has unreadable state: \(error)")
         }

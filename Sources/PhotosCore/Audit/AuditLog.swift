@@ -23,15 +23,6 @@ public enum AuditLog {
         var nextSeq = knownNextSeq
         var rows: [AuditRow] = []
         rows.reserveCapacity(entries.count)
-        // The rows go in with one multi-row INSERT per `insertChunk` rows (an action writes
-        // 1–5): one statement to run instead of one per row.
-        var pending: [any SQLiteBindable] = []
-        pending.reserveCapacity(min(entries.count, insertChunk) * 12)
-        func flush() throws {
-            guard !pending.isEmpty else { return }
-            try connection.execute(insertSQL[pending.count / 12], arguments: pending)
-            pending.removeAll(keepingCapacity: true)
-        }
         for entry in entries {
             let seq: Int
             if let known = nextSeq[entry.sessionID] {
@@ -46,25 +37,17 @@ public enum AuditLog {
                 userID: entry.userID, username: entry.username, coordinator: entry.coordinator,
                 step: entry.step.rawValue, screen: entry.screen, detail: entry.detail.jsonText)
             let hash = fields.hash(previous: previousHash)
-            pending.append(contentsOf: [
+            try connection.execute(
+                """
+                INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
                 fields.sessionID, fields.seq, fields.at, fields.actor, fields.userID, fields.username,
-                fields.coordinator, fields.step, fields.screen, fields.detail, previousHash, hash,
-            ] as [any SQLiteBindable])
-            if pending.count == insertChunk * 12 { try flush() }
+                fields.coordinator, fields.step, fields.screen, fields.detail, previousHash, hash)
             previousHash = hash
             rows.append(fields.row)
         }
-        try flush()
         return rows
-    }
-
-    /// Rows per INSERT statement at most.
-    static let insertChunk = 8
-
-    /// `insertSQL[n]` inserts `n` rows (index 0 is unused).
-    static let insertSQL: [String] = (0...insertChunk).map { count in
-        "INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash) VALUES "
-            + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: count).joined(separator: ", ")
     }
 
     /// Rows of the `audit_trail` view, oldest first, at most `limit`: one session's after its
