@@ -128,6 +128,12 @@ extension PhotosBench {
                     print("\(durability.rawValue.padding(toLength: 11, withPad: " ", startingAt: 0)) \(result.mode.padding(toLength: 29, withPad: " ", startingAt: 0)) \(format(result.writesPerSecond, 0).padding(toLength: 10, withPad: " ", startingAt: 0)) \(String(result.commits).padding(toLength: 8, withPad: " ", startingAt: 0)) \(format(result.meanBatch).padding(toLength: 11, withPad: " ", startingAt: 0)) \(result.writerCPUMicrosPerWrite.map { format($0, 0) } ?? "-")")
                 }
                 print("  ratio group/single (\(durability.rawValue)): \(format(pair[1].writesPerSecond / max(pair[0].writesPerSecond, 1), 1))x")
+                if let perWrite = pair[1].writerCPUMicrosPerWrite, perWrite > 0 {
+                    // One thread runs every transaction, so group commit cannot go faster than
+                    // one write per `perWrite` µs of its CPU, however cheap the flush becomes.
+                    let ceiling = 1_000_000 / perWrite / max(pair[0].writesPerSecond, 1)
+                    print("  ceiling of that ratio here: \(format(ceiling, 1))x (1 / writer CPU per write in a batch, against one transaction per request)")
+                }
             }
             try output.write(results)
         }
