@@ -108,6 +108,32 @@ struct ConnectionTests {
         }
     }
 
+    @Test("text binds with its length: empty is text not NULL, NUL bytes and non-ASCII survive")
+    func textBinding() throws {
+        try withDatabase { connection, _ in
+            for name in ["", "a\u{0}b", "café ☕︎", String(repeating: "x", count: 100_000)] {
+                try connection.execute("INSERT INTO items (name) VALUES (?)", name)
+                let row = try connection.queryOne("SELECT typeof(name), length(CAST(name AS BLOB)), name FROM items WHERE id = last_insert_rowid()")
+                #expect(row?.string(0) == "text")
+                #expect(row?.int(1) == name.utf8.count)
+                #expect(row?.string(2) == name)
+            }
+        }
+    }
+
+    @Test("statements whose SQL hashes alike in the cache still get their own statement")
+    func cacheKeyCollision() throws {
+        try withDatabase { connection, _ in
+            // Same length, same first and last bytes, differing only where the cache key's
+            // hash does not look: each must still run its own SQL.
+            for _ in 0..<3 {
+                let one = try connection.queryOne("SELECT 1 AS a")?.int(0)
+                let two = try connection.queryOne("SELECT 2 AS a")?.int(0)
+                #expect(one == 1 && two == 2)
+            }
+        }
+    }
+
     @Test("a wrong number of arguments is an error, not a crash")
     func argumentCount() throws {
         try withDatabase { connection, _ in
