@@ -16,6 +16,9 @@ struct CrashTests {
     static let kills = ProcessInfo.processInfo.environment["PHOTOSD_CRASH_KILLS"].flatMap(Int.init) ?? 3
     static let seed = ProcessInfo.processInfo.environment["PHOTOSD_CRASH_SEED"].flatMap(UInt64.init) ?? 20_261_122
     static let clients = 12
+    /// Acknowledged actions each period between kills must see before its kill (on average:
+    /// the count is cumulative).
+    static let minimumAcknowledgedPerKill = 12
     static let password = "crash-test-password"
 
     /// What the clients saw acknowledged.
@@ -24,14 +27,16 @@ struct CrashTests {
         private let lock = NSLock()
         private var events: [String: [Int: String]] = [:]  // session → seq → step
         private var sessionIDs: Set<String> = []
-        private(set) var acknowledged = 0
-        private(set) var failures = 0
+        private var acknowledgedCount = 0
+        private var failureCount = 0
+        var acknowledged: Int { lock.lock(); defer { lock.unlock() }; return acknowledgedCount }
+        var failures: Int { lock.lock(); defer { lock.unlock() }; return failureCount }
         private var tokens: [String] = []
 
         func record(session: String, events rows: [[String: Any]], token: String?) {
             lock.lock()
             defer { lock.unlock() }
-            acknowledged += 1
+            acknowledgedCount += 1
             sessionIDs.insert(session)
             for row in rows {
                 if let seq = row["seq"] as? Int, let step = row["step"] as? String { events[session, default: [:]][seq] = step }
@@ -47,7 +52,7 @@ struct CrashTests {
 
         func failed() {
             lock.lock()
-            failures += 1
+            failureCount += 1
             lock.unlock()
         }
 
@@ -151,6 +156,14 @@ struct CrashTests {
         var backupChecked = false
         for kill in 0..<Self.kills {
             try await Task.sleep(for: .milliseconds(Int.random(in: 150...700, using: &random)))
+            // On a busy machine (CI building beside it) the clients may not have got going yet:
+            // kill only once each period has seen some acknowledged load, so that the checks
+            // below always have something to check. The kill moment stays random.
+            let wanted = (kill + 1) * Self.minimumAcknowledgedPerKill
+            let waitLimit = ContinuousClock.now + .seconds(30)
+            while ledger.acknowledged < wanted && ContinuousClock.now < waitLimit {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             if !backupChecked && kill == Self.kills / 2 {
                 // A backup taken under this load must be a sound database.
                 let (status, output) = try runTool(admin, ["backup", "backup.db", "--db", "data/photos.db"], in: directory.path)
