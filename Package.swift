@@ -31,6 +31,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // Linux's epoll for photos-bench's load generator (a header only, nothing to link).
+        .systemLibrary(name: "CEpoll"),
         .target(
             name: "SQLiteStore",
             dependencies: [
@@ -99,6 +101,7 @@ let package = Package(
         .executableTarget(
             name: "photos-bench",
             dependencies: [
+                "CEpoll",
                 "PhotosCore",
                 "SQLiteStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

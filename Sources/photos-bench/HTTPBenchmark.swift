@@ -31,7 +31,7 @@ struct HTTPRunResult: Codable {
 }
 
 /// Virtual users walking realistic journeys through the API, each with its own connection,
-/// session and user, on its own thread.
+/// session and user; one thread drives them all (`EventLoopLoad`).
 enum HTTPBenchmark {
     static let password = "bench-password"
 
@@ -51,30 +51,42 @@ enum HTTPBenchmark {
         }
     }
 
-    /// One virtual user: a session, signed in, then the journey in a loop until `deadline`.
-    final class VirtualUser: @unchecked Sendable {
-        // @unchecked Sendable: each instance is used by exactly one thread at a time; the
-        // coordinating thread reads the results only after joining it.
+    /// One virtual user: a session, signed in, then the journey in a loop (or `GET /healthz`
+    /// in a loop), one request at a time, driven by `EventLoopLoad`.
+    final class VirtualUser: EventLoopLoad.User {
+        /// What the user sends in the phase under way.
+        enum Mode { case journey, healthz }
+
         let connection: HTTPConnection
         let index: Int
+        let host: String
+        let photos: Int
         var session = ""
+        var mode = Mode.journey
         var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
         var actions = 0
         var errors = 0
         var random: UInt64
+        /// Where the user is in the journey, and its photos for this loop of it.
+        private var step = 0
+        private var photo = 1
+        private var other = 1
+        private var lastBody = ""
 
-        init(index: Int, host: String, port: Int) throws {
+        init(index: Int, host: String, port: Int, photos: Int) throws {
             self.index = index
+            self.host = host
+            self.photos = photos
             self.connection = try HTTPConnection(host: host, port: port)
             self.random = UInt64(index) &* 0x9E37_79B9_7F4A_7C15 | 1
         }
 
-        func nextPhoto(_ photos: Int) -> Int {
+        func nextPhoto() -> Int {
             random ^= random << 13; random ^= random >> 7; random ^= random << 17
             return Int(random % UInt64(photos)) + 1
         }
 
-        /// Creates the session and signs it in (not measured).
+        /// Creates the session and signs it in (not measured), over a blocking connection.
         func prepare() throws {
             let created = try connection.request("POST", "/v1/sessions")
             let object = try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any]
@@ -82,79 +94,66 @@ enum HTTPBenchmark {
                 throw BenchError("POST /v1/sessions: \(created.status) \(created.text.prefix(200))")
             }
             session = id
-            _ = try act(#"{"action":"signIn"}"#, measured: false)
-            _ = try act(#"{"action":"submit","username":"bench-\#(index)","password":"\#(HTTPBenchmark.password)"}"#, measured: false)
+            for body in [#"{"action":"signIn"}"#, #"{"action":"submit","username":"bench-\#(index)","password":"\#(HTTPBenchmark.password)"}"#] {
+                let response = try connection.request("POST", "/v1/sessions/\(session)/actions", body: body)
+                guard response.status == 200 else { throw BenchError("signing in bench-\(index): \(response.status) \(response.text.prefix(200))") }
+            }
+            // The measured phases open their own connections: the server holds one per user.
+            connection.close()
         }
 
-        @discardableResult
-        func act(_ body: String, measured: Bool = true) throws -> Bool {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let response = try connection.request("POST", "/v1/sessions/\(session)/actions", body: body)
-            let elapsed = DispatchTime.now().uptimeNanoseconds - start
-            guard response.status == 200 else {
+        /// The journey, one action per call: browse, select, back, buy (horizontal) with terms,
+        /// cancel, then a vertical buy with terms and a purchase. Only valid actions.
+        func nextActionBody() -> String {
+            if step == 0 {
+                photo = nextPhoto()
+                other = nextPhoto()
+            }
+            defer { step = (step + 1) % 12 }
+            switch step {
+            case 0, 2: return #"{"action":"selectPhoto","photoId":\#(photo)}"#
+            case 1, 7: return #"{"action":"back"}"#
+            case 3, 11: return #"{"action":"buy"}"#
+            case 4, 9: return #"{"action":"showTerms"}"#
+            case 5, 6: return #"{"action":"cancel"}"#
+            case 8: return #"{"action":"buyPhoto","photoId":\#(other)}"#
+            default: return #"{"action":"dismiss"}"#
+            }
+        }
+
+        func nextRequest() -> [UInt8] {
+            switch mode {
+            case .healthz:
+                return Array("GET /healthz HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\n\r\n".utf8)
+            case .journey:
+                lastBody = nextActionBody()
+                return Array((
+                    "POST /v1/sessions/\(session)/actions HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(lastBody.utf8.count)\r\n\r\n\(lastBody)").utf8)
+            }
+        }
+
+        func received(status: Int, nanoseconds: UInt64) {
+            guard status == 200 else {
                 errors += 1
                 if errors <= 3 && index == 0 {
-                    FileHandle.standardError.write(Data("virtual user 0: \(response.status) \(response.text.prefix(300)) for \(body.prefix(80))\n".utf8))
+                    FileHandle.standardError.write(Data("virtual user 0: \(status) for \(lastBody.prefix(80))\n".utf8))
                 }
-                return false
+                return
             }
-            if measured {
-                _ = histogram.record(elapsed / 1_000)  // microseconds
-                actions += 1
-            }
-            return true
+            _ = histogram.record(nanoseconds / 1_000)  // microseconds
+            actions += 1
         }
 
-        /// One loop of the journey: browse, select, back, buy (horizontal) with terms, cancel,
-        /// then a vertical buy with terms and a purchase. Only valid actions.
-        func journey(photos: Int) throws {
-            let photo = nextPhoto(photos)
-            let other = nextPhoto(photos)
-            try act(#"{"action":"selectPhoto","photoId":\#(photo)}"#)
-            try act(#"{"action":"back"}"#)
-            try act(#"{"action":"selectPhoto","photoId":\#(photo)}"#)
-            try act(#"{"action":"buy"}"#)
-            try act(#"{"action":"showTerms"}"#)
-            try act(#"{"action":"cancel"}"#)
-            try act(#"{"action":"cancel"}"#)
-            try act(#"{"action":"back"}"#)
-            try act(#"{"action":"buyPhoto","photoId":\#(other)}"#)
-            try act(#"{"action":"showTerms"}"#)
-            try act(#"{"action":"dismiss"}"#)
-            try act(#"{"action":"buy"}"#)
-        }
-
-        func healthz() throws {
-            let start = DispatchTime.now().uptimeNanoseconds
-            let response = try connection.request("GET", "/healthz")
-            let elapsed = DispatchTime.now().uptimeNanoseconds - start
-            if response.status == 200 {
-                _ = histogram.record(elapsed / 1_000)
-                actions += 1
-            } else {
-                errors += 1
-            }
+        func failed() {
+            errors += 1
         }
     }
 
-    /// Runs `body` on one thread per user until `seconds` have passed; returns the elapsed time.
-    static func runPhase(_ users: [VirtualUser], seconds: Double, _ body: @escaping @Sendable (VirtualUser) throws -> Void) -> Double {
-        let group = DispatchGroup()
-        let start = Date()
-        let deadline = start.addingTimeInterval(seconds)
-        for user in users {
-            group.enter()
-            let thread = Thread {
-                defer { group.leave() }
-                while Date() < deadline {
-                    do { try body(user) } catch { user.errors += 1 }
-                }
-            }
-            thread.stackSize = 1 << 20
-            thread.start()
-        }
-        group.wait()
-        return Date().timeIntervalSince(start)
+    /// Runs every user in `mode` for `seconds` on one event loop; returns the elapsed time.
+    static func runPhase(_ users: [VirtualUser], host: String, port: Int, seconds: Double, mode: VirtualUser.Mode) throws -> Double {
+        for user in users { user.mode = mode }
+        return try EventLoopLoad(host: host, port: port).run(users, seconds: seconds)
     }
 
     static func reset(_ users: [VirtualUser]) {
@@ -180,24 +179,24 @@ enum HTTPBenchmark {
     static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, peakRSS: () -> Int?, serverCPU: () -> Double?, writerCPU: () -> Double?, durability: String) throws -> HTTPRunResult {
         var users: [VirtualUser] = []
         for index in 0..<virtualUsers {
-            let user = try VirtualUser(index: index, host: host, port: port)
+            let user = try VirtualUser(index: index, host: host, port: port, photos: photos)
             try user.prepare()
             users.append(user)
         }
         // Warm-up: caches, connections, the first purchases.
-        _ = runPhase(users, seconds: min(2, seconds / 4)) { try $0.journey(photos: photos) }
+        _ = try runPhase(users, host: host, port: port, seconds: min(2, seconds / 4), mode: .journey)
         reset(users)
         let cpuBeforeActions = serverCPU()
         let writerBeforeActions = writerCPU()
         let clientBeforeActions = ProcessCPU.seconds(pid: getpid())
-        let actionSeconds = runPhase(users, seconds: seconds) { try $0.journey(photos: photos) }
+        let actionSeconds = try runPhase(users, host: host, port: port, seconds: seconds, mode: .journey)
         let cpuAfterActions = serverCPU()
         let writerAfterActions = writerCPU()
         let clientAfterActions = ProcessCPU.seconds(pid: getpid())
         let (actionHistogram, actionCount, actionErrors) = merged(users)
         let rss = peakRSS()
         reset(users)
-        let healthSeconds = runPhase(users, seconds: seconds) { try $0.healthz() }
+        let healthSeconds = try runPhase(users, host: host, port: port, seconds: seconds, mode: .healthz)
         let cpuAfterHealth = serverCPU()
         let clientAfterHealth = ProcessCPU.seconds(pid: getpid())
         let (healthHistogram, healthCount, healthErrors) = merged(users)
