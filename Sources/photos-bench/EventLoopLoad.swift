@@ -112,11 +112,17 @@ final class EventLoopLoad {
         for index in users.indices { send(index) }
         var events = [epoll_event](repeating: epoll_event(), count: max(16, users.count))
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var lastProgress = DispatchTime.now().uptimeNanoseconds
         while inFlight > 0 {
             let ready = events.withUnsafeMutableBufferPointer { epoll_wait(epoll, $0.baseAddress, Int32($0.count), 1_000) }
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw BenchError("epoll_wait: \(String(cString: strerror(errno)))")
+            }
+            if ready > 0 {
+                lastProgress = DispatchTime.now().uptimeNanoseconds
+            } else if DispatchTime.now().uptimeNanoseconds - lastProgress > 30_000_000_000 {
+                throw BenchError("no response from the server for 30 s with \(inFlight) requests in flight")
             }
             for event in events.prefix(Int(ready)) {
                 let index = Int(event.data.u64)
