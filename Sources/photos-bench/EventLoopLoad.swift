@@ -136,51 +136,21 @@ final class EventLoopLoad {
                     continue
                 }
                 slots[index].inbox.append(contentsOf: buffer[0..<count])
-                guard let (status, length) = Self.completeResponse(slots[index].inbox) else { continue }
+                guard let response = HTTPConnection.completeResponse(slots[index].inbox) else { continue }
                 let now = DispatchTime.now().uptimeNanoseconds
-                slots[index].inbox.removeSubrange(0..<length)
+                slots[index].inbox.removeSubrange(0..<response.end)
                 slots[index].busy = false
                 inFlight -= 1
-                users[index].received(status: status, nanoseconds: now - slots[index].started)
+                users[index].received(status: response.status, nanoseconds: now - slots[index].started)
                 if now < deadline { send(index) }
             }
         }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000_000_000
     }
 
-    /// The status and total length of the response at the start of `bytes`, once all of it
-    /// (head and `Content-Length` body) is there.
-    static func completeResponse(_ bytes: [UInt8]) -> (status: Int, length: Int)? {
-        guard bytes.count >= 4 else { return nil }
-        var index = 3
-        while index < bytes.count {
-            if bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
-                let headEnd = index + 1
-                let (status, bodyLength) = HTTPConnection.parseHead(bytes[0..<headEnd])
-                return bytes.count >= headEnd + bodyLength ? (status, headEnd + bodyLength) : nil
-            }
-            index += 1
-        }
-        return nil
-    }
-
     /// A connected, non-blocking TCP socket with Nagle off.
     static func connect(host: String, port: Int) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BenchError("socket: \(String(cString: strerror(errno)))") }
-        var one: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        inet_pton(AF_INET, host, &address.sin_addr)
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard result == 0 else {
-            close(fd)
-            throw BenchError("connect to \(host):\(port): \(String(cString: strerror(errno)))")
-        }
+        let fd = try HTTPConnection.openSocket(host: host, port: port)
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         return fd
     }

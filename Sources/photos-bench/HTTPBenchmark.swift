@@ -124,12 +124,10 @@ enum HTTPBenchmark {
         func nextRequest() -> [UInt8] {
             switch mode {
             case .healthz:
-                return Array("GET /healthz HTTP/1.1\r\nHost: \(host)\r\nContent-Length: 0\r\n\r\n".utf8)
+                return HTTPConnection.requestBytes("GET", "/healthz", host: host)
             case .journey:
                 lastBody = nextActionBody()
-                return Array((
-                    "POST /v1/sessions/\(session)/actions HTTP/1.1\r\nHost: \(host)\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: \(lastBody.utf8.count)\r\n\r\n\(lastBody)").utf8)
+                return HTTPConnection.requestBytes("POST", "/v1/sessions/\(session)/actions", host: host, body: lastBody)
             }
         }
 

@@ -3,7 +3,8 @@ import Foundation
 /// A minimal blocking HTTP/1.1 keep-alive client over one TCP connection to a loopback server.
 ///
 /// The benchmark prepares each virtual user with it (session, sign-in: not measured); the
-/// measured phases run on `EventLoopLoad`, which shares `parseHead`.
+/// measured phases run on `EventLoopLoad`, which shares its socket setup, request bytes and
+/// response framing.
 final class HTTPConnection {
     private var fd: Int32 = -1
     private var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -40,7 +41,12 @@ final class HTTPConnection {
     private func connect() throws {
         close()
         pending.removeAll()
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = try Self.openSocket(host: host, port: port)
+    }
+
+    /// A connected, blocking TCP socket with Nagle off (also `EventLoopLoad`'s, made non-blocking).
+    static func openSocket(host: String, port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ConnectionError(description: "socket: \(String(cString: strerror(errno)))") }
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -51,23 +57,33 @@ final class HTTPConnection {
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard result == 0 else { throw ConnectionError(description: "connect to \(host):\(port): \(String(cString: strerror(errno)))") }
+        guard result == 0 else {
+            Glibc.close(fd)
+            throw ConnectionError(description: "connect to \(host):\(port): \(String(cString: strerror(errno)))")
+        }
+        return fd
     }
 
-    /// Sends one request and reads the whole response; reconnects once if the server closed
-    /// the idle connection.
-    func request(_ method: String, _ path: String, body: String? = nil, headers: String = "") throws -> Response {
+    /// The bytes of one request: `body`, if any, as JSON.
+    static func requestBytes(_ method: String, _ path: String, host: String, body: String? = nil, headers: String = "") -> [UInt8] {
         var head = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\n\(headers)"
         if let body {
             head += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         } else {
             head += "Content-Length: 0\r\n\r\n"
         }
+        return Array(head.utf8)
+    }
+
+    /// Sends one request and reads the whole response; reconnects once if the server closed
+    /// the idle connection.
+    func request(_ method: String, _ path: String, body: String? = nil, headers: String = "") throws -> Response {
+        let bytes = Self.requestBytes(method, path, host: host, body: body, headers: headers)
         do {
-            return try exchange(Array(head.utf8))
+            return try exchange(bytes)
         } catch {
             try connect()
-            return try exchange(Array(head.utf8))
+            return try exchange(bytes)
         }
     }
 
@@ -78,30 +94,34 @@ final class HTTPConnection {
             guard n > 0 else { throw ConnectionError(description: "send failed") }
             sent += n
         }
-        // The head: scan only the bytes not scanned before for CR LF CR LF.
-        var scanned = 0
-        var headEnd = -1
-        while headEnd < 0 {
-            var index = max(scanned, 3)
-            while index < pending.count {
-                if pending[index] == 10 && pending[index - 1] == 13 && pending[index - 2] == 10 && pending[index - 3] == 13 {
-                    headEnd = index + 1
-                    break
-                }
-                index += 1
+        while true {
+            if let response = Self.completeResponse(pending) {
+                let body = Array(pending[response.bodyStart..<response.end])
+                pending.removeSubrange(0..<response.end)
+                return Response(status: response.status, body: body)
             }
-            scanned = index
-            if headEnd < 0 { try readMore() }
+            try readMore()
         }
-        let (status, length) = Self.parseHead(pending[0..<headEnd])
-        while pending.count < headEnd + length { try readMore() }
-        let body = Array(pending[headEnd..<(headEnd + length)])
-        pending.removeSubrange(0..<(headEnd + length))
-        return Response(status: status, body: body)
+    }
+
+    /// The status, where the body starts and where the response ends, for the response at the
+    /// start of `bytes`, once all of it (head and `Content-Length` body) is there.
+    static func completeResponse(_ bytes: [UInt8]) -> (status: Int, bodyStart: Int, end: Int)? {
+        guard bytes.count >= 4 else { return nil }
+        var index = 3
+        while index < bytes.count {
+            if bytes[index] == 10 && bytes[index - 1] == 13 && bytes[index - 2] == 10 && bytes[index - 3] == 13 {
+                let headEnd = index + 1
+                let (status, bodyLength) = parseHead(bytes[0..<headEnd])
+                return bytes.count >= headEnd + bodyLength ? (status, headEnd, headEnd + bodyLength) : nil
+            }
+            index += 1
+        }
+        return nil
     }
 
     /// The status code and Content-Length of a response head, read as bytes.
-    static func parseHead(_ head: ArraySlice<UInt8>) -> (Int, Int) {
+    private static func parseHead(_ head: ArraySlice<UInt8>) -> (Int, Int) {
         // "HTTP/1.1 200 OK\r\n": the status is bytes 9–11.
         let start = head.startIndex
         var status = 0
