@@ -92,10 +92,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Starts a real photosd child process: the end-to-end tests and photos-bench.
+        .target(name: "PhotosdProcess"),
         // Helpers shared by the test targets: temporary directories, migrated test databases.
         .target(
             name: "PhotosTestSupport",
-            dependencies: ["PhotosCore", "SQLiteStore"],
+            dependencies: ["PhotosCore", "SQLiteStore", "Navigation"],
             path: "Tests/PhotosTestSupport"
         ),
         .executableTarget(
@@ -103,6 +105,7 @@ let package = Package(
             dependencies: [
                 "CEpoll",
                 "PhotosCore",
+                "PhotosdProcess",
                 "SQLiteStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -114,18 +117,22 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosCoreTests",
-            dependencies: ["PhotosCore", "SQLiteStore", "PhotosTestSupport"]
+            dependencies: ["PhotosCore", "SQLiteStore", "PhotosTestSupport", "Navigation"]
         ),
         .testTarget(
             name: "NavigationTests",
-            dependencies: ["Navigation", "PhotosCore", "SQLiteStore", "PhotosTestSupport"]
+            dependencies: [
+                "Navigation", "PhotosCore", "SQLiteStore", "PhotosTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "PhotosCore", "Navigation", "SQLiteStore", "PhotosTestSupport",
+                "PhotosServer", "PhotosCore", "Navigation", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

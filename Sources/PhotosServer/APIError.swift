@@ -23,6 +23,8 @@ extension PhotosError.Code {
         case .conflict, .actionNotAvailable, .versionConflict: .conflict
         case .payloadTooLarge: .contentTooLarge
         case .tooManyAttempts: .tooManyRequests
+        case .unavailable: .serviceUnavailable
+        case .internal: .internalServerError
         }
     }
 }
@@ -58,14 +60,25 @@ enum APIResponse {
 }
 
 /// Turns every error into the JSON error body with the right status, so no client ever sees
-/// an empty 500 for bad input. Unexpected errors are logged (without request bodies) and
-/// answered `500 internal`.
+/// an empty 500 for bad input.
+///
+/// A storage failure that can pass (disk full, I/O error, lock held too long) is
+/// `503 unavailable` with `Retry-After`, logged once per episode (`StorageHealth`). Anything
+/// unexpected — a corrupt session state, a bug — is logged (never with request bodies) and
+/// answered `500 internal` without its details.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let storage: StorageHealth
+
+    /// Seconds a client is asked to wait before retrying after a `503`.
+    static var retryAfterSeconds: Int { 1 }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
-            return try await next(request, context)
+            let response = try await next(request, context)
+            if request.method == .post && response.status.code < 500 { storage.succeeded() }
+            return response
         } catch let error as PhotosError {
-            return APIResponse.error(error.code, error.message)
+            return error.code == .unavailable ? Self.unavailable(error) : APIResponse.error(error.code, error.message)
         } catch let error as HTTPError {
             switch error.status {
             case .notFound:
@@ -75,13 +88,27 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             case .methodNotAllowed:
                 return APIResponse.error(.notFound, "no route for \(request.method) \(request.uri.path)", status: .methodNotAllowed)
             default:
-                let code: PhotosError.Code = error.status.code < 500 ? .badRequest : .conflict
+                let code: PhotosError.Code = switch error.status.code {
+                case ..<500: .badRequest
+                case 503: .unavailable
+                default: .internal
+                }
                 return APIResponse.error(code, error.body ?? error.status.reasonPhrase, status: error.status)
             }
         } catch {
+            if let unavailable = PhotosError.unavailable(from: error) {
+                storage.failed(error)
+                return Self.unavailable(unavailable)
+            }
             context.logger.error("unexpected error", metadata: ["error.type": "\(type(of: error))", "error": "\(error)"])
-            let body = ErrorBody(error: .init(code: "internal", message: "internal error", allowed: nil))
-            return (try? APIResponse.json(body, status: .internalServerError)) ?? Response(status: .internalServerError)
+            return APIResponse.error(.internal, "internal error")
         }
+    }
+
+    /// `503` with the error body and `Retry-After`.
+    static func unavailable(_ error: PhotosError) -> Response {
+        var response = APIResponse.error(.unavailable, error.message)
+        response.headers[.retryAfter] = String(retryAfterSeconds)
+        return response
     }
 }

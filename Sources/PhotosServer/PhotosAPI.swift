@@ -4,20 +4,19 @@ import Logging
 import Metrics
 import Navigation
 import PhotosCore
-import SQLiteStore
 
 /// The services behind the HTTP API, shared by every request.
 struct PhotosAPI: Sendable {
-    let configuration: PhotosConfiguration
-    let database: SQLiteDatabase
-    let auth: AuthService
-    let catalog: CatalogService
-    let purchases: PurchaseService
-    let sessions: SessionCoordinator
-    let limiter: SignInLimiter
+    let services: PhotosServices
+    /// `server.maxBodyBytes`.
+    let bodyLimit: Int
     let metrics: PhotosMetrics
+    let storage: StorageHealth
 
-    var bodyLimit: Int { configuration.maxBodyBytes }
+    var auth: AuthService { services.auth }
+    var catalog: CatalogService { services.catalog }
+    var purchases: PurchaseService { services.purchases }
+    var sessions: SessionCoordinator { services.sessions }
 
     /// The user of the request's bearer token, if one was sent. Throws `401` for a bad token.
     func bearerUser(_ request: Request) async throws -> User? {

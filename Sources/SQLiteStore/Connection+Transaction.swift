@@ -30,17 +30,28 @@ extension Connection {
         return result
     }
 
-    /// `BEGIN` with the busy timeout, retried a few more times if another process still holds
-    /// the write lock after it (a long `photos-admin` import, say).
+    /// `BEGIN`, waiting for another connection's write lock at most the connection's busy
+    /// timeout in all (`Options.busyTimeoutMilliseconds`, 5 s by default).
+    ///
+    /// SQLite's busy handler does the waiting. In a few cases SQLite returns `SQLITE_BUSY`
+    /// without calling it; those are retried after a short sleep, each retry waiting only for
+    /// what is left of the timeout, so the whole call returns or throws within about one busy
+    /// timeout.
     public func begin(_ kind: TransactionKind = .immediate) throws {
-        var attempt = 0
+        let sql = kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED"
+        let deadline = ContinuousClock.now + .milliseconds(busyTimeoutMilliseconds)
+        defer { setBusyTimeout(busyTimeoutMilliseconds) }
         while true {
             do {
-                try execute(kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+                try execute(sql)
                 return
-            } catch let error as SQLiteError where error.isBusy && attempt < 5 {
-                attempt += 1
-                usleep(UInt32(20_000 * attempt))
+            } catch let error as SQLiteError where error.isBusy {
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .milliseconds(1) else { throw error }
+                let pause = min(remaining / 2, .milliseconds(20))
+                usleep(UInt32(pause.components.attoseconds / 1_000_000_000_000))
+                let left = deadline - ContinuousClock.now
+                setBusyTimeout(Int32(max(1, left.components.seconds * 1_000 + left.components.attoseconds / 1_000_000_000_000_000)))
             }
         }
     }

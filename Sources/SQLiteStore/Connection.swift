@@ -40,6 +40,8 @@ public final class Connection {
     private(set) var handle: OpaquePointer?
     /// The database file's path.
     public let path: String
+    /// How long a statement waits for another connection's lock (see `begin`).
+    public let busyTimeoutMilliseconds: Int32
     private var statementCache: [SQLKey: Statement] = [:]
 
     /// Process-wide SQLite settings, applied before the first connection opens (Swift runs a
@@ -51,6 +53,7 @@ public final class Connection {
     /// Opens (and for `.readWrite` creates, with mode 0600) the database at `path`.
     public init(path: String, mode: Mode = .readWrite, options: Options = Options()) throws {
         self.path = path
+        self.busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
         if mode == .readWrite, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
             // SQLite gives the -wal and -shm files the main file's permissions: create it private.
             let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
@@ -96,6 +99,11 @@ public final class Connection {
             sqlite3_close_v2(handle)
             self.handle = nil
         }
+    }
+
+    /// Sets SQLite's busy timeout for the next statements.
+    func setBusyTimeout(_ milliseconds: Int32) {
+        if let handle { sqlite3_busy_timeout(handle, milliseconds) }
     }
 
     func error(_ code: Int32, sql: String?) -> SQLiteError {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A few read-only connections, each on its own thread, handed out round-robin.
 ///
@@ -7,7 +8,7 @@ import Foundation
 public final class DatabaseReaders: Sendable {
     private let workers: [WorkerThread<@Sendable (Connection) -> Void>]
     private let connections: [ReaderBox]
-    private let next = LockedValue(0)
+    private let next = Atomic<Int>(0)
 
     /// Opens `count` read-only connections to the (existing) database at `path`.
     public init(path: String, count: Int, options: Connection.Options = .init()) throws {
@@ -27,12 +28,9 @@ public final class DatabaseReaders: Sendable {
     /// Runs `body` on a reader connection in one read transaction and returns its result.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let index = next.withLock { value -> Int in
-            value = (value + 1) % workers.count
-            return value
-        }
+        let index = next.wrappingAdd(1, ordering: .relaxed).newValue.magnitude % UInt(workers.count)
         return try await withCheckedThrowingContinuation { continuation in
-            let accepted = workers[index].submit { connection in
+            let refusal = workers[Int(index)].submit { connection in
                 do {
                     let value = try connection.transaction(.deferred) { try body(connection) }
                     continuation.resume(returning: value)
@@ -40,7 +38,7 @@ public final class DatabaseReaders: Sendable {
                     continuation.resume(throwing: error)
                 }
             }
-            if !accepted { continuation.resume(throwing: DatabaseClosedError()) }
+            if refusal != nil { continuation.resume(throwing: DatabaseClosedError()) }
         }
     }
 

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// The one connection that writes, on its own thread, with group commit.
 ///
@@ -10,24 +11,28 @@ import Foundation
 /// writer is idle a request starts at once; nothing waits to fill a batch.
 public final class DatabaseWriter: Sendable {
     private let worker: WorkerThread<any WriteJob>
+    private let connection: ConnectionBox
     /// The largest number of requests committed together.
     public let maxBatchSize: Int
+    /// The most requests that may wait for the writer at once; past it `write` fails at once
+    /// with `DatabaseOverloadedError` instead of queueing without bound.
+    public let maxQueuedRequests: Int
     private let statistics: WriterStatistics
 
     /// Opens the writer connection at `path` and starts its thread.
-    public init(path: String, options: Connection.Options = .init(), maxBatchSize: Int = 64) throws {
-        let connection = try Connection(path: path, mode: .readWrite, options: options)
-        let box = ConnectionBox(connection)
+    public init(path: String, options: Connection.Options = .init(), maxBatchSize: Int = 64, maxQueuedRequests: Int = 10_000) throws {
+        let connection = ConnectionBox(try Connection(path: path, mode: .readWrite, options: options))
         let statistics = WriterStatistics()
+        self.connection = connection
         self.maxBatchSize = maxBatchSize
+        self.maxQueuedRequests = maxQueuedRequests
         self.statistics = statistics
-        self.worker = WorkerThread(name: "sqlite-writer", maxBatch: maxBatchSize) { jobs in
-            Self.runBatch(jobs, on: box, statistics: statistics)
+        // The handler holds the connection and the counters, never `self`, so a writer that is
+        // dropped without `close()` still ends its thread.
+        self.worker = WorkerThread(name: "sqlite-writer", maxBatch: maxBatchSize, capacity: maxQueuedRequests) { jobs in
+            Self.commit(jobs, on: connection.connection, statistics: statistics)
         }
-        self.closeJob = { box.close() }
     }
-
-    private let closeJob: @Sendable () -> Void
 
     /// Runs `body` inside the writer's transaction and returns its result once it is committed.
     ///
@@ -37,35 +42,23 @@ public final class DatabaseWriter: Sendable {
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = TypedWriteJob(body: body, continuation: continuation)
-            if !worker.submit(job) { job.fail(DatabaseClosedError()) }
+            switch worker.submit(job) {
+            case nil: break
+            case .stopped?: job.fail(DatabaseClosedError())
+            case .full?: job.fail(DatabaseOverloadedError(queued: maxQueuedRequests))
+            }
         }
     }
 
     /// Finishes the queued requests, checkpoints the WAL and closes the connection.
     public func close() {
-        let closeJob = self.closeJob
-        worker.submit(ClosingJob(close: closeJob))
         worker.stop()
+        // The thread has ended: nothing else uses the connection now.
+        connection.close()
     }
 
     /// Counts of what the writer has done so far (for metrics and benchmarks).
     public var stats: WriterStatistics.Snapshot { statistics.snapshot() }
-
-    private static func runBatch(_ jobs: [any WriteJob], on box: ConnectionBox, statistics: WriterStatistics) {
-        let connection = box.connection
-        var transactional: [any WriteJob] = []
-        for job in jobs {
-            if job.transactional {
-                transactional.append(job)
-            } else {
-                // Keep order: commit what came before, then run the job alone (closing).
-                commit(transactional, on: connection, statistics: statistics)
-                transactional.removeAll()
-                job.runAlone(connection)
-            }
-        }
-        commit(transactional, on: connection, statistics: statistics)
-    }
 
     private static func commit(_ jobs: [any WriteJob], on connection: Connection, statistics: WriterStatistics) {
         guard !jobs.isEmpty else { return }
@@ -85,7 +78,9 @@ public final class DatabaseWriter: Sendable {
                 if connection.isAutocommit {
                     // SQLite rolled the whole transaction back (disk full, I/O error): nothing
                     // that ran before survived, and nothing after it can run in it.
-                    let lost = SQLiteError(resultCode: SQLITE_ABORT, message: "transaction rolled back by a failing neighbour: \(error)")
+                    // They fail with the same code, so a full disk is "full" for every one of them.
+                    let code = (error as? SQLiteError)?.resultCode ?? SQLITE_ABORT
+                    let lost = SQLiteError(resultCode: code, message: "transaction rolled back by a failing neighbour: \(error)")
                     for job in succeeded { job.fail(lost) }
                     for job in jobs[(index + 1)...] { job.fail(lost) }
                     return
@@ -99,7 +94,7 @@ public final class DatabaseWriter: Sendable {
             for job in succeeded { job.fail(error) }
             return
         }
-        statistics.record(batchSize: jobs.count)
+        statistics.record(committed: succeeded.count)
         for job in succeeded { job.succeed() }
     }
 }
@@ -109,25 +104,32 @@ public struct DatabaseClosedError: Error, CustomStringConvertible {
     public var description: String { "the database is closed" }
 }
 
+/// Thrown to requests that find `maxQueuedRequests` requests already waiting for the writer.
+public struct DatabaseOverloadedError: Error, CustomStringConvertible {
+    /// The bound that was reached.
+    public let queued: Int
+    public var description: String { "the database writer has \(queued) requests waiting; try again shortly" }
+}
+
 /// Counters kept by the writer.
 public final class WriterStatistics: Sendable {
     /// A copy of the counters.
     public struct Snapshot: Sendable {
         /// Transactions committed.
         public var commits: Int
-        /// Requests committed (sum of batch sizes).
+        /// Requests committed (a request rolled back to its savepoint is not counted).
         public var requests: Int
-        /// Largest batch so far.
+        /// Largest number of requests committed together so far.
         public var largestBatch: Int
     }
 
-    private let state = LockedValue(Snapshot(commits: 0, requests: 0, largestBatch: 0))
+    private let state = Mutex(Snapshot(commits: 0, requests: 0, largestBatch: 0))
 
-    func record(batchSize: Int) {
+    func record(committed: Int) {
         state.withLock { value in
             value.commits += 1
-            value.requests += batchSize
-            value.largestBatch = max(value.largestBatch, batchSize)
+            value.requests += committed
+            value.largestBatch = max(value.largestBatch, committed)
         }
     }
 
@@ -135,7 +137,7 @@ public final class WriterStatistics: Sendable {
 }
 
 /// Owns the writer's connection. `@unchecked Sendable`: the connection is only used on the
-/// writer's thread (jobs run there), and `close` runs there too, as the last job.
+/// writer's thread (jobs run there), and `close` runs after that thread has ended.
 private final class ConnectionBox: @unchecked Sendable {
     let connection: Connection
     init(_ connection: Connection) { self.connection = connection }
@@ -146,9 +148,7 @@ private final class ConnectionBox: @unchecked Sendable {
 }
 
 protocol WriteJob: Sendable {
-    var transactional: Bool { get }
     func run(_ connection: Connection) throws
-    func runAlone(_ connection: Connection)
     func succeed()
     func fail(_ error: any Error)
 }
@@ -165,13 +165,7 @@ private final class TypedWriteJob<T: Sendable>: WriteJob, @unchecked Sendable {
         self.continuation = continuation
     }
 
-    var transactional: Bool { true }
-
     func run(_ connection: Connection) throws { result = try body(connection) }
-
-    func runAlone(_ connection: Connection) {
-        do { continuation.resume(returning: try body(connection)) } catch { continuation.resume(throwing: error) }
-    }
 
     func succeed() {
         guard let result else { return fail(SQLiteError(resultCode: SQLITE_MISUSE, message: "write job has no result")) }
@@ -179,13 +173,4 @@ private final class TypedWriteJob<T: Sendable>: WriteJob, @unchecked Sendable {
     }
 
     func fail(_ error: any Error) { continuation.resume(throwing: error) }
-}
-
-private struct ClosingJob: WriteJob {
-    let close: @Sendable () -> Void
-    var transactional: Bool { false }
-    func run(_ connection: Connection) throws {}
-    func runAlone(_ connection: Connection) { close() }
-    func succeed() {}
-    func fail(_ error: any Error) {}
 }

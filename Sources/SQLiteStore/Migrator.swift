@@ -89,8 +89,9 @@ public struct Migrator: Sendable {
                     guard !done.contains(migration.version) else { return false }
                     try connection.executeScript(migration.sql)
                     try connection.execute(
-                        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)",
-                        migration.version, migration.name, migration.checksum, ISO8601Timestamp.now())
+                        // The same ISO-8601 UTC form with milliseconds as every other table.
+                        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+                        migration.version, migration.name, migration.checksum)
                     return true
                 }
                 if didApply { applied.append(migration) }

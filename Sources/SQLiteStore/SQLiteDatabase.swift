@@ -28,6 +28,9 @@ public final class SQLiteDatabase: Sendable {
         try await readers.read(body)
     }
 
+    /// What the writer has done so far (for metrics and benchmarks).
+    public var writerStatistics: WriterStatistics.Snapshot { writer.stats }
+
     /// Closes the readers, then the writer (which checkpoints the WAL first).
     public func close() {
         readers.close()

@@ -31,6 +31,16 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
     /// True when another connection held a lock for longer than the busy timeout.
     public var isBusy: Bool { primaryResultCode == SQLITE_BUSY || primaryResultCode == SQLITE_LOCKED }
 
+    /// True for a failure that can pass without anything being wrong with the request or the
+    /// data: the disk full (`SQLITE_FULL`), an I/O error (`SQLITE_IOERR`), a file that cannot be
+    /// opened now (`SQLITE_CANTOPEN`), or a lock held past the busy timeout.
+    public var isTransient: Bool {
+        isBusy || [SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN].contains(primaryResultCode)
+    }
+
+    /// SQLite's English name for the primary result code, e.g. "database or disk is full".
+    public var primaryDescription: String { String(cString: sqlite3_errstr(primaryResultCode)) }
+
     public var description: String {
         var text = "SQLite error \(resultCode): \(message)"
         if let sql { text += " (in: \(sql))" }

@@ -47,17 +47,7 @@ public final class Statement {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
             case .real(let value): code = sqlite3_bind_double(handle, index, value)
-            case .text(var value):
-                // With its length, from the string's own UTF-8: no C-string copy, no strlen.
-                // (A null pointer would bind NULL: empty text gets a literal's.)
-                code = value.withUTF8 { utf8 in
-                    guard let base = utf8.baseAddress, !utf8.isEmpty else {
-                        return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
-                    }
-                    return base.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
-                        sqlite3_bind_text(handle, index, $0, Int32(utf8.count), sqliteTransient)
-                    }
-                }
+            case .text(let value): code = Self.bindText(value, to: handle, at: index)
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes { buffer in
                     sqlite3_bind_blob(handle, index, buffer.baseAddress, Int32(buffer.count), sqliteTransient)
@@ -69,28 +59,33 @@ public final class Statement {
 
     // MARK: Binding one parameter at a time (bulk loads: no arrays, no existentials)
 
-    /// Resets the statement for another run with new bindings.
-    public func resetForRebinding() {
-        sqlite3_reset(handle)
-    }
-
     /// Binds UTF-8 text given as bytes to parameter `index` (1-based); SQLite copies it.
     public func bindText(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int32) throws {
-        let code: Int32
-        if let base = bytes.baseAddress, !bytes.isEmpty {
-            code = base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
-            }
-        } else {
-            code = sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
-        }
+        let code = Self.bindText(bytes, to: handle, at: index)
         guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
     }
 
-    /// Binds text to parameter `index` (1-based).
+    /// Binds text to parameter `index` (1-based); SQLite copies it.
     public func bindText(_ text: String, at index: Int32) throws {
-        let code = sqlite3_bind_text(handle, index, text, -1, sqliteTransient)
+        let code = Self.bindText(text, to: handle, at: index)
         guard code == SQLITE_OK else { throw connection.error(code, sql: sql) }
+    }
+
+    /// The one way text is bound: with its length, from the string's own UTF-8 (no C-string
+    /// copy, no `strlen`, so a NUL byte inside the text is kept).
+    private static func bindText(_ text: String, to handle: OpaquePointer, at index: Int32) -> Int32 {
+        var text = text  // `withUTF8` is mutating; a native string is not copied
+        return text.withUTF8 { bindText($0, to: handle, at: index) }
+    }
+
+    private static func bindText(_ bytes: UnsafeBufferPointer<UInt8>, to handle: OpaquePointer, at index: Int32) -> Int32 {
+        // A null pointer would bind NULL: empty text gets a literal's.
+        guard let base = bytes.baseAddress, !bytes.isEmpty else {
+            return sqlite3_bind_text(handle, index, "", 0, sqliteTransient)
+        }
+        return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            sqlite3_bind_text(handle, index, $0, Int32(bytes.count), sqliteTransient)
+        }
     }
 
     /// Binds an integer to parameter `index` (1-based).
@@ -125,11 +120,6 @@ public final class Statement {
 
     /// The number of result columns.
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
-
-    /// The name of result column `index`.
-    public func columnName(_ index: Int) -> String {
-        String(cString: sqlite3_column_name(handle, Int32(index)))
-    }
 
     /// Reads column `index` of the current row.
     public func value(at index: Int) -> SQLiteValue {

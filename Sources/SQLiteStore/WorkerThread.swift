@@ -1,68 +1,106 @@
 import Foundation
+import Synchronization
 
 /// A dedicated OS thread that runs jobs in order, one batch at a time.
 ///
 /// SQLite calls block; running them here keeps them off Swift's cooperative pool and off the
 /// NIO event loops. The thread hands the handler every job queued since the last batch (up to
 /// `maxBatch`), which is what lets the writer commit many requests at once.
-final class WorkerThread<Job>: @unchecked Sendable {
-    // @unchecked Sendable: `queue` and `stopping` are only touched with `condition` locked;
-    // `handler` runs only on the worker thread.
-    private let condition = NSCondition()
-    private var queue: [Job] = []
-    private var stopping = false
-    private let finished = DispatchSemaphore(value: 0)
-    private let maxBatch: Int
-    private let handler: ([Job]) -> Void
+///
+/// The thread holds only the queue and the handler, never this object: a worker that is
+/// dropped without `stop()` still ends its thread (after the queued jobs) from `deinit`.
+final class WorkerThread<Job>: Sendable {
+    /// Why `submit` refused a job.
+    enum Refusal: Error {
+        /// `stop()` was called.
+        case stopped
+        /// `capacity` jobs are already waiting.
+        case full
+    }
 
-    init(name: String, maxBatch: Int, handler: @escaping ([Job]) -> Void) {
-        self.maxBatch = max(1, maxBatch)
-        self.handler = handler
-        let thread = Thread { [self] in
+    private let queue: JobQueue<Job>
+
+    /// Starts the thread. `capacity` bounds the jobs waiting at once (not the one running).
+    init(name: String, maxBatch: Int, capacity: Int = .max, handler: @escaping @Sendable ([Job]) -> Void) {
+        let queue = JobQueue<Job>(maxBatch: max(1, maxBatch), capacity: max(1, capacity))
+        self.queue = queue
+        let thread = Thread {
             // Named for `top -H`, `perf` and /proc/PID/task: Foundation's `Thread.name` does
             // not reach the OS thread on Linux, and glibc's pthread_setname_np is not visible
             // to Swift. The kernel keeps at most 15 bytes.
             #if os(Linux)
             try? Data(name.utf8.prefix(15)).write(to: URL(fileURLWithPath: "/proc/thread-self/comm"))
             #endif
-            self.run()
+            queue.run(handler)
         }
         thread.name = name
         thread.start()
     }
 
-    /// Queues a job. Returns false (and runs nothing) once the thread is stopping.
-    @discardableResult
-    func submit(_ job: Job) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        guard !stopping else { return false }
-        queue.append(job)
-        condition.signal()
-        return true
+    deinit {
+        queue.stop(wait: false)
+    }
+
+    /// Queues a job, or says why not (and then runs nothing).
+    func submit(_ job: Job) -> Refusal? {
+        queue.submit(job)
     }
 
     /// Runs what is queued, then stops the thread and waits for it to end.
     func stop() {
+        queue.stop(wait: true)
+    }
+}
+
+/// The jobs waiting for a worker thread, and the lock and condition around them.
+private final class JobQueue<Job>: @unchecked Sendable {
+    // @unchecked Sendable: `jobs` and `stopping` are only touched with `condition` locked.
+    private let condition = NSCondition()
+    private var jobs: [Job] = []
+    private var stopping = false
+    private let finished = DispatchSemaphore(value: 0)
+    private let maxBatch: Int
+    private let capacity: Int
+
+    init(maxBatch: Int, capacity: Int) {
+        self.maxBatch = maxBatch
+        self.capacity = capacity
+    }
+
+    func submit(_ job: Job) -> WorkerThread<Job>.Refusal? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping else { return .stopped }
+        guard jobs.count < capacity else { return .full }
+        jobs.append(job)
+        condition.signal()
+        return nil
+    }
+
+    func stop(wait: Bool) {
         condition.lock()
         let alreadyStopping = stopping
         stopping = true
         condition.signal()
         condition.unlock()
-        if !alreadyStopping { finished.wait() }
+        if wait && !alreadyStopping {
+            finished.wait()
+            finished.signal()  // a later stop(wait:) returns at once
+        }
     }
 
-    private func run() {
+    /// The thread's body: batches until stopped and drained.
+    func run(_ handler: ([Job]) -> Void) {
         while true {
             condition.lock()
-            while queue.isEmpty && !stopping { condition.wait() }
-            if queue.isEmpty {
+            while jobs.isEmpty && !stopping { condition.wait() }
+            if jobs.isEmpty {
                 condition.unlock()
                 break
             }
-            let count = min(queue.count, maxBatch)
-            let batch = Array(queue.prefix(count))
-            queue.removeFirst(count)
+            let count = min(jobs.count, maxBatch)
+            let batch = Array(jobs.prefix(count))
+            jobs.removeFirst(count)
             condition.unlock()
             handler(batch)
         }

@@ -34,10 +34,12 @@ extension PhotosAdmin.Audit {
 
         func run() async throws {
             if follow { return try await runFollowing() }
-            let rows = try await global.withServices { context in
-                try await context.database.read { connection in
-                    try AuditLog.rows(sessionID: session, limit: limit, on: connection)
-                }
+            var rows = try await global.withServices { context in
+                try await DatabaseMaintenance.auditRows(context.database, sessionID: session, limit: limit + 1)
+            }
+            if rows.count > limit {
+                rows.removeLast()
+                Output.note("showing the first \(limit) rows; more with --limit \(min(limit * 10, 1_000_000)) (or --follow)")
             }
             switch output.format {
             case .json: try Output.json(rows)
@@ -48,15 +50,10 @@ extension PhotosAdmin.Audit {
         /// Prints the newest `limit` rows, then polls for more every half second.
         private func runFollowing() async throws {
             try await global.withServices(migrate: false) { context in
-                var lastID: Int64 = try await context.database.read { connection in
-                    let newest = try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
-                    return max(0, newest - Int64(limit))
-                }
+                var lastID = max(0, try await DatabaseMaintenance.newestAuditRowID(context.database) - Int64(limit))
                 print(Self.header.joined(separator: "  "))
                 while !Task.isCancelled {
-                    let batch = try await context.database.read { [lastID] connection in
-                        try AuditLog.rows(afterID: lastID, sessionID: session, on: connection)
-                    }
+                    let batch = try await DatabaseMaintenance.auditRows(context.database, afterID: lastID, sessionID: session)
                     for (id, row) in batch {
                         lastID = id
                         if output.format == .json {
@@ -79,7 +76,7 @@ extension PhotosAdmin.Audit {
 
         func run() async throws {
             let result = try await global.withServices(migrate: false) { context in
-                try await context.database.read { try AuditLog.verify(on: $0) }
+                try await DatabaseMaintenance.verifyAudit(context.database)
             }
             if let problem = result.problem {
                 Output.note("audit verify FAILED after \(result.rowsChecked) rows: \(problem)")

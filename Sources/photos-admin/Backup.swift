@@ -11,11 +11,7 @@ extension PhotosAdmin {
 
         func run() async throws {
             try await global.withServices(migrate: false) { context in
-                try await context.database.read { connection in
-                    // One read transaction: every page comes from the same snapshot.
-                    _ = try connection.query("SELECT count(*) FROM sqlite_schema")
-                    try connection.backup(to: path)
-                }
+                try await DatabaseMaintenance.backup(context.database, to: path)
             }
             print("backed up \(global.db ?? "the database") to \(path)")
         }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import PhotosCore
-import SQLiteStore
 
 extension PhotosAdmin {
     struct Check: AsyncParsableCommand {
@@ -11,33 +10,25 @@ extension PhotosAdmin {
 
         func run() async throws {
             let configuration = try await global.configuration()
-            let connection = try Connection(path: configuration.databasePath, mode: .readOnly)
-            defer { connection.close() }
-            var failures = 0
-            let integrity = try connection.query("PRAGMA integrity_check").map { $0.string(0) }
-            if integrity == ["ok"] {
+            let report = try DatabaseMaintenance.check(path: configuration.databasePath)
+            if report.integrity == ["ok"] {
                 print("integrity: ok")
             } else {
-                failures += 1
-                print("integrity: FAILED: \(integrity.prefix(5).joined(separator: "; "))")
+                print("integrity: FAILED: \(report.integrity.prefix(5).joined(separator: "; "))")
             }
-            let status = try PhotosMigrations.migrator.status(connection)
-            let pending = status.filter { $0.appliedAt == nil }
-            if pending.isEmpty {
-                print("migrations: \(status.count) applied, none pending")
+            if report.pendingMigrations.isEmpty {
+                print("migrations: \(report.migrations.count) applied, none pending")
             } else {
-                failures += 1
-                print("migrations: pending \(pending.map(\.name).joined(separator: ", ")) (run photos-admin migrate)")
+                print("migrations: pending \(report.pendingMigrations.map(\.name).joined(separator: ", ")) (run photos-admin migrate)")
             }
-            if pending.count < status.count {
-                let audit = try connection.transaction(.deferred) { try AuditLog.verify(on: connection) }
+            if let audit = report.audit {
                 if let problem = audit.problem {
-                    failures += 1
                     print("audit: FAILED: \(problem)")
                 } else {
                     print("audit: intact (\(audit.rowsChecked) rows)")
                 }
             }
+            let failures = report.problemCount
             if failures > 0 {
                 Output.note("check failed: \(failures) problem\(failures == 1 ? "" : "s")")
                 throw ExitCode.failure

@@ -29,7 +29,7 @@ struct GlobalOptions: ParsableArguments {
             path: configuration.databasePath, durability: configuration.durability, readerCount: 1,
             busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), migrate: migrate)
         defer { database.close() }
-        let context = AdminContext(configuration: configuration, database: database)
+        let context = AdminContext(configuration: configuration, services: try PhotosServices(configuration: configuration, database: database))
         return try await body(context)
     }
 }
@@ -47,17 +47,16 @@ struct OutputOptions: ParsableArguments {
 /// What a subcommand works with.
 struct AdminContext {
     let configuration: PhotosConfiguration
-    let database: SQLiteDatabase
+    let services: PhotosServices
 
     /// The operator, by login name: `operator:<name>` in the audit trail.
-    var actor: Actor { .operator(Self.loginName) }
+    var actor: AuditActor { .operator(Self.loginName) }
 
-    var auth: AuthService {
-        AuthService(database: database, bcryptCost: configuration.bcryptCost, tokenLifetimeSeconds: configuration.tokenLifetimeSeconds)
-    }
-    var catalog: CatalogService { CatalogService(database: database) }
-    var purchases: PurchaseService { PurchaseService(database: database) }
-    var sessions: SessionCoordinator { SessionCoordinator(database: database, auth: auth) }
+    var database: SQLiteDatabase { services.database }
+    var auth: AuthService { services.auth }
+    var catalog: CatalogService { services.catalog }
+    var purchases: PurchaseService { services.purchases }
+    var sessions: SessionCoordinator { services.sessions }
 
     static var loginName: String {
         let environment = ProcessInfo.processInfo.environment

@@ -7,6 +7,8 @@ extension PhotosAdmin {
         static let configuration = CommandConfiguration(
             abstract: "Add, import and list photos.",
             subcommands: [Add.self, Import.self, List.self])
+
+        func run() async throws { throw Self.missingSubcommand() }
     }
 }
 
@@ -50,24 +52,45 @@ extension PhotosAdmin.Photos {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List photos.")
+        static let configuration = CommandConfiguration(
+            abstract: "List photos by id, a page at a time.",
+            discussion: "When there are more, the table is followed by a line on stderr naming the next page's --after; JSON carries it as nextAfter (null on the last page).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "At most this many.") var limit = 100
-        @Option(help: "Only photos with a larger id.") var after: Int64 = 0
+        @Option(help: "Only photos with a larger id (the previous page's nextAfter).") var after: Int64 = 0
 
         func validate() throws {
             guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000") }
+            guard after >= 0 else { throw ValidationError("--after must be 0 or more") }
         }
 
         func run() async throws {
-            let photos = try await global.withServices { try await $0.catalog.list(limit: limit, afterID: after) }
+            // One more than asked tells whether there is a next page.
+            var photos = try await global.withServices { try await $0.catalog.list(limit: limit + 1, afterID: after) }
+            let nextAfter = photos.count > limit ? photos[limit - 1].id : nil
+            photos = Array(photos.prefix(limit))
             switch output.format {
-            case .json: try Output.json(photos)
+            case .json: try Output.json(PhotoPage(photos: photos, nextAfter: nextAfter))
             case .table:
                 Output.table(["ID", "PRICE", "TITLE", "URL"], photos.map { [String($0.id), Price.format(cents: $0.priceCents), $0.title, $0.url] })
+                if let nextAfter { Output.note("more photos: photos-admin photos list --after \(nextAfter)") }
             }
         }
+    }
+}
+
+/// `photos list --format json`: a page, and the cursor of the next one (as the API's).
+struct PhotoPage: Encodable {
+    let photos: [Photo]
+    let nextAfter: Int64?
+
+    enum CodingKeys: CodingKey { case photos, nextAfter }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(photos, forKey: .photos)
+        try container.encode(nextAfter, forKey: .nextAfter)  // explicit null on the last page
     }
 }

@@ -1,5 +1,5 @@
-import Foundation
 import ArgumentParser
+import Foundation
 
 /// `photos-admin`: the operator's command-line tool.
 @main
@@ -9,44 +9,50 @@ struct PhotosAdmin: AsyncParsableCommand {
         abstract: "Operate a photosd database: migrate, seed photos, manage users, purchases and the audit trail.",
         discussion: """
             The database is --db PATH, else $PHOTOS_DB, else database.path from the config file \
-            (config/photosd.json, $PHOTOSD_CONFIG or --config). Every change is audited with actor \
-            operator:<login name>. Works while photosd runs on the same database.
+            (config/photosd.json, $PHOTOSD_CONFIG or --config). --db and --config may stand before \
+            or after the subcommand. Every change is audited with actor operator:<login name>. \
+            Works while photosd runs on the same database.
             """,
         subcommands: [
             Migrate.self, Photos.self, Users.self, SignIn.self, SignOut.self, Purchase.self, Sessions.self,
             Audit.self, Backup.self, Check.self,
         ]
     )
-}
 
-extension PhotosAdmin {
-    /// Runs the command. Unlike the default, a failure prints exactly one line on stderr
-    /// (`photos-admin: …`) without the usage text, so scripts and operators see what went wrong.
+    // Declared here too, so that `photos-admin --db x.db users list` parses: ArgumentParser
+    // hands the same values to every command's `GlobalOptions`.
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws { throw Self.missingSubcommand() }
+
+    /// Parses and runs like ArgumentParser's own `main()`, but a failure is exactly one line on
+    /// stderr (`photos-admin: …`, without the usage text), which scripts and operators read
+    /// more easily. ArgumentParser has no hook for that, so this is the whole difference.
     static func main() async {
-        if CommandLine.arguments.count == 1 {
-            Output.note("photos-admin: missing subcommand (migrate, photos, users, sign-in, sign-out, purchase, sessions, audit, backup, check); see photos-admin --help")
-            Foundation.exit(ExitCode.validationFailure.rawValue)
-        }
         do {
             var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
             } else {
                 try command.run()
             }
         } catch {
             let code = exitCode(for: error)
             if code == .success {
-                // --help, --version: the full text, on stdout.
-                print(fullMessage(for: error))
-                Foundation.exit(0)
-            }
-            let text = message(for: error)
-                .split(separator: "\n").first.map(String.init) ?? ""
-            if !text.isEmpty {
-                Output.note("photos-admin: \(text)")
+                print(fullMessage(for: error))  // --help, --version: the full text, on stdout
+            } else if let line = message(for: error).split(separator: "\n").first {
+                Output.note("photos-admin: \(line)")
             }
             Foundation.exit(code.rawValue)
         }
+    }
+}
+
+extension ParsableCommand {
+    /// The error of a command that only groups subcommands, run without one: it names them.
+    static func missingSubcommand() -> ValidationError {
+        let names = configuration.subcommands.map { $0._commandName }
+        let path = ([PhotosAdmin._commandName] + (self is PhotosAdmin.Type ? [] : [_commandName])).joined(separator: " ")
+        return ValidationError("missing subcommand (\(names.joined(separator: ", "))); see \(path) --help")
     }
 }

@@ -7,6 +7,8 @@ extension PhotosAdmin {
         static let configuration = CommandConfiguration(
             abstract: "List client sessions and show one: its stacks and coordinator tree.",
             subcommands: [List.self, Show.self])
+
+        func run() async throws { throw Self.missingSubcommand() }
     }
 }
 
@@ -23,7 +25,11 @@ extension PhotosAdmin.Sessions {
         }
 
         func run() async throws {
-            let sessions = try await global.withServices { try await $0.sessions.list(limit: limit) }
+            var sessions = try await global.withServices { try await $0.sessions.list(limit: limit + 1) }
+            if sessions.count > limit {
+                sessions.removeLast()
+                Output.note("showing the \(limit) most recently active sessions; more with --limit \(min(limit * 10, 100_000))")
+            }
             switch output.format {
             case .json: try Output.json(sessions)
             case .table:

@@ -5,6 +5,8 @@ import PhotosCore
 extension PhotosAdmin {
     struct Users: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add and list users.", subcommands: [Add.self, List.self])
+
+        func run() async throws { throw Self.missingSubcommand() }
     }
 }
 
@@ -42,17 +44,44 @@ extension PhotosAdmin.Users {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List users.")
+        static let configuration = CommandConfiguration(
+            abstract: "List users by id, a page at a time.",
+            discussion: "When there are more, the table is followed by a line on stderr naming the next page's --after; JSON carries it as nextAfter (null on the last page).")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
+        @Option(help: "At most this many.") var limit = 100
+        @Option(help: "Only users with a larger id (the previous page's nextAfter).") var after: Int64 = 0
+
+        func validate() throws {
+            guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000") }
+            guard after >= 0 else { throw ValidationError("--after must be 0 or more") }
+        }
 
         func run() async throws {
-            let users = try await global.withServices { try await $0.auth.listUsers() }
+            var users = try await global.withServices { try await $0.auth.listUsers(limit: limit + 1, afterID: after) }
+            let nextAfter = users.count > limit ? users[limit - 1].id : nil
+            users = Array(users.prefix(limit))
             switch output.format {
-            case .json: try Output.json(users)
-            case .table: Output.table(["ID", "USERNAME", "CREATED"], users.map { [String($0.id), $0.username, $0.createdAt] })
+            case .json: try Output.json(UserPage(users: users, nextAfter: nextAfter))
+            case .table:
+                Output.table(["ID", "USERNAME", "CREATED"], users.map { [String($0.id), $0.username, $0.createdAt] })
+                if let nextAfter { Output.note("more users: photos-admin users list --after \(nextAfter)") }
             }
         }
+    }
+}
+
+/// `users list --format json`: a page, and the cursor of the next one.
+struct UserPage: Encodable {
+    let users: [User]
+    let nextAfter: Int64?
+
+    enum CodingKeys: CodingKey { case users, nextAfter }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(users, forKey: .users)
+        try container.encode(nextAfter, forKey: .nextAfter)
     }
 }

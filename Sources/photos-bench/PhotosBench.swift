@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PhotosdProcess
 import PhotosCore
 import SQLiteStore
 
@@ -89,9 +90,10 @@ extension PhotosBench {
             defer { try? FileManager.default.removeItem(atPath: runDirectory) }
             let path = runDirectory + "/photos.db"
             try await HTTPBenchmark.seed(path: path, users: virtualUsers, photos: photos)
-            let daemon = try DaemonProcess(
-                binary: photosd ?? DaemonProcess.defaultBinary, database: path,
-                environment: ["PHOTOSD_DATABASE_DURABILITY": durability])
+            let daemon = try PhotosdProcess(
+                binary: photosd ?? PhotosdProcess.besideBenchmark, arguments: ["--db", path],
+                // Quiet, but it still says where it listens.
+                environment: ["PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": "notice"])
             let result = try HTTPBenchmark.run(
                 host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos,
                 peakRSS: { daemon.peakResidentBytes }, serverCPU: { daemon.cpuSeconds }, writerCPU: { daemon.writerCPUSeconds },

@@ -65,9 +65,9 @@ enum StorageBenchmark {
                             let version = try connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int(0) ?? 0
                             try connection.execute("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", version + 1, state, ISO8601Timestamp.now(), id)
                             try AuditLog.append([
-                                AuditEntry(sessionID: id, actor: .client, coordinator: "app", step: .action, detail: ["action": "selectPhoto", "photoId": 1]),
-                                AuditEntry(sessionID: id, actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": 1]),
-                            ], on: connection)
+                                AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "selectPhoto", "photoId": 1]),
+                                AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": 1]),
+                            ], to: id, at: ISO8601Timestamp.now(), on: connection)
                         }
                         count += 1
                     }

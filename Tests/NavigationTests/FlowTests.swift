@@ -313,11 +313,14 @@ struct FlowTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("photos.db")
+        var configuration = PhotosConfiguration()
+        configuration.databasePath = path
+        configuration.bcryptCost = 4
         var database = try PhotosDatabase.open(path: path)
-        var auth = AuthService(database: database, bcryptCost: 4)
-        _ = try await CatalogService(database: database).add(NewPhoto(title: "Sunset", priceCents: 250), actor: testOperator)
-        _ = try await auth.createUser(username: "alice", password: SessionHarness.password, actor: testOperator)
-        var coordinator = SessionCoordinator(database: database, auth: auth)
+        var services = try PhotosServices(configuration: configuration, database: database)
+        _ = try await services.catalog.add(NewPhoto(title: "Sunset", priceCents: 250), actor: testOperator)
+        _ = try await services.auth.createUser(username: "alice", password: SessionHarness.password, actor: testOperator)
+        var coordinator = services.sessions
         let id = try await coordinator.createSession().session.id
         _ = try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
         _ = try await coordinator.apply(ClientAction(.buy), to: id)
@@ -326,8 +329,8 @@ struct FlowTests {
 
         database = try PhotosDatabase.open(path: path)
         defer { database.close() }
-        auth = AuthService(database: database, bcryptCost: 4)
-        coordinator = SessionCoordinator(database: database, auth: auth)
+        services = try PhotosServices(configuration: configuration, database: database)
+        coordinator = services.sessions
         #expect(try await coordinator.session(id: id) == before)
         let resumed = try await coordinator.apply(ClientAction(.submit, username: "alice", password: SessionHarness.password), to: id)
         #expect(stacks(resumed.session) == "[photos, photo, buy]")

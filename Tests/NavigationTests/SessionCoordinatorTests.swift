@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 @testable import Navigation
 import PhotosCore
@@ -56,6 +57,92 @@ struct SessionCoordinatorTests {
         for suffix in ["", "-wal"] { bytes.append(FileManager.default.contents(atPath: h.test.path + suffix) ?? Data()) }
         #expect(bytes.range(of: Data(token.utf8)) == nil)
         #expect(bytes.range(of: Data("sign-in-1".utf8)) == nil)
+    }
+
+    @Test("the database alone reveals nothing of a stored sign-in: no plain key hash, no token without the server secret")
+    func idempotencyNeedsTheServerSecret() async throws {
+        let h = try await SessionHarness.make()
+        defer { h.close() }
+        let id = try await h.newSession()
+        try await h.act(id, .signIn)
+        let action = ClientAction(.submit, username: "alice", password: SessionHarness.password)
+        let key = "1"  // clients use small counters: guessable
+        let first = try await h.coordinator.apply(action, to: id, idempotencyKey: key)
+        let token = try #require(first.token)
+        let row = try #require(try await h.test.database.read { try $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
+        // Before: key = SHA-256("1"), found by anyone who hashes small numbers.
+        #expect(row.string(0) != SecureToken.sha256Hex(key))
+        #expect(row.string(1) != SecureToken.sha256Hex(action.fingerprint))
+        // The sealed token cannot be opened with a key derived from the idempotency key alone
+        // (the first version's scheme), nor by a server with another secret.
+        let stored = try JSONSerialization.jsonObject(with: Data(row.string(2).utf8)) as? [String: Any]
+        let sealed = try #require((stored?["sealedToken"] as? String).flatMap { Data(base64Encoded: $0) })
+        let oldKey = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Data(key.utf8)), salt: Data(id.utf8),
+            info: Data("photosd idempotent token".utf8), outputByteCount: 32)
+        #expect(throws: (any Error).self) { try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: oldKey) }
+        let otherServer = SessionCoordinator(
+            database: h.test.database, auth: h.auth,
+            idempotency: IdempotencyStore(secret: ServerSecret(key: SymmetricKey(size: .bits256)), retentionSeconds: 3_600))
+        // A server with another secret cannot even find the stored answer: to it the retry is a
+        // new submit (refused, the session is no longer on signIn), and no token comes back.
+        let elsewhere = try await otherServer.apply(action, to: id, idempotencyKey: key)
+        #expect(elsewhere.token == nil)
+        #expect(elsewhere.error?.code == .actionNotAvailable)
+        // The real server answers the retry with the same token.
+        #expect(try await h.coordinator.apply(action, to: id, idempotencyKey: key).token == token)
+        // The secret file is private.
+        var info = stat()
+        #expect(stat(h.test.directory.file("photosd-secret.key"), &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+    }
+
+    @Test("idempotency answers expire: pruned after the retention, and a late retry is a new request")
+    func idempotencyExpires() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let clock = TestClock()
+        let auth = test.auth(now: clock.now)
+        _ = try await test.catalog.add(NewPhoto(title: "Sunset", priceCents: 250), actor: testOperator)
+        let coordinator = try test.sessions(auth: auth, idempotencyRetentionSeconds: 60)
+        let id = try await coordinator.createSession().session.id
+        let first = try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, idempotencyKey: "k")
+        clock.advance(seconds: 30)
+        #expect(try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, idempotencyKey: "k") == first)
+        let idempotency = IdempotencyStore(secret: try ServerSecret.loadOrCreate(path: test.directory.file("photosd-secret.key")), retentionSeconds: 60)
+        #expect(try await test.database.write { try idempotency.prune(now: clock.now(), on: $0) } == 0)
+        clock.advance(seconds: 31)
+        // Past the retention a retry is a new request (here refused: photo has no selectPhoto).
+        let late = try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, idempotencyKey: "k")
+        #expect(late.session.version == first.session.version)
+        #expect(late.error?.code == .actionNotAvailable)
+        clock.advance(seconds: 61)
+        #expect(try await test.database.write { try idempotency.prune(now: clock.now(), on: $0) } == 1)
+        #expect(try await test.database.read { try $0.queryOne("SELECT count(*) FROM idempotency_keys")?.int(0) } == 0)
+    }
+
+    @Test("a sign-in whose session reached signIn while its password was not yet checked is checked then, not a version_conflict")
+    func credentialRace() async throws {
+        let h = try await SessionHarness.make()
+        defer { h.close() }
+        let id = try await h.newSession()
+        // Hold the writer so that the signIn below and the submit's read both happen before
+        // either commits: the submit reads `photos` (no password check) and reaches the
+        // transaction after signIn has presented the sign-in screen.
+        let gate = DispatchSemaphore(value: 0)
+        let holding = Task { try await h.test.database.write { _ in gate.wait() } }
+        try await Task.sleep(for: .milliseconds(100))
+        let signIn = Task { try await h.coordinator.apply(ClientAction(.signIn), to: id) }
+        try await Task.sleep(for: .milliseconds(100))
+        let submit = Task { try await h.coordinator.apply(ClientAction(.submit, username: "alice", password: SessionHarness.password), to: id) }
+        try await Task.sleep(for: .milliseconds(300))
+        gate.signal()
+        try await holding.value
+        #expect(try await signIn.value.error == nil)
+        let result = try await submit.value
+        #expect(result.error == nil)
+        #expect(result.outcome == .signedIn)
+        #expect(result.session.user?.username == "alice")
     }
 
     @Test("a session whose token was revoked is signed out at its next action, audited")

@@ -20,7 +20,7 @@ struct SessionHarness {
             [NewPhoto(title: "Sunset", priceCents: 250), NewPhoto(title: "Harbour", priceCents: 100), NewPhoto(title: "Snow", priceCents: 300)],
             actor: testOperator)
         _ = try await auth.createUser(username: "alice", password: password, actor: testOperator)
-        return SessionHarness(test: test, coordinator: SessionCoordinator(database: test.database, auth: auth), auth: auth)
+        return SessionHarness(test: test, coordinator: try test.sessions(auth: auth), auth: auth)
     }
 
     func close() { test.close() }

@@ -15,7 +15,10 @@ struct AdminSessionTests {
         _ = try AdminProcess.admin(["users", "add", "bob", "--password-stdin"] + db, stdin: "password123", in: directory.path)
         let database = try PhotosDatabase.open(path: db[1])
         defer { database.close() }
-        let sessions = SessionCoordinator(database: database, auth: AuthService(database: database, bcryptCost: 4))
+        var configuration = PhotosConfiguration()
+        configuration.databasePath = db[1]
+        configuration.bcryptCost = 4
+        let sessions = try PhotosServices(configuration: configuration, database: database).sessions
         let id = try await sessions.createSession().session.id
         _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
         _ = try await sessions.apply(ClientAction(.buy), to: id)

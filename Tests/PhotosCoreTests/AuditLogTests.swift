@@ -11,10 +11,11 @@ struct AuditLogTests {
         let test = try TestDatabase()
         try await test.database.write { connection in
             for index in 0..<3 {
-                try AuditLog.append([
-                    AuditEntry(sessionID: "s1", actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64(index))]),
-                    AuditEntry(sessionID: "s2", actor: .client, coordinator: "app", step: .action, detail: ["action": "back"]),
-                ], on: connection)
+                let at = ISO8601Timestamp.now()
+                try AuditLog.append(
+                    [AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64(index))])],
+                    to: "s1", at: at, on: connection)
+                try AuditLog.append([AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "back"])], to: "s2", at: at, on: connection)
             }
         }
         return test
@@ -33,15 +34,23 @@ struct AuditLogTests {
         #expect(result.rowsChecked == 6)
     }
 
-    @Test("rows written together read back as returned, numbered per session", arguments: [1, 2, 8, 9, 17])
+    @Test("rows of two trails recorded together read back as returned, numbered per trail", arguments: [1, 2, 8, 9, 17])
     func appendMany(count: Int) async throws {
         let test = try TestDatabase()
         defer { test.close() }
-        let entries = (0..<count).map { index in
-            AuditEntry(sessionID: index % 3 == 0 ? "a" : "b", actor: .client, coordinator: "app", step: .screenPush, screen: "photo",
-                       detail: ["photoId": .int(Int64(index)), "note": .string("row \(index) \"quoted\"")])
+        let returned = try await test.database.write { connection in
+            let a = try AuditTrailWriter(sessionID: "a", on: connection)
+            let b = try AuditTrailWriter(sessionID: "b", on: connection)
+            for index in 0..<count {
+                let entry = AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo",
+                                       detail: ["photoId": .int(Int64(index)), "note": .string("row \(index) \"quoted\"")])
+                let trail = index % 3 == 0 ? a : b
+                let expected = trail.nextSeq
+                #expect(trail.record(entry) == expected)
+            }
+            let at = ISO8601Timestamp.now()
+            return try a.write(at: at) + b.write(at: at)
         }
-        let returned = try await test.database.write { try AuditLog.append(entries, on: $0) }
         let stored = try await test.database.read { try AuditLog.rows(on: $0) }
         #expect(returned == stored)
         #expect(stored.map(\.detail).first == #"{"note":"row 0 \"quoted\"","photoId":0}"#)

@@ -1,7 +1,8 @@
 import Foundation
-import PhotosCore
+@testable import PhotosCore
 import PhotosTestSupport
 import SQLiteStore
+import Synchronization
 import Testing
 
 @Suite("AuthService")
@@ -34,6 +35,58 @@ struct AuthServiceTests {
             try connection.query("SELECT step, json_extract(detail, '$.attemptedUsername') FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\($0.string(0)):\($0.string(1))" }
         }
         #expect(steps == ["auth.signInFailed:alice", "auth.signInFailed:mallory"])
+    }
+
+    @Test("the decoy hash is computed only when a sign-in names an unknown user, once")
+    func lazyDecoy() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let cost = 5  // no other test uses it: the decoys are per process and per cost
+        let auth = AuthService(database: test.database, bcryptCost: cost)
+        _ = try await auth.createUser(username: "alice", password: "correct horse", actor: testOperator)
+        _ = try await auth.listUsers()
+        _ = try await auth.authenticate(username: "alice", password: "correct horse")
+        #expect(!DecoyHash.isComputed(cost: cost), "building the service, adding and listing users, a right password: no decoy")
+        await #expect(throws: PhotosError.invalidCredentials) { try await auth.authenticate(username: "nobody", password: "whatever1") }
+        #expect(DecoyHash.isComputed(cost: cost))
+        let hash = DecoyHash.hash(cost: cost)
+        await #expect(throws: PhotosError.invalidCredentials) { try await auth.authenticate(username: "nobody2", password: "whatever1") }
+        #expect(DecoyHash.hash(cost: cost) == hash)
+    }
+
+    @Test("50 concurrent wrong passwords for one user: exactly signInMaxAttempts reach bcrypt")
+    func limiterIsAtomic() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        let auth = AuthService(database: test.database, bcryptCost: 4, signInMaxAttempts: 5, signInWindowSeconds: 300)
+        _ = try await auth.createUser(username: "alice", password: "correct horse", actor: testOperator)
+        let codes = await withTaskGroup(of: PhotosError.Code?.self) { group in
+            for _ in 0..<50 {
+                group.addTask {
+                    do {
+                        _ = try await auth.signIn(username: "alice", password: "wrong horse", actor: .client)
+                        return nil
+                    } catch let error as PhotosError {
+                        return error.code
+                    } catch {
+                        return nil
+                    }
+                }
+            }
+            var codes: [PhotosError.Code?] = []
+            for await code in group { codes.append(code) }
+            return codes
+        }
+        #expect(codes.filter { $0 == .invalidCredentials }.count == 5)
+        #expect(codes.filter { $0 == .tooManyAttempts }.count == 45)
+        // The audit trail says the same: 5 checked, 45 refused unchecked.
+        let reasons = try await test.database.read { connection in
+            try connection.query("SELECT json_extract(detail, '$.reason') FROM audit_trail WHERE session_id = 'api' AND step = 'auth.signInFailed'").map { $0.optionalString(0) }
+        }
+        #expect(reasons.filter { $0 == nil }.count == 5)
+        #expect(reasons.filter { $0 == "tooManyAttempts" }.count == 45)
+        // Even the right password now waits for the window.
+        await #expect(throws: PhotosError.self) { try await auth.signIn(username: "alice", password: "correct horse", actor: .client) }
     }
 
     @Test("an expired token is refused")
@@ -88,14 +141,14 @@ struct OffloadTests {
     @Test("never runs more than its limit at once, and runs everything")
     func bounded() async {
         let offload = Offload(limit: 2)
-        let running = LockedValue((now: 0, most: 0))
+        let running = RunningCount()
         let results = await withTaskGroup(of: Int.self) { group in
             for index in 0..<16 {
                 group.addTask {
                     await offload.run {
-                        running.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                        running.value.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
                         usleep(5_000)
-                        running.withLock { $0.now -= 1 }
+                        running.value.withLock { $0.now -= 1 }
                         return index
                     }
                 }
@@ -105,8 +158,13 @@ struct OffloadTests {
             return results
         }
         #expect(results.sorted() == Array(0..<16))
-        #expect(running.withLock { $0.most } <= 2)
-        #expect(running.withLock { $0.most } >= 1)
+        #expect(running.value.withLock { $0.most } <= 2)
+        #expect(running.value.withLock { $0.most } >= 1)
         #expect(Offload().limit >= 1)
     }
+}
+
+/// How many jobs run now, and the most at once.
+private final class RunningCount: Sendable {
+    let value = Mutex((now: 0, most: 0))
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where the package and its built executables are.
 public enum BuiltProducts {
@@ -50,24 +51,20 @@ public func runProcess(_ executable: String, _ arguments: [String], stdin: Strin
     input.fileHandleForWriting.write(Data(stdin.utf8))
     try input.fileHandleForWriting.close()
     // Drain stderr on its own thread so a chatty process cannot block on a full pipe.
-    let errorData = LockedBox<Data?>(nil)
-    let reader = Thread { errorData.set(error.fileHandleForReading.readDataToEndOfFile()) }
+    let errorData = ErrorOutput()
+    let reader = Thread { errorData.value.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
     reader.start()
     let outData = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    while errorData.get() == nil { usleep(1_000) }
+    while errorData.value.withLock({ $0 == nil }) { usleep(1_000) }
     return ProcessResult(
         status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errorData.get() ?? Data(), as: UTF8.self))
+        stderr: String(decoding: errorData.value.withLock { $0 } ?? Data(), as: UTF8.self))
 }
 
-/// A value behind a lock. `@unchecked Sendable`: every access holds `lock`.
-public final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    public init(_ value: Value) { self.value = value }
-    public func get() -> Value { lock.lock(); defer { lock.unlock() }; return value }
-    public func set(_ newValue: Value) { lock.lock(); value = newValue; lock.unlock() }
+/// A process's standard error, filled in by a reader thread.
+private final class ErrorOutput: Sendable {
+    let value = Mutex<Data?>(nil)
 }
 
 /// SplitMix64: a small seeded generator, so a failing randomized run can be repeated exactly.

@@ -1,6 +1,8 @@
 import Foundation
+import Navigation
 import PhotosCore
 import SQLiteStore
+import Synchronization
 
 /// A migrated database in a temporary directory, with services using bcrypt's minimum cost.
 public struct TestDatabase: Sendable {
@@ -19,6 +21,12 @@ public struct TestDatabase: Sendable {
         AuthService(database: database, bcryptCost: 4, tokenLifetimeSeconds: tokenLifetimeSeconds, now: now)
     }
 
+    /// The session coordinator over `auth`, with a server secret in the test's directory.
+    public func sessions(auth: AuthService, idempotencyRetentionSeconds: Int = 86_400) throws -> SessionCoordinator {
+        let secret = try ServerSecret.loadOrCreate(path: directory.file("photosd-secret.key"))
+        return SessionCoordinator(database: database, auth: auth, idempotency: IdempotencyStore(secret: secret, retentionSeconds: idempotencyRetentionSeconds))
+    }
+
     public var catalog: CatalogService { CatalogService(database: database) }
     public var purchases: PurchaseService { PurchaseService(database: database) }
 
@@ -31,11 +39,11 @@ public struct TestDatabase: Sendable {
 
 /// A clock the test moves by hand.
 public final class TestClock: Sendable {
-    private let current = LockedValue(Date(timeIntervalSince1970: 1_800_000_000))
+    private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
     public init() {}
     public func now() -> Date { current.withLock { $0 } }
     public func advance(seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
 }
 
 /// The operator tests act as.
-public let testOperator = Actor.operator("tester")
+public let testOperator = AuditActor.operator("tester")

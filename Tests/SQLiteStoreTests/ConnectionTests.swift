@@ -121,6 +121,39 @@ struct ConnectionTests {
         }
     }
 
+    @Test("one-at-a-time text binding (bulk loads) keeps NUL bytes too")
+    func bindTextOneByOne() throws {
+        try withDatabase { connection, _ in
+            let insert = try connection.prepare("INSERT INTO items (name) VALUES (?)")
+            for name in ["a\u{0}b", "", "\u{0}", "tail\u{0}"] {
+                try insert.bindText(name, at: 1)
+                try insert.run()
+                let row = try connection.queryOne("SELECT length(CAST(name AS BLOB)), name FROM items WHERE id = last_insert_rowid()")
+                #expect(row?.int(0) == name.utf8.count, "\(name.debugDescription)")
+                #expect(row?.string(1) == name)
+            }
+        }
+    }
+
+    @Test("BEGIN waits for another connection's write lock at most about one busy timeout")
+    func beginIsBounded() throws {
+        try withDatabase { connection, directory in
+            let path = directory.file("test.db")
+            let holder = try Connection(path: path)
+            defer { holder.close() }
+            try holder.begin(.immediate)
+            defer { holder.rollbackIfOpen() }
+            let waiting = try Connection(path: path, options: .init(busyTimeoutMilliseconds: 300))
+            defer { waiting.close() }
+            let start = ContinuousClock.now
+            #expect(throws: SQLiteError.self) { try waiting.begin(.immediate) }
+            let waited = ContinuousClock.now - start
+            // Before: the busy timeout, then five more attempts with it (~1.9 s here).
+            #expect(waited >= .milliseconds(250) && waited < .milliseconds(900), "waited \(waited)")
+            _ = connection
+        }
+    }
+
     @Test("statements whose SQL hashes alike in the cache still get their own statement")
     func cacheKeyCollision() throws {
         try withDatabase { connection, _ in
@@ -184,18 +217,5 @@ struct ConnectionTests {
                 #expect((attributes[.posixPermissions] as? Int) == 0o600, "test.db\(suffix)")
             }
         }
-    }
-}
-
-@Suite("ISO8601Timestamp")
-struct TimestampTests {
-    @Test("UTC with milliseconds, zero-padded", arguments: [
-        (0.0, "1970-01-01T00:00:00.000Z"),
-        (1_800_000_000.5, "2027-01-15T08:00:00.500Z"),
-        (951_782_400.007, "2000-02-29T00:00:00.007Z"),
-        (253_402_300_799.999, "9999-12-31T23:59:59.999Z"),
-    ])
-    func format(seconds: Double, expected: String) {
-        #expect(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: seconds)) == expected)
     }
 }

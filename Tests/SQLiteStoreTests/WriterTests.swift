@@ -75,6 +75,53 @@ struct WriterTests {
         }
         #expect(names.count == 1 + 90)
         for index in stride(from: 0, to: 100, by: 10) { #expect(!names.contains("ok-\(index)")) }
+        // Rolled-back requests are not counted as committed.
+        #expect(database.writer.stats.requests == 1 + 90)
+    }
+
+    /// Threads of this process named `name` (Linux: /proc/self/task/*/comm).
+    static func threads(named name: String) -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            (try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) == name
+        }.count
+    }
+
+    @Test("a writer dropped without close() still ends its thread")
+    func droppedWriterEndsThread() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("dropped.db")
+        let name = "sqlite-writer"
+        let before = Self.threads(named: name)
+        do {
+            let writer = try DatabaseWriter(path: path)
+            try await writer.write { try $0.execute("CREATE TABLE t (x)") }
+            #expect(Self.threads(named: name) >= before + 1)
+        }
+        // Other suites' writers come and go meanwhile: wait until ours is gone.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while Self.threads(named: name) > before && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(Self.threads(named: name) <= before)
+    }
+
+    @Test("past maxQueuedRequests waiting, a write fails at once as overloaded")
+    func boundedQueue() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let writer = try DatabaseWriter(path: directory.file("queue.db"), maxBatchSize: 1, maxQueuedRequests: 2)
+        defer { writer.close() }
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        // The first request holds the writer thread; two more may wait; the fourth is refused.
+        async let held: Void = writer.write { _ in started.signal(); gate.wait() }
+        started.wait()
+        async let second: Void = writer.write { _ in }
+        async let third: Void = writer.write { _ in }
+        try await Task.sleep(for: .milliseconds(200))
+        await #expect(throws: DatabaseOverloadedError.self) { try await writer.write { _ in } }
+        gate.signal()
+        _ = try await (held, second, third)
     }
 
     @Test("readers see committed writes; a read transaction is one snapshot")

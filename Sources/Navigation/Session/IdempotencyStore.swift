@@ -3,46 +3,78 @@ import Foundation
 import PhotosCore
 import SQLiteStore
 
-/// Remembers the answer to each action sent with an `Idempotency-Key`, so that a retry returns
-/// the first answer and changes nothing.
+/// Remembers the answer to each action sent with an `Idempotency-Key`, so that a retry within
+/// the retention period returns the first answer and changes nothing.
 ///
-/// The key is stored only as its SHA-256. A sign-in's token cannot be stored in clear, so it
-/// is kept encrypted (AES-GCM) under a key derived from the idempotency key, which only the
-/// client has: a retry can decrypt it, a reader of the database cannot.
-enum IdempotencyStore {
-    static func lookup(key: String, sessionID: String, fingerprint: String, on connection: Connection) throws -> ActionResult? {
+/// Nothing in the table can be read back without the server secret (a file outside the
+/// database): the key is stored as an HMAC under that secret, and a sign-in's token — which
+/// must not be stored in clear — is sealed (AES-GCM) under a key derived from the secret, the
+/// session and the idempotency key. A retry, which brings the idempotency key, can unseal it; a
+/// copy of the database cannot, however guessable the client's keys are.
+public struct IdempotencyStore: Sendable {
+    let secret: ServerSecret
+    /// How long an answer is kept; older ones are ignored, and pruned by `prune`.
+    public let retention: TimeInterval
+
+    /// Creates the store.
+    public init(secret: ServerSecret, retentionSeconds: Int) {
+        self.secret = secret
+        self.retention = TimeInterval(retentionSeconds)
+    }
+
+    /// The answer stored for `key` on `sessionID`, if it is younger than the retention period.
+    /// Throws `conflict` when the key was used for a different request.
+    func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: Connection) throws -> ActionResult? {
         guard let row = try connection.queryOne(
-            "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ?",
-            sessionID, SecureToken.sha256Hex(key))
+            "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?",
+            sessionID, storedKey(key, sessionID), ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
         else { return nil }
-        guard row.string(0) == SecureToken.sha256Hex(fingerprint) else {
+        guard row.string(0) == secret.mac("idempotent request", sessionID, key, fingerprint) else {
             throw PhotosError(.conflict, "this Idempotency-Key was used for a different request")
         }
         let stored = try JSONDecoder().decode(StoredResult.self, from: Data(row.string(1).utf8))
         var result = stored.result
         if let sealed = stored.sealedToken {
-            let box = try AES.GCM.SealedBox(combined: Data(base64Encoded: sealed) ?? Data())
-            result.token = String(decoding: try AES.GCM.open(box, using: symmetricKey(key, sessionID)), as: UTF8.self)
+            do {
+                let box = try AES.GCM.SealedBox(combined: Data(base64Encoded: sealed) ?? Data())
+                result.token = String(decoding: try AES.GCM.open(box, using: sealingKey(key, sessionID)), as: UTF8.self)
+            } catch {
+                throw PhotosError(.conflict, "the first answer to this Idempotency-Key cannot be read any more (the server secret changed); sign in again")
+            }
         }
         return result
     }
 
-    static func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, on connection: Connection) throws {
+    /// Stores `result` as the answer for `key` (replacing an expired answer not yet pruned).
+    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: Connection) throws {
         var stored = StoredResult(result: result, sealedToken: nil)
         if let token = result.token {
             stored.result.token = nil
-            stored.sealedToken = try AES.GCM.seal(Data(token.utf8), using: symmetricKey(key, sessionID)).combined?.base64EncodedString()
+            stored.sealedToken = try AES.GCM.seal(Data(token.utf8), using: sealingKey(key, sessionID)).combined?.base64EncodedString()
         }
         try connection.execute(
-            "INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)",
-            sessionID, SecureToken.sha256Hex(key), SecureToken.sha256Hex(fingerprint),
-            String(decoding: try JSONEncoder().encode(stored), as: UTF8.self), ISO8601Timestamp.now())
+            """
+            INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (session_id, key) DO UPDATE SET
+                request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
+            """,
+            sessionID, storedKey(key, sessionID), secret.mac("idempotent request", sessionID, key, fingerprint),
+            String(decoding: try JSONEncoder().encode(stored), as: UTF8.self), ISO8601Timestamp.string(from: now))
     }
 
-    private static func symmetricKey(_ key: String, _ sessionID: String) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(
-            inputKeyMaterial: SymmetricKey(data: Data(key.utf8)), salt: Data(sessionID.utf8),
-            info: Data("photosd idempotent token".utf8), outputByteCount: 32)
+    /// Deletes the answers older than the retention period; returns how many.
+    public func prune(now: Date, on connection: Connection) throws -> Int {
+        try connection.execute(
+            "DELETE FROM idempotency_keys WHERE created_at <= ?",
+            ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
+    }
+
+    private func storedKey(_ key: String, _ sessionID: String) -> String {
+        secret.mac("idempotency key", sessionID, key)
+    }
+
+    private func sealingKey(_ key: String, _ sessionID: String) -> SymmetricKey {
+        secret.derivedKey("photosd idempotent token", context: sessionID, key)
     }
 
     struct StoredResult: Codable {

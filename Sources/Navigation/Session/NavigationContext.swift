@@ -7,14 +7,12 @@ import SQLiteStore
 final class NavigationContext {
     /// The session's state, mutated in place.
     var state: SessionState
-    /// The steps taken so far, in order.
-    private(set) var entries: [AuditEntry] = []
-    let sessionID: String
-    let actor: Actor
+    /// The session's trail: every step is recorded there, and numbered there.
+    let trail: AuditTrailWriter
+    var sessionID: String { trail.sessionID }
+    let actor: AuditActor
     let connection: Connection
     let services: SessionServices
-    /// Seq the next recorded step will get (to derive coordinator ids).
-    private var nextSeq: Int
     /// The result of checking the submitted credentials before the transaction (bcrypt).
     let credentialCheck: CredentialCheck?
     /// What the action achieved, for the response.
@@ -24,13 +22,12 @@ final class NavigationContext {
     /// An error to report after committing (a failed sign-in is recorded, then refused).
     var reportedError: PhotosError?
 
-    init(state: SessionState, sessionID: String, actor: Actor, connection: Connection, services: SessionServices, nextSeq: Int, credentialCheck: CredentialCheck?) {
+    init(state: SessionState, trail: AuditTrailWriter, actor: AuditActor, connection: Connection, services: SessionServices, credentialCheck: CredentialCheck?) {
         self.state = state
-        self.sessionID = sessionID
+        self.trail = trail
         self.actor = actor
         self.connection = connection
         self.services = services
-        self.nextSeq = nextSeq
         self.credentialCheck = credentialCheck
     }
 
@@ -38,16 +35,14 @@ final class NavigationContext {
 
     /// Records one step, stamped with the signed-in user as it is now. Returns its seq.
     @discardableResult
-    func record(_ step: AuditStep, coordinator: String?, screen: ScreenKind? = nil, detail: JSONObject = [:], actor: Actor? = nil) -> Int {
-        entries.append(AuditEntry(
-            sessionID: sessionID, actor: actor ?? self.actor, userID: state.user?.id, username: state.user?.username,
+    func record(_ step: AuditStep, coordinator: String?, screen: ScreenKind? = nil, detail: JSONObject = [:], actor: AuditActor? = nil) -> Int {
+        trail.record(AuditEntry(
+            actor: actor ?? self.actor, userID: state.user?.id, username: state.user?.username,
             coordinator: coordinator, step: step, screen: screen?.rawValue, detail: detail))
-        defer { nextSeq += 1 }
-        return nextSeq
     }
 
-    /// The seq the next recorded step will get.
-    var upcomingSeq: Int { nextSeq }
+    /// The seq the next recorded step will get (coordinator ids are derived from it).
+    var upcomingSeq: Int { trail.nextSeq }
 
     // MARK: Navigator
 
@@ -104,28 +99,28 @@ final class NavigationContext {
 
     /// Signs the session in as `user`: a new token (returned to the client once), audited.
     func signIn(_ user: User) throws {
-        let issued = try services.auth.issueToken(for: user.id, on: connection)
+        let (tokenId, issued) = try services.auth.issueToken(for: user.id, on: connection)
         state.user = SessionUser(id: user.id, username: user.username)
-        state.tokenId = connection.lastInsertRowID
+        state.tokenId = tokenId
         issuedToken = issued.token
-        record(.authSignIn, coordinator: nil, detail: ["userId": .int(user.id), "tokenId": .int(state.tokenId ?? 0)])
+        record(.authSignIn, coordinator: nil, detail: ["userId": .int(user.id), "tokenId": .int(tokenId)])
         outcome = .signedIn
     }
 
-    /// Records a refused sign-in; the action is answered with `401 invalid_credentials`.
+    /// Records a refused sign-in; the action is answered with `401 invalid_credentials`, or
+    /// `429 too_many_attempts` when the sign-in limits refused to check the password.
     func signInFailed(username: String?) {
-        // The attempted name is kept only if it is a well-formed username, never arbitrary
-        // input (which might be a password typed into the wrong field).
-        let name = username.flatMap { (try? AuthService.validate(username: $0)) != nil ? $0 : nil }
-        record(.authSignInFailed, coordinator: nil, detail: name.map { ["attemptedUsername": .string($0)] } ?? [:])
+        var limit: PhotosError?
+        if case .limited(let error)? = credentialCheck { limit = error }
+        record(.authSignInFailed, coordinator: nil, detail: AuthService.refusedSignInDetail(username: username, reason: limit == nil ? nil : "tooManyAttempts"))
         outcome = .signInFailed
-        reportedError = .invalidCredentials
+        reportedError = limit ?? .invalidCredentials
     }
 
     /// Signs the session out and revokes its token.
-    func signOut(reason: String, actor: Actor? = nil) throws {
+    func signOut(reason: String, actor: AuditActor? = nil) throws {
         if let tokenId = state.tokenId {
-            try connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", ISO8601Timestamp.now(), tokenId)
+            try services.auth.revoke(tokenID: tokenId, on: connection)
         }
         record(.authSignOut, coordinator: nil, detail: ["reason": .string(reason)], actor: actor)
         state.user = nil
@@ -146,9 +141,13 @@ public struct SessionServices: Sendable {
 }
 
 /// What checking submitted credentials found (done before the write transaction: bcrypt is slow).
-enum CredentialCheck: Sendable {
+enum CredentialCheck: Sendable, Equatable {
+    /// The password matched.
     case valid(User)
+    /// It did not (or the user is unknown).
     case invalid
+    /// The sign-in limits refused to check it (`too_many_attempts`).
+    case limited(PhotosError)
 }
 
 /// What an action achieved (the response's `outcome`).

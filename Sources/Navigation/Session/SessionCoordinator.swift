@@ -12,26 +12,31 @@ import SQLiteStore
 public struct SessionCoordinator: Sendable {
     let database: SQLiteDatabase
     let auth: AuthService
+    let idempotency: IdempotencyStore
     let cache: StateCache
 
-    /// Creates the coordinator over `database`, signing users in through `auth`.
-    public init(database: SQLiteDatabase, auth: AuthService) {
+    /// Creates the coordinator over `database`, signing users in through `auth` (whose clock
+    /// also stamps every step) and answering retries from `idempotency`.
+    public init(database: SQLiteDatabase, auth: AuthService, idempotency: IdempotencyStore) {
         self.database = database
         self.auth = auth
+        self.idempotency = idempotency
         self.cache = StateCache()
     }
+
+    var services: SessionServices { SessionServices(auth: auth) }
 
     // MARK: Sessions
 
     /// Starts a new session on `[photos]` with the coordinator tree `app`.
-    public func createSession(actor: Actor = .client) async throws -> ActionResult {
+    public func createSession(actor: AuditActor = .client) async throws -> ActionResult {
         let id = SecureToken.random(byteCount: 18)
-        let services = SessionServices(auth: auth)
+        let services = self.services
+        let at = auth.timestamp()
         return try await database.write { connection in
-            let at = ISO8601Timestamp.now()
             let context = NavigationContext(
-                state: .empty, sessionID: id, actor: actor, connection: connection, services: services,
-                nextSeq: 1, credentialCheck: nil)
+                state: .empty, trail: try AuditTrailWriter(sessionID: id, on: connection), actor: actor,
+                connection: connection, services: services, credentialCheck: nil)
             context.record(.sessionStart, coordinator: nil)
             context.record(.coordinatorStart, coordinator: "app", detail: ["id": "app", "kind": "app"])
             let app = AppCoordinator(
@@ -44,7 +49,7 @@ public struct SessionCoordinator: Sendable {
             try connection.execute(
                 "INSERT INTO sessions (id, version, state, user_id, created_at, updated_at) VALUES (?, 1, ?, NULL, ?, ?)",
                 id, state.jsonText, at, at)
-            let rows = try AuditLog.append(context.entries, at: at, on: connection)
+            let rows = try context.trail.write(at: at)
             return ActionResult(
                 session: SessionView(id: id, version: 1, state: state, owned: []),
                 events: rows, outcome: .navigated, token: nil, error: nil)
@@ -54,8 +59,8 @@ public struct SessionCoordinator: Sendable {
     /// The session as it is now. Throws `not_found`.
     public func session(id: String) async throws -> SessionView {
         try await database.read { connection in
-            let (version, state) = try Self.load(id, on: connection)
-            return SessionView(id: id, version: version, state: state, owned: try Self.owned(state, on: connection))
+            let session = try Self.load(id, on: connection)
+            return SessionView(id: id, version: session.version, state: session.state, owned: try Self.owned(session.state, on: connection))
         }
     }
 
@@ -98,50 +103,71 @@ public struct SessionCoordinator: Sendable {
 
     /// Applies one client action. Throws for what changes nothing (`bad_request`, `not_found`,
     /// `version_conflict`); returns a result with `error` set for refusals that are recorded
-    /// (`action_not_available`, `invalid_credentials`).
+    /// (`action_not_available`, `invalid_credentials`, `too_many_attempts`).
     public func apply(
         _ action: ClientAction, to sessionID: String, expectVersion: Int? = nil,
-        idempotencyKey: String? = nil, actor: Actor = .client
+        idempotencyKey: String? = nil, actor: AuditActor = .client
     ) async throws -> ActionResult {
         if let idempotencyKey {
             guard (1...200).contains(idempotencyKey.utf8.count) else {
                 throw PhotosError.badRequest("Idempotency-Key must be 1 to 200 bytes")
             }
-        }
-        // bcrypt is slow: check credentials before the write transaction, and only when the
-        // session is on a screen that takes them.
-        var credentialCheck: CredentialCheck?
-        if action.name == .submit {
-            try action.validateParameters()
-            let top = try await database.read { connection in try Self.load(sessionID, on: connection).1.availableActions() }
-            if top.contains(.submit) {
-                do {
-                    credentialCheck = .valid(try await auth.authenticate(username: action.username ?? "", password: action.password ?? ""))
-                } catch let error as PhotosError where error.code == .invalidCredentials {
-                    credentialCheck = .invalid
-                }
+            // A retry is answered before anything else: no password check, no sign-in limit.
+            let now = auth.now()
+            if let earlier = try await database.read({ connection in
+                try idempotency.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: action.fingerprint, now: now, on: connection)
+            }) {
+                return earlier
             }
         }
-        let check = credentialCheck
-        return try await database.write { connection in
-            try Self.apply(action, to: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey,
-                           actor: actor, credentialCheck: check, services: SessionServices(auth: auth), cache: cache, on: connection)
+        var request = ActionApplication(
+            action: action, sessionID: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey,
+            actor: actor, credentialCheck: nil)
+        if action.name == .submit { try action.validateParameters() }
+        // bcrypt is slow: credentials are checked before the write transaction, when the session
+        // is on a screen that takes them. If it gets there in between (another request moved
+        // it), the transaction says so and the check is made then: at most a few rounds.
+        var checkNow = false
+        if action.name == .submit {
+            checkNow = try await database.read { connection in try Self.load(sessionID, on: connection).state.availableActions() }.contains(.submit)
+        }
+        for _ in 0..<3 {
+            if checkNow { request.credentialCheck = await checkCredentials(action) }
+            let prepared = request
+            do {
+                return try await database.write { connection in try applyInTransaction(prepared, on: connection) }
+            } catch is CredentialsNotChecked {
+                checkNow = true
+            }
+        }
+        throw PhotosError(.conflict, "the session kept changing while the credentials were checked; retry")
+    }
+
+    /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
+    private func checkCredentials(_ action: ClientAction) async -> CredentialCheck {
+        do {
+            return .valid(try await auth.authenticate(username: action.username ?? "", password: action.password ?? ""))
+        } catch let error as PhotosError where error.code == .tooManyAttempts {
+            return .limited(error)
+        } catch {
+            return .invalid
         }
     }
 
     /// Signs a live session in as `username` on the operator's authority. If the session waits
     /// on a `signIn` screen, its flow resumes exactly as after a successful `submit`.
-    public func operatorSignIn(sessionID: String, username: String, actor: Actor) async throws -> ActionResult {
+    public func operatorSignIn(sessionID: String, username: String, actor: AuditActor) async throws -> ActionResult {
         guard let user = try await auth.user(named: username) else { throw PhotosError.notFound("no user named \(username)") }
-        let services = SessionServices(auth: auth)
         return try await database.write { connection in
             let loaded = try Self.load(sessionID, on: connection)
-            if let current = loaded.1.user { throw PhotosError(.conflict, "session \(sessionID) is already signed in as \(current.username)") }
-            if loaded.1.availableActions().contains(.submit) {
-                return try Self.apply(ClientAction(.submit, username: username), to: sessionID, expectVersion: nil, idempotencyKey: nil,
-                                      actor: actor, credentialCheck: .valid(user), services: services, cache: nil, on: connection)
+            if let current = loaded.state.user { throw PhotosError(.conflict, "session \(sessionID) is already signed in as \(current.username)") }
+            if loaded.state.availableActions().contains(.submit) {
+                return try applyInTransaction(
+                    ActionApplication(action: ClientAction(.submit, username: username), sessionID: sessionID, expectVersion: nil,
+                                      idempotencyKey: nil, actor: actor, credentialCheck: .valid(user)),
+                    on: connection)
             }
-            return try Self.mutate(sessionID, loaded: loaded, actor: actor, services: services, on: connection) { context, _ in
+            return try mutate(loaded, sessionID: sessionID, actor: actor, on: connection) { context, _ in
                 try context.signIn(user)
                 return .accepted
             }
@@ -149,55 +175,69 @@ public struct SessionCoordinator: Sendable {
     }
 
     /// Completes the `buy` screen of a live session on the operator's authority.
-    public func operatorPurchase(sessionID: String, actor: Actor) async throws -> ActionResult {
-        let services = SessionServices(auth: auth)
-        return try await database.write { connection in
-            let (_, state) = try Self.load(sessionID, on: connection)
+    public func operatorPurchase(sessionID: String, actor: AuditActor) async throws -> ActionResult {
+        try await database.write { connection in
+            let state = try Self.load(sessionID, on: connection).state
             guard let top = state.topScreen, top.screen == .buy else {
                 throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(state.topScreen?.screen.rawValue ?? "no") screen, not buy")
             }
-            return try Self.apply(ClientAction(.buy), to: sessionID, expectVersion: nil, idempotencyKey: nil,
-                                  actor: actor, credentialCheck: nil, services: services, cache: nil, on: connection)
+            return try applyInTransaction(
+                ActionApplication(action: ClientAction(.buy), sessionID: sessionID, expectVersion: nil,
+                                  idempotencyKey: nil, actor: actor, credentialCheck: nil),
+                on: connection)
         }
     }
 
     // MARK: The transaction
 
-    static func apply(
-        _ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?,
-        actor: Actor, credentialCheck: CredentialCheck?, services: SessionServices, cache: StateCache?, on connection: Connection
-    ) throws -> ActionResult {
+    /// One action on its way into the write transaction.
+    struct ActionApplication: Sendable {
+        var action: ClientAction
+        var sessionID: String
+        var expectVersion: Int?
+        var idempotencyKey: String?
+        var actor: AuditActor
+        /// Set when the password was checked before the transaction (or by an operator).
+        var credentialCheck: CredentialCheck?
+    }
+
+    /// Thrown inside the transaction when a `submit` reached a sign-in screen whose
+    /// credentials were not checked beforehand (the session moved there meanwhile).
+    struct CredentialsNotChecked: Error {}
+
+    /// Applies one action inside the writer's transaction: idempotency, version, the action.
+    func applyInTransaction(_ request: ActionApplication, on connection: Connection) throws -> ActionResult {
+        let action = request.action
         let fingerprint = action.fingerprint
-        if let idempotencyKey, let earlier = try IdempotencyStore.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: fingerprint, on: connection) {
+        let now = auth.now()
+        if let key = request.idempotencyKey,
+           let earlier = try idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
             return earlier
         }
-        let loaded = try load(sessionID, cache: cache, on: connection)
-        if let expectVersion, expectVersion != loaded.0 {
-            throw PhotosError(.versionConflict, "session is at version \(loaded.0), not \(expectVersion)")
+        let loaded = try Self.load(request.sessionID, cache: cache, on: connection)
+        if let expectVersion = request.expectVersion, expectVersion != loaded.version {
+            throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
         }
-        let result = try mutate(sessionID, loaded: loaded, actor: actor, credentialCheck: credentialCheck, services: services, cache: cache, on: connection) { context, tree in
+        let result = try mutate(loaded, sessionID: request.sessionID, actor: request.actor, credentialCheck: request.credentialCheck, cache: cache, on: connection) { context, tree in
             let allowed = context.state.availableActions()
             guard let top = context.state.topScreen, allowed.contains(action.name) else {
                 context.record(.actionRejected, coordinator: nil, detail: action.auditDetail)
                 return .rejected(allowed)
             }
             if action.name == .submit {
-                // Checked before the transaction (bcrypt); an operator's sign-in comes pre-checked.
-                guard credentialCheck != nil else {
-                    throw PhotosError(.versionConflict, "the session changed while the credentials were checked; retry")
-                }
+                guard request.credentialCheck != nil else { throw CredentialsNotChecked() }
             } else {
                 try action.validateParameters()
             }
             let coordinators = Dictionary(uniqueKeysWithValues: tree.subtree.map { ($0.id, $0) })
             guard let owner = coordinators[top.owner] else {
-                throw PhotosError(.conflict, "session state is inconsistent: no coordinator \(top.owner)")
+                throw SessionStateError(sessionID: request.sessionID, problem: "no coordinator \(top.owner) owns the top screen")
             }
             context.record(.action, coordinator: owner.path, detail: action.auditDetail)
             switch action.name {
             case .back:
                 context.pop(by: owner.path)
-                finishCoordinatorsWithoutScreens(tree, reason: .back)
+                Self.finishCoordinatorsWithoutScreens(tree, reason: .back)
             case .dismiss:
                 let presenter = context.state.stacks.last?.presenter ?? "app"
                 if let coordinator = coordinators[presenter], coordinator !== tree {
@@ -210,8 +250,8 @@ public struct SessionCoordinator: Sendable {
             }
             return .accepted
         }
-        if let idempotencyKey {
-            try IdempotencyStore.save(result, key: idempotencyKey, sessionID: sessionID, fingerprint: fingerprint, on: connection)
+        if let key = request.idempotencyKey {
+            try idempotency.save(result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
         }
         return result
     }
@@ -219,42 +259,40 @@ public struct SessionCoordinator: Sendable {
     enum Verdict { case accepted, rejected([ActionName]) }
 
     /// Rebuilds the loaded session's tree, runs `body`, then saves the state and the audit rows.
-    static func mutate(
-        _ sessionID: String, loaded: (Int, SessionState), actor: Actor, credentialCheck: CredentialCheck? = nil,
-        services: SessionServices, cache: StateCache? = nil, on connection: Connection,
+    func mutate(
+        _ loaded: LoadedSession, sessionID: String, actor: AuditActor, credentialCheck: CredentialCheck? = nil,
+        cache: StateCache? = nil, on connection: Connection,
         _ body: (NavigationContext, Coordinator) throws -> Verdict
     ) throws -> ActionResult {
-        let (version, before) = loaded
-        let at = ISO8601Timestamp.now()
-        let lastSeq = try connection.queryOne("SELECT seq FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID)?.int(0) ?? 0
+        let before = loaded.state
+        let at = auth.timestamp()
         let context = NavigationContext(
-            state: before, sessionID: sessionID, actor: actor, connection: connection, services: services,
-            nextSeq: lastSeq + 1, credentialCheck: credentialCheck)
+            state: before, trail: try AuditTrailWriter(sessionID: sessionID, on: connection), actor: actor,
+            connection: connection, services: services, credentialCheck: credentialCheck)
         // A session signed in with a token that has since been revoked or has expired is signed
         // out before its next action.
-        if let tokenId = context.state.tokenId,
-           try connection.queryOne("SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL AND expires_at > ?", tokenId, at) == nil {
+        if let tokenId = context.state.tokenId, try !auth.isLive(tokenID: tokenId, on: connection) {
             try context.signOut(reason: "tokenInvalid", actor: .system)
         }
         guard let treeState = context.state.coordinators else {
-            throw PhotosError(.conflict, "session state has no coordinator tree")
+            throw SessionStateError(sessionID: sessionID, problem: "no coordinator tree")
         }
         let tree = Coordinator.restore(treeState, context: context)
         let verdict = try body(context, tree)
         var state = context.state
         state.coordinators = tree.persisted
         state.refreshTop()
-        var newVersion = version
+        var newVersion = loaded.version
         if state != before || verdict.isAccepted {
             newVersion += 1
             let text = state.jsonText
             try connection.execute(
                 "UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ? WHERE id = ?",
-                newVersion, text, state.user?.id, at, context.sessionID)
-            cache?.store(context.sessionID, text: text, state: state)
+                newVersion, text, state.user?.id, at, sessionID)
+            cache?.store(sessionID, text: text, state: state)
         }
-        let rows = try AuditLog.append(context.entries, at: at, knownNextSeq: [context.sessionID: lastSeq + 1], on: connection)
-        let view = SessionView(id: context.sessionID, version: newVersion, state: state, owned: try owned(state, on: connection))
+        let rows = try context.trail.write(at: at)
+        let view = SessionView(id: sessionID, version: newVersion, state: state, owned: try Self.owned(state, on: connection))
         var error: ActionError?
         if case .rejected(let allowed) = verdict {
             error = ActionError(code: .actionNotAvailable, message: "the \(before.topScreen?.screen.rawValue ?? "current") screen does not offer this action", allowed: allowed)
@@ -276,20 +314,26 @@ public struct SessionCoordinator: Sendable {
 
     // MARK: Persistence
 
+    /// A session as read from `sessions`: its version and state.
+    struct LoadedSession {
+        var version: Int
+        var state: SessionState
+    }
+
     /// Reads a session's version and state (one query); decodes the state unless `cache`
     /// holds it for exactly this text.
-    static func load(_ sessionID: String, cache: StateCache? = nil, on connection: Connection) throws -> (Int, SessionState) {
+    static func load(_ sessionID: String, cache: StateCache? = nil, on connection: Connection) throws -> LoadedSession {
         guard let row = try connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
         let text = row.string(1)
-        if let state = cache?.state(sessionID, text: text) { return (row.int(0), state) }
+        if let state = cache?.state(sessionID, text: text) { return LoadedSession(version: row.int(0), state: state) }
         do {
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
             cache?.store(sessionID, text: text, state: state)
-            return (row.int(0), state)
+            return LoadedSession(version: row.int(0), state: state)
         } catch {
-            throw PhotosError(.conflict, "session \(sessionID) has unreadable state: \(error)")
+            throw SessionStateError(sessionID: sessionID, problem: "unreadable state: \(error)")
         }
     }
 
@@ -310,4 +354,15 @@ extension SessionCoordinator.Verdict {
         if case .accepted = self { return true }
         return false
     }
+}
+
+/// A session whose stored state cannot be used (edited by hand, or written by a newer
+/// version). Not a `PhotosError`: the server logs it and answers `500 internal`, never
+/// showing the details (which may quote the decoder) to the client.
+public struct SessionStateError: Error, CustomStringConvertible {
+    /// The session.
+    public let sessionID: String
+    /// What is wrong with it.
+    public let problem: String
+    public var description: String { "session \(sessionID) has an inconsistent state: \(problem)" }
 }

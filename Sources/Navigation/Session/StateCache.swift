@@ -1,4 +1,4 @@
-import SQLiteStore
+import Synchronization
 
 /// Decoded session states by session id, each with the exact JSON text it came from.
 ///
@@ -7,7 +7,7 @@ import SQLiteStore
 /// made elsewhere (`photos-admin`, another process) or a write that was rolled back can never
 /// be served stale: the text differs, and the state is decoded afresh.
 final class StateCache: Sendable {
-    private let entries = LockedValue([String: (text: String, state: SessionState)]())
+    private let entries = Mutex([String: (text: String, state: SessionState)]())
     /// Bound on cached sessions; past it the cache starts over (cheap, and rare).
     private let capacity: Int
 

@@ -3,8 +3,9 @@ import SQLiteStore
 
 /// The append-only audit trail: contiguous `seq` per session and a hash chain over all rows.
 ///
-/// Every write goes through `append`, inside the caller's write transaction, so a step is
-/// recorded if and only if what it describes is committed.
+/// Every write goes through an `AuditTrailWriter` (directly, or through `append`), inside the
+/// caller's write transaction, so a step is recorded if and only if what it describes is
+/// committed, and its `seq` is assigned in one place.
 public enum AuditLog {
     /// Reserved session id for `photos-admin` commands that act on no live session.
     public static let operatorSession = "operator"
@@ -13,29 +14,26 @@ public enum AuditLog {
     /// `prev_hash` of the very first row.
     public static let genesisHash = String(repeating: "0", count: 64)
 
-    /// Appends `entries` in order, all stamped `at`, and returns the rows as written.
-    /// `knownNextSeq` may give, per session, the seq its next row gets, when the caller has
-    /// just read it in the same transaction (saves a query).
+    /// Appends `entries`, in order and all stamped `at`, to the trail `sessionID` (a session
+    /// id, `operatorSession` or `apiSession`), and returns the rows as written.
     @discardableResult
-    public static func append(_ entries: [AuditEntry], at: String = ISO8601Timestamp.now(), knownNextSeq: [String: Int] = [:], on connection: Connection) throws -> [AuditRow] {
+    public static func append(_ entries: [AuditEntry], to sessionID: String, at: String, on connection: Connection) throws -> [AuditRow] {
         guard !entries.isEmpty else { return [] }
+        let trail = try AuditTrailWriter(sessionID: sessionID, on: connection)
+        for entry in entries { trail.record(entry) }
+        return try trail.write(at: at)
+    }
+
+    /// The last `seq` of a trail, 0 for none.
+    static func lastSeq(of sessionID: String, on connection: Connection) throws -> Int {
+        try connection.queryOne("SELECT seq FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID)?.int(0) ?? 0
+    }
+
+    /// Inserts rows whose seq is already assigned (by `AuditTrailWriter`), chained to the row
+    /// before them.
+    static func insert(_ rows: [StoredFields], on connection: Connection) throws {
         var previousHash = try connection.queryOne("SELECT hash FROM audit_events ORDER BY id DESC LIMIT 1")?.string(0) ?? genesisHash
-        var nextSeq = knownNextSeq
-        var rows: [AuditRow] = []
-        rows.reserveCapacity(entries.count)
-        for entry in entries {
-            let seq: Int
-            if let known = nextSeq[entry.sessionID] {
-                seq = known
-            } else {
-                seq = (try connection.queryOne(
-                    "SELECT seq FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", entry.sessionID)?.int(0) ?? 0) + 1
-            }
-            nextSeq[entry.sessionID] = seq + 1
-            let fields = StoredFields(
-                sessionID: entry.sessionID, seq: seq, at: at, actor: entry.actor.description,
-                userID: entry.userID, username: entry.username, coordinator: entry.coordinator,
-                step: entry.step.rawValue, screen: entry.screen, detail: entry.detail.jsonText)
+        for fields in rows {
             let hash = fields.hash(previous: previousHash)
             try connection.execute(
                 """
@@ -45,9 +43,7 @@ public enum AuditLog {
                 fields.sessionID, fields.seq, fields.at, fields.actor, fields.userID, fields.username,
                 fields.coordinator, fields.step, fields.screen, fields.detail, previousHash, hash)
             previousHash = hash
-            rows.append(fields.row)
         }
-        return rows
     }
 
     /// Rows of the `audit_trail` view, oldest first, at most `limit`: one session's after its

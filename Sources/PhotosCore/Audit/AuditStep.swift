@@ -17,12 +17,10 @@ public enum AuditStep: String, Sendable, Codable, CaseIterable {
     case photoAdded = "photo.added"
 }
 
-/// One step to append to the audit trail.
+/// One step to append to a trail of the audit trail.
 public struct AuditEntry: Sendable, Equatable {
-    /// A session id, or `AuditLog.operatorSession` / `AuditLog.apiSession`.
-    public var sessionID: String
     /// Who took the step.
-    public var actor: Actor
+    public var actor: AuditActor
     /// The signed-in user, if any.
     public var userID: Int64?
     /// Their username.
@@ -38,10 +36,9 @@ public struct AuditEntry: Sendable, Equatable {
 
     /// Creates an entry.
     public init(
-        sessionID: String, actor: Actor, userID: Int64? = nil, username: String? = nil,
+        actor: AuditActor, userID: Int64? = nil, username: String? = nil,
         coordinator: String? = nil, step: AuditStep, screen: String? = nil, detail: JSONObject = [:]
     ) {
-        self.sessionID = sessionID
         self.actor = actor
         self.userID = userID
         self.username = username

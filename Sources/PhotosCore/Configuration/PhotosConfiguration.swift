@@ -15,6 +15,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var port = 8080
     /// Largest request body accepted, in bytes.
     public var maxBodyBytes = 65_536
+    /// A connection that completes no request part for this long is closed: an idle
+    /// keep-alive connection, and one that sent only part of a request head.
+    public var idleTimeoutSeconds = 60
     /// The SQLite file (created on first start).
     public var databasePath = "data/photos.db"
     /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
@@ -29,6 +32,11 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var tokenLifetimeSeconds = 86_400
     /// bcrypt cost (4–31; each step doubles the time).
     public var bcryptCost = 12
+    /// The server secret's file (see `ServerSecret`); empty means `photosd-secret.key` beside
+    /// the database file.
+    public var secretKeyPath = ""
+    /// How long the answer to an `Idempotency-Key` is kept for retries.
+    public var idempotencyRetentionSeconds = 86_400
     /// Failed sign-ins allowed per username within the window.
     public var signInMaxAttempts = 5
     /// The window for failed sign-ins.
@@ -41,6 +49,13 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
+    /// `secretKeyPath`, or its default beside the database file.
+    public var resolvedSecretKeyPath: String {
+        guard secretKeyPath.isEmpty else { return secretKeyPath }
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        return directory.isEmpty ? "photosd-secret.key" : directory + "/photosd-secret.key"
+    }
+
     /// The keys, as written in the JSON file (dotted paths) and their defaults.
     static let defaultValues: [AbsoluteConfigKey: ConfigValue] = {
         let defaults = PhotosConfiguration()
@@ -48,6 +63,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.host": .init(.string(defaults.host), isSecret: false),
             "server.port": .init(.int(defaults.port), isSecret: false),
             "server.maxBodyBytes": .init(.int(defaults.maxBodyBytes), isSecret: false),
+            "server.idleTimeoutSeconds": .init(.int(defaults.idleTimeoutSeconds), isSecret: false),
             "database.path": .init(.string(defaults.databasePath), isSecret: false),
             "database.durability": .init(.string(defaults.durability.rawValue), isSecret: false),
             "database.readers": .init(.int(defaults.readerCount), isSecret: false),
@@ -55,8 +71,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "database.busyTimeoutMs": .init(.int(defaults.busyTimeoutMilliseconds), isSecret: false),
             "auth.tokenLifetimeSeconds": .init(.int(defaults.tokenLifetimeSeconds), isSecret: false),
             "auth.bcryptCost": .init(.int(defaults.bcryptCost), isSecret: false),
+            "auth.secretKeyPath": .init(.string(defaults.secretKeyPath), isSecret: false),
             "auth.signInMaxAttempts": .init(.int(defaults.signInMaxAttempts), isSecret: false),
             "auth.signInWindowSeconds": .init(.int(defaults.signInWindowSeconds), isSecret: false),
+            "idempotency.retentionSeconds": .init(.int(defaults.idempotencyRetentionSeconds), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
             "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
         ]
@@ -118,6 +136,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         host = try string("server.host")
         port = try int("server.port", 0...65_535)
         maxBodyBytes = try int("server.maxBodyBytes", 1_024...(64 << 20))
+        idleTimeoutSeconds = try int("server.idleTimeoutSeconds", 1...86_400)
         databasePath = try string("database.path")
         guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
         let durabilityText = try string("database.durability")
@@ -130,6 +149,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
         busyTimeoutMilliseconds = try int("database.busyTimeoutMs", 0...600_000)
         tokenLifetimeSeconds = try int("auth.tokenLifetimeSeconds", 1...(366 * 86_400))
         bcryptCost = try int("auth.bcryptCost", 4...31)
+        secretKeyPath = try string("auth.secretKeyPath")
+        idempotencyRetentionSeconds = try int("idempotency.retentionSeconds", 1...(366 * 86_400))
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
         signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
         logLevel = try string("log.level")

@@ -10,7 +10,7 @@ public enum PhotoImporter {
     /// Imports `path` (`.csv` or `.json`) and records one `photo.added` step with the count.
     /// Throws `bad_request` naming the file and line (or element) of the first problem, and then
     /// nothing is written.
-    public static func importFile(_ path: String, into database: SQLiteDatabase, actor: Actor, progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
+    public static func importFile(_ path: String, into database: SQLiteDatabase, actor: AuditActor, progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PhotosError.badRequest("\(path): no such file")
         }
@@ -23,16 +23,16 @@ public enum PhotoImporter {
                 return count
             }
         case "json":
-            let photos = try PhotoFile.readJSON(path: path)
+            let photos = try readJSON(path: path)
             return try await CatalogService(database: database).importPhotos(photos, actor: actor, progress: progress).count
         default:
             throw PhotosError.badRequest("\(path): expected a .csv or .json file")
         }
     }
 
-    static func audit(count: Int, actor: Actor, on connection: Connection) throws {
+    static func audit(count: Int, actor: AuditActor, on connection: Connection) throws {
         guard count > 0 else { throw PhotosError.badRequest("no photos to add") }
-        try AuditLog.append([AuditEntry(sessionID: actor.outOfSessionID, actor: actor, step: .photoAdded, detail: ["count": .int(Int64(count))])], on: connection)
+        try AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: ["count": .int(Int64(count))])], to: actor.outOfSessionID, at: ISO8601Timestamp.now(), on: connection)
     }
 
     /// The column positions, from the header.
@@ -65,24 +65,26 @@ public enum PhotoImporter {
             }
             guard fields.count >= known.needed else { throw fail(line, "expected \(known.needed) fields, found \(fields.count)") }
             let base = fields.startIndex
-            let cents = try ImportField.cents(fields[base + known.price]) ?? { throw fail(line, "invalid price \"\(String(decoding: fields[base + known.price].prefix(40), as: UTF8.self))\": expected a decimal amount like 2.50") }()
-            try ImportField.trimmed(fields[base + known.title]).withUnsafeBufferPointer { title in
-                guard ImportField.isValidUTF8(title) else { throw fail(line, "invalid UTF-8 in title") }
-                let length = ImportField.characterCount(title)
-                guard (1...200).contains(length) else { throw fail(line, "invalid title: use 1 to 200 characters") }
-                try insert.bindText(title, at: 1)
-                let url = known.url.map { ImportField.trimmed(fields[base + $0]) } ?? []
-                if url.isEmpty {
-                    ImportField.defaultURL(title: title, into: &slug)
-                    try slug.withUnsafeBufferPointer { try insert.bindText($0, at: 2) }
-                } else {
-                    guard ImportField.isValidURL(url) else {
-                        throw fail(line, "invalid url \"\(String(decoding: url.prefix(60), as: UTF8.self))\": expected an http(s) URL")
+            do {
+                let cents = try Price.cents(from: fields[base + known.price])
+                try PhotoRules.checkPrice(cents: cents)
+                try fields[base + known.title].withUnsafeBufferPointer { field in
+                    let title = UnsafeBufferPointer(rebasing: field[try PhotoRules.checkTitle(field)])
+                    try insert.bindText(title, at: 1)
+                    let url = known.url.map { fields[base + $0] } ?? []
+                    try url.withUnsafeBufferPointer { field in
+                        if let range = try PhotoRules.checkURL(field) {
+                            try insert.bindText(UnsafeBufferPointer(rebasing: field[range]), at: 2)
+                        } else {
+                            PhotoRules.defaultURL(title: title, into: &slug)
+                            try slug.withUnsafeBufferPointer { try insert.bindText($0, at: 2) }
+                        }
                     }
-                    try url.withUnsafeBufferPointer { try insert.bindText($0, at: 2) }
                 }
+                try insert.bindInt(Int64(cents), at: 3)
+            } catch let error as PhotosError {
+                throw fail(line, error.message)
             }
-            try insert.bindInt(Int64(cents), at: 3)
             try insert.bindText(createdAt, at: 4)
             try insert.run()
             count += 1
@@ -102,55 +104,50 @@ public enum PhotoImporter {
     }
 }
 
-/// Checks on one CSV field's bytes, the same rules as `CatalogService.validated` and `Price`.
-enum ImportField {
-    static func trimmed(_ bytes: [UInt8]) -> [UInt8] {
-        var start = 0, end = bytes.count
-        while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return start == 0 && end == bytes.count ? bytes : Array(bytes[start..<end])
-    }
-
-    /// `2`, `2.5`, `2.50` → cents; nil for anything else (`Price`'s own parser).
-    static func cents(_ raw: [UInt8]) -> Int? {
-        if case .cents(let cents) = Price.parse(raw) { return cents }
-        return nil
-    }
-
-    static func isValidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        if bytes.allSatisfy({ $0 < 0x80 }) { return true }
-        return String(validating: bytes, as: UTF8.self) != nil
-    }
-
-    /// Unicode scalars (UTF-8 bytes that do not continue a sequence).
-    static func characterCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
-    }
-
-    static func isValidURL(_ bytes: [UInt8]) -> Bool {
-        guard bytes.count <= 2_000 else { return false }
-        let http = Array("http://".utf8), https = Array("https://".utf8)
-        let prefix = bytes.starts(with: https) ? https.count : bytes.starts(with: http) ? http.count : 0
-        guard prefix > 0, bytes.count > prefix else { return false }
-        return bytes.allSatisfy { $0 > 0x20 && $0 != 0x7F && $0 != 0x22 && $0 != 0x3C && $0 != 0x3E }
-    }
-
-    /// The catalogue's default URL for a title: `https://photos.example.com/<slug>.jpg`.
-    static func defaultURL(title: UnsafeBufferPointer<UInt8>, into slug: inout [UInt8]) {
-        slug.removeAll(keepingCapacity: true)
-        slug.append(contentsOf: "https://photos.example.com/".utf8)
-        var written = 0
-        for byte in title {
-            if byte & 0xC0 == 0x80 { continue }  // one dash per non-ASCII character
-            guard written < 80 else { break }
-            switch byte {
-            case 0x30...0x39, 0x61...0x7A: slug.append(byte)
-            case 0x41...0x5A: slug.append(byte + 0x20)
-            default: slug.append(0x2D)
-            }
-            written += 1
+extension PhotoImporter {
+    /// The photos of a JSON file: an array of `{"title", "url"?, "price": "2.50"}` (or integer
+    /// `"priceCents"`) objects. Checked by `CatalogService.importPhotos`, like every entry path.
+    static func readJSON(path: String) throws -> [NewPhoto] {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw PhotosError.badRequest("\(path): cannot read")
         }
-        slug.append(contentsOf: ".jpg".utf8)
+        let parsed: Any
+        do {
+            parsed = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw PhotosError.badRequest("\(path): malformed JSON")
+        }
+        guard let array = parsed as? [Any] else {
+            throw PhotosError.badRequest("\(path): expected a JSON array of photos")
+        }
+        return try array.enumerated().map { index, element in
+            let place = "\(path): element \(index + 1)"
+            guard let object = element as? [String: Any] else { throw PhotosError.badRequest("\(place): expected an object") }
+            guard let title = object["title"] as? String else { throw PhotosError.badRequest("\(place): \"title\" must be a string") }
+            let url: String?
+            switch object["url"] {
+            case nil, is NSNull: url = nil
+            case let text as String: url = text
+            default: throw PhotosError.badRequest("\(place): \"url\" must be a string")
+            }
+            do {
+                let cents: Int
+                if let price = object["price"] as? String {
+                    cents = try Price.cents(from: price)
+                } else if object["price"] != nil {
+                    throw PhotosError.badRequest("\"price\" must be a string like \"2.50\" (or give integer \"priceCents\")")
+                } else if !(object["priceCents"] is Bool), let value = object["priceCents"] as? Int {
+                    cents = value
+                } else {
+                    throw PhotosError.badRequest("needs \"price\" (a string like \"2.50\") or integer \"priceCents\"")
+                }
+                return NewPhoto(title: title, url: url, priceCents: cents)
+            } catch let error as PhotosError {
+                throw PhotosError.badRequest("\(place): \(error.message)")
+            }
+        }
     }
 }
-

@@ -88,38 +88,4 @@ public enum PurchaseOutcome: Sendable, Equatable {
         case .purchased(let purchase), .alreadyOwned(let purchase): purchase
         }
     }
-
-    /// `purchased` or `alreadyOwned`, as the API and audit trail spell it.
-    public var name: String {
-        switch self {
-        case .purchased: "purchased"
-        case .alreadyOwned: "alreadyOwned"
-        }
-    }
-}
-
-/// Who took a step: the `actor` column of the audit trail.
-public enum Actor: Sendable, Equatable, CustomStringConvertible {
-    /// An app client through `photosd`.
-    case client
-    /// An operator through `photos-admin`, by login name.
-    case `operator`(String)
-    /// The server itself.
-    case system
-
-    public var description: String {
-        switch self {
-        case .client: "client"
-        case .operator(let name): "operator:\(name)"
-        case .system: "system"
-        }
-    }
-
-    /// The reserved audit session id for steps this actor takes outside any client session.
-    public var outOfSessionID: String {
-        switch self {
-        case .operator: AuditLog.operatorSession
-        case .client, .system: AuditLog.apiSession
-        }
-    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdBcrypt
 import SQLiteStore
+import Synchronization
 
 /// Users, passwords and bearer tokens: what the sample kept in `UserDefaults.token` and
 /// `UserDefaults.isSignedIn`.
@@ -12,21 +13,28 @@ public struct AuthService: Sendable {
     let bcryptCost: Int
     let tokenLifetime: TimeInterval
     let offload: Offload
-    let now: @Sendable () -> Date
-
-    /// A bcrypt hash of a random password, compared against when the username is unknown so
-    /// that unknown users and wrong passwords take the same time.
-    private let decoyHash: String
+    /// Failed password checks per username (`auth.signInMaxAttempts` in `auth.signInWindowSeconds`).
+    let limiter: SignInLimiter
+    /// The one clock for token issue, expiry and revocation, the sign-in limits, and the times
+    /// the session coordinator stamps on its steps. Tests move it by hand.
+    public let now: @Sendable () -> Date
 
     /// Creates the service.
-    public init(database: SQLiteDatabase, bcryptCost: Int = 12, tokenLifetimeSeconds: Int = 86_400, offload: Offload = Offload(), now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: SQLiteDatabase, bcryptCost: Int = 12, tokenLifetimeSeconds: Int = 86_400,
+        signInMaxAttempts: Int = 5, signInWindowSeconds: Int = 300,
+        offload: Offload = Offload(), now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.bcryptCost = bcryptCost
         self.tokenLifetime = TimeInterval(tokenLifetimeSeconds)
         self.offload = offload
         self.now = now
-        self.decoyHash = Bcrypt.hash(SecureToken.random(byteCount: 16), cost: UInt8(clamping: bcryptCost))
+        self.limiter = SignInLimiter(maxAttempts: signInMaxAttempts, windowSeconds: signInWindowSeconds, now: now)
     }
+
+    /// The clock's time as stored (ISO-8601 UTC with milliseconds).
+    public func timestamp() -> String { ISO8601Timestamp.string(from: now()) }
 
     /// Usernames: 1–64 characters from letters, digits, `.`, `_` and `-`.
     public static func validate(username: String) throws {
@@ -45,12 +53,12 @@ public struct AuthService: Sendable {
     }
 
     /// Creates a user. Throws `conflict` if the username is taken.
-    public func createUser(username: String, password: String, actor: Actor) async throws -> User {
+    public func createUser(username: String, password: String, actor: AuditActor) async throws -> User {
         try Self.validate(username: username)
         try Self.validate(password: password)
         let cost = UInt8(clamping: bcryptCost)
         let hash = await offload.run { Bcrypt.hash(password, cost: cost) }
-        let at = ISO8601Timestamp.string(from: now())
+        let at = timestamp()
         return try await database.write { connection in
             do {
                 try connection.execute("INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?)", username, hash, at)
@@ -59,8 +67,8 @@ public struct AuthService: Sendable {
             }
             let user = User(id: connection.lastInsertRowID, username: username, createdAt: at)
             try AuditLog.append(
-                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: username, step: .userCreated, detail: ["userId": .int(user.id)])],
-                at: at, on: connection)
+                [AuditEntry(actor: actor, userID: user.id, username: username, step: .userCreated, detail: ["userId": .int(user.id)])],
+                to: actor.outOfSessionID, at: at, on: connection)
             return user
         }
     }
@@ -85,15 +93,23 @@ public struct AuthService: Sendable {
     }
 
     /// Checks a password. Throws `invalid_credentials` for an unknown user or a wrong password,
-    /// alike and in about the same time.
+    /// alike and in about the same time, and `too_many_attempts` (without checking) past the
+    /// sign-in limits.
     public func authenticate(username: String, password: String) async throws -> User {
-        let found = try await database.read { connection -> (User, String)? in
+        let attempt = try limiter.begin(username)
+        var outcome = SignInLimiter.Outcome.abandoned
+        defer { limiter.finish(attempt, outcome) }
+        let found = try await database.read { connection -> (user: User, hash: String)? in
             guard let row = try connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
             return (User(id: row.int64(0), username: row.string(1), createdAt: row.string(2)), row.string(3))
         }
-        let hash = found?.1 ?? decoyHash
-        let matches = await offload.run { Bcrypt.verify(password, hash: hash) }
-        guard let user = found?.0, matches else { throw PhotosError.invalidCredentials }
+        let cost = bcryptCost
+        let matches = await offload.run { Bcrypt.verify(password, hash: found?.hash ?? DecoyHash.hash(cost: cost)) }
+        guard let user = found?.user, matches else {
+            outcome = .failed
+            throw PhotosError.invalidCredentials
+        }
+        outcome = .succeeded
         return user
     }
 
@@ -105,65 +121,80 @@ public struct AuthService: Sendable {
         public let expiresAt: String
     }
 
-    /// Stores a new token for `userID` inside the caller's transaction and returns it.
-    public func issueToken(for userID: Int64, on connection: Connection) throws -> IssuedToken {
+    /// Stores a new token for `userID` inside the caller's transaction and returns it with its
+    /// row id.
+    public func issueToken(for userID: Int64, on connection: Connection) throws -> (id: Int64, token: IssuedToken) {
         let token = SecureToken.random(byteCount: 32)
         let issued = now()
         let expiresAt = ISO8601Timestamp.string(from: issued.addingTimeInterval(tokenLifetime))
         try connection.execute(
             "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)",
             SecureToken.sha256Hex(token), userID, ISO8601Timestamp.string(from: issued), expiresAt)
-        return IssuedToken(token: token, expiresAt: expiresAt)
+        return (connection.lastInsertRowID, IssuedToken(token: token, expiresAt: expiresAt))
     }
 
-    /// Signs in outside any client session (token API, `photos-admin sign-in`): checks the
-    /// password, issues a token, and audits `auth.signIn` or `auth.signInFailed`.
-    public func signIn(username: String, password: String, actor: Actor) async throws -> (User, IssuedToken) {
+    /// Signs in outside any client session (token API): checks the password, issues a token,
+    /// and audits `auth.signIn`, or `auth.signInFailed` (with reason `tooManyAttempts` when the
+    /// limits refused the attempt).
+    public func signIn(username: String, password: String, actor: AuditActor) async throws -> (User, IssuedToken) {
         let user: User
         do {
             user = try await authenticate(username: username, password: password)
-        } catch let error as PhotosError where error.code == .invalidCredentials {
-            try await auditRefusedSignIn(username: username, sessionID: actor.outOfSessionID, actor: actor, reason: nil)
+        } catch let error as PhotosError where error.code == .invalidCredentials || error.code == .tooManyAttempts {
+            try await auditRefusedSignIn(
+                username: username, sessionID: actor.outOfSessionID, actor: actor,
+                reason: error.code == .tooManyAttempts ? "tooManyAttempts" : nil)
             throw error
         }
-        return try await signIn(user, actor: actor)
+        return try await issueToken(for: user, actor: actor)
     }
 
-    /// Issues a token for `user` without a password (an operator's `photos-admin sign-in`).
-    public func signIn(_ user: User, actor: Actor) async throws -> (User, IssuedToken) {
+    /// Issues a token for `user` **without a password**, on an operator's authority
+    /// (`photos-admin sign-in USER`), audited as `auth.signIn`.
+    public func signInWithoutPassword(_ user: User, actor: AuditActor) async throws -> (User, IssuedToken) {
+        try await issueToken(for: user, actor: actor)
+    }
+
+    private func issueToken(for user: User, actor: AuditActor) async throws -> (User, IssuedToken) {
+        let at = timestamp()
         let issued = try await database.write { connection in
-            let issued = try issueToken(for: user.id, on: connection)
+            let issued = try issueToken(for: user.id, on: connection).token
             try AuditLog.append(
-                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username, step: .authSignIn)],
-                on: connection)
+                [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignIn)],
+                to: actor.outOfSessionID, at: at, on: connection)
             return issued
         }
         return (user, issued)
     }
 
-    /// Records an `auth.signInFailed` step in `sessionID`'s trail (a session, or `api`), e.g.
+    /// Records an `auth.signInFailed` step in `sessionID`'s trail (`api` or `operator`), e.g.
     /// an attempt refused by the sign-in limits (`reason: "tooManyAttempts"`).
-    public func auditRefusedSignIn(username: String, sessionID: String, actor: Actor, reason: String?) async throws {
-        // The attempted name is recorded only if it is a well-formed username (never arbitrary
-        // input, which might be a password typed into the wrong field).
-        var detail: JSONObject = [:]
-        if (try? Self.validate(username: username)) != nil { detail["attemptedUsername"] = .string(username) }
-        if let reason { detail["reason"] = .string(reason) }
-        let entry = AuditEntry(sessionID: sessionID, actor: actor, step: .authSignInFailed, detail: detail)
+    func auditRefusedSignIn(username: String, sessionID: String, actor: AuditActor, reason: String?) async throws {
+        let entry = AuditEntry(actor: actor, step: .authSignInFailed, detail: Self.refusedSignInDetail(username: username, reason: reason))
+        let at = timestamp()
         _ = try await database.write { connection in
-            try AuditLog.append([entry], on: connection)
+            try AuditLog.append([entry], to: sessionID, at: at, on: connection)
         }
+    }
+
+    /// The detail of an `auth.signInFailed` step. The attempted name is recorded only if it is a
+    /// well-formed username (never arbitrary input, which might be a password typed into the
+    /// wrong field).
+    public static func refusedSignInDetail(username: String?, reason: String?) -> JSONObject {
+        var detail: JSONObject = [:]
+        if let username, (try? validate(username: username)) != nil { detail["attemptedUsername"] = .string(username) }
+        if let reason { detail["reason"] = .string(reason) }
+        return detail
     }
 
     /// The user a bearer token belongs to. Throws `unauthorized` for an unknown, expired or
     /// revoked token.
     public func validate(token: String) async throws -> User {
-        let at = ISO8601Timestamp.string(from: now())
-        return try await database.read { connection in try Self.validate(token: token, at: at, on: connection) }
+        try await database.read { connection in try validate(token: token, on: connection) }
     }
 
-    /// `validate(token:)` inside a transaction, as of `at`.
-    public static func validate(token: String, at: String, on connection: Connection) throws -> User {
+    /// `validate(token:)` inside a transaction.
+    public func validate(token: String, on connection: Connection) throws -> User {
         guard let row = try connection.queryOne(
             """
             SELECT u.id, u.username, u.created_at, t.expires_at, t.revoked_at
@@ -171,35 +202,74 @@ public struct AuthService: Sendable {
             """, SecureToken.sha256Hex(token))
         else { throw PhotosError.unauthorized("unknown token") }
         if row.optionalString(4) != nil { throw PhotosError.unauthorized("token revoked") }
-        if row.string(3) <= at { throw PhotosError.unauthorized("token expired") }
+        if !isUnexpired(row.string(3)) { throw PhotosError.unauthorized("token expired") }
         return User(id: row.int64(0), username: row.string(1), createdAt: row.string(2))
     }
 
+    /// True when the token with row id `tokenID` is neither revoked nor expired (a session's
+    /// sign-in, checked before each of its actions).
+    public func isLive(tokenID: Int64, on connection: Connection) throws -> Bool {
+        guard let row = try connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) else { return false }
+        return row.optionalString(1) == nil && isUnexpired(row.string(0))
+    }
+
+    /// Revokes the token with row id `tokenID` if it is live (a session signing out).
+    public func revoke(tokenID: Int64, on connection: Connection) throws {
+        try connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", timestamp(), tokenID)
+    }
+
+    /// The expiry rule, in one place: a token expiring at `expiresAt` is still good now.
+    private func isUnexpired(_ expiresAt: String) -> Bool {
+        expiresAt > timestamp()
+    }
+
     /// Revokes one token. Throws `unauthorized` if it is unknown or already revoked.
-    public func signOut(token: String, actor: Actor) async throws -> User {
-        let at = ISO8601Timestamp.string(from: now())
+    public func signOut(token: String, actor: AuditActor) async throws -> User {
+        let at = timestamp()
         return try await database.write { connection in
-            let user = try Self.validate(token: token, at: at, on: connection)
+            let user = try validate(token: token, on: connection)
             try connection.execute("UPDATE tokens SET revoked_at = ? WHERE token_hash = ?", at, SecureToken.sha256Hex(token))
             try AuditLog.append(
-                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": 1])],
-                at: at, on: connection)
+                [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": 1])],
+                to: actor.outOfSessionID, at: at, on: connection)
             return user
         }
     }
 
     /// Revokes every live token of a user; returns how many.
-    public func signOut(username: String, actor: Actor) async throws -> Int {
-        let at = ISO8601Timestamp.string(from: now())
+    public func signOut(username: String, actor: AuditActor) async throws -> Int {
+        let at = timestamp()
         return try await database.write { connection in
             guard let user = try Self.user(named: username, on: connection) else {
                 throw PhotosError.notFound("no user named \(username)")
             }
             let count = try connection.execute("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", at, user.id)
             try AuditLog.append(
-                [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
-                at: at, on: connection)
+                [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
+                to: actor.outOfSessionID, at: at, on: connection)
             return count
+        }
+    }
+}
+
+/// A bcrypt hash of a random password, checked against when the username is unknown so that
+/// unknown users and wrong passwords take the same time. Computed once per cost, the first
+/// time a sign-in needs it: not when a service is built (every `photos-admin` command did).
+enum DecoyHash {
+    private static let hashes = Mutex<[Int: String]>([:])
+
+    /// True once the decoy for `cost` exists.
+    static func isComputed(cost: Int) -> Bool {
+        hashes.withLock { $0[cost] != nil }
+    }
+
+    static func hash(cost: Int) -> String {
+        if let known = hashes.withLock({ $0[cost] }) { return known }
+        let made = Bcrypt.hash(SecureToken.random(byteCount: 16), cost: UInt8(clamping: cost))
+        return hashes.withLock { hashes in
+            if let known = hashes[cost] { return known }
+            hashes[cost] = made
+            return made
         }
     }
 }

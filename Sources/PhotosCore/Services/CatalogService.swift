@@ -10,42 +10,18 @@ public struct CatalogService: Sendable {
         self.database = database
     }
 
-    /// Checks a new photo's fields and fills in the default URL.
-    public static func validated(_ photo: NewPhoto) throws -> NewPhoto {
-        var photo = photo
-        photo.title = photo.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...200).contains(photo.title.count) else {
-            throw PhotosError.badRequest("invalid title: use 1 to 200 characters")
-        }
-        guard (0...Price.maximumCents).contains(photo.priceCents) else {
-            throw PhotosError.badRequest("invalid price: must be between 0 and \(Price.format(cents: Price.maximumCents))")
-        }
-        if let url = photo.url?.trimmingCharacters(in: .whitespaces), !url.isEmpty {
-            guard url.count <= 2_000, let parsed = URL(string: url), parsed.scheme == "https" || parsed.scheme == "http" else {
-                throw PhotosError.badRequest("invalid url \"\(url.prefix(60))\": expected an http(s) URL")
-            }
-            photo.url = url
-        } else {
-            let slug = photo.title.lowercased().unicodeScalars
-                .map { CharacterSet.alphanumerics.contains($0) && $0.isASCII ? String($0) : "-" }
-                .joined()
-            photo.url = "https://photos.example.com/\(slug.prefix(80)).jpg"
-        }
-        return photo
-    }
-
     /// Adds one photo (audited as `photo.added` with count 1).
-    public func add(_ photo: NewPhoto, actor: Actor) async throws -> Photo {
+    public func add(_ photo: NewPhoto, actor: AuditActor) async throws -> Photo {
         let photos = try await importPhotos([photo], actor: actor)
         return photos[0]
     }
 
     /// Adds photos all-or-nothing in one transaction, audited as one `photo.added` row with the
     /// count. `progress` is called every 10,000 rows with the number inserted so far.
-    public func importPhotos(_ photos: [NewPhoto], actor: Actor, progress: (@Sendable (Int) -> Void)? = nil) async throws -> [Photo] {
+    public func importPhotos(_ photos: [NewPhoto], actor: AuditActor, progress: (@Sendable (Int) -> Void)? = nil) async throws -> [Photo] {
         let checked = try photos.enumerated().map { index, photo in
             do {
-                return try Self.validated(photo)
+                return try PhotoRules.checked(photo)
             } catch let error as PhotosError {
                 throw PhotosError.badRequest("photo \(index + 1): \(error.message)")
             }
@@ -65,7 +41,7 @@ public struct CatalogService: Sendable {
             }
             var detail: JSONObject = ["count": .int(Int64(added.count))]
             if added.count == 1 { detail["photoId"] = .int(added[0].id) }
-            try AuditLog.append([AuditEntry(sessionID: actor.outOfSessionID, actor: actor, step: .photoAdded, detail: detail)], at: at, on: connection)
+            try AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
             return added
         }
     }

@@ -14,7 +14,7 @@ public struct PurchaseService: Sendable {
     }
 
     /// Buys `photoID` for the user named `username` outside any session (`photos-admin purchase`).
-    public func buy(username: String, photoID: Int64, actor: Actor) async throws -> PurchaseOutcome {
+    public func buy(username: String, photoID: Int64, actor: AuditActor) async throws -> PurchaseOutcome {
         try await database.write { connection in
             guard let user = try AuthService.user(named: username, on: connection) else {
                 throw PhotosError.notFound("no user named \(username)")
@@ -22,9 +22,9 @@ public struct PurchaseService: Sendable {
             let outcome = try Self.buy(userID: user.id, photoID: photoID, sessionID: nil, on: connection)
             if case .purchased(let purchase) = outcome {
                 try AuditLog.append(
-                    [AuditEntry(sessionID: actor.outOfSessionID, actor: actor, userID: user.id, username: user.username,
+                    [AuditEntry(actor: actor, userID: user.id, username: user.username,
                                 step: .purchaseCompleted, detail: ["photoId": .int(photoID), "priceCents": .int(Int64(purchase.priceCents))])],
-                    at: purchase.purchasedAt, on: connection)
+                    to: actor.outOfSessionID, at: purchase.purchasedAt, on: connection)
             }
             return outcome
         }

@@ -1,3 +1,5 @@
+import SQLiteStore
+
 /// An error the services report to their callers, with the code the API and CLI show.
 public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Machine-readable codes (DESIGN §4).
@@ -11,6 +13,11 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
         case versionConflict = "version_conflict"
         case payloadTooLarge = "payload_too_large"
         case tooManyAttempts = "too_many_attempts"
+        /// Storage cannot take the request now (disk full, I/O error, lock held too long,
+        /// writer overloaded); nothing of it was kept, and a retry may succeed (`503`).
+        case unavailable = "unavailable"
+        /// A fault of ours (`500`); details go to the log, never to the client.
+        case `internal` = "internal"
     }
 
     /// The code.
@@ -34,4 +41,22 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
     public static func unauthorized(_ message: String) -> PhotosError { PhotosError(.unauthorized, message) }
     /// `invalid_credentials`: the same message for an unknown user and a wrong password.
     public static let invalidCredentials = PhotosError(.invalidCredentials, "invalid username or password")
+}
+
+extension PhotosError {
+    /// `unavailable` for a storage failure that can pass — the disk full, an I/O error, another
+    /// process holding the write lock past the busy timeout, the writer's queue full, the
+    /// database closing — and nil for anything else.
+    public static func unavailable(from error: any Error) -> PhotosError? {
+        switch error {
+        case let error as SQLiteError where error.isTransient:
+            return PhotosError(.unavailable, "storage is unavailable (\(error.primaryDescription)); nothing was saved, try again shortly")
+        case is DatabaseOverloadedError:
+            return PhotosError(.unavailable, "the server is overloaded; nothing was saved, try again shortly")
+        case is DatabaseClosedError:
+            return PhotosError(.unavailable, "the server is shutting down; try again shortly")
+        default:
+            return nil
+        }
+    }
 }

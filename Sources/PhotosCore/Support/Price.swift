@@ -8,10 +8,15 @@ public enum Price {
     /// Parses `"2"`, `"2.5"` or `"2.50"` into cents without floating point.
     /// Throws `bad_request` for anything else: signs, more than two decimals, letters, too large.
     public static func cents(from text: String) throws -> Int {
-        switch parse(Array(text.utf8)) {
+        try cents(from: Array(text.utf8))
+    }
+
+    /// `cents(from:)` on UTF-8 bytes (a CSV field).
+    public static func cents(from bytes: [UInt8]) throws -> Int {
+        switch parse(bytes) {
         case .cents(let cents): return cents
-        case .malformed: throw PhotosError.badRequest("invalid price \"\(text.prefix(40))\": expected a decimal amount like 2.50")
-        case .tooLarge: throw PhotosError.badRequest("invalid price \"\(text.prefix(40))\": more than \(maximumCents / 100)")
+        case .malformed: throw PhotosError.badRequest("invalid price \"\(String(decoding: bytes.prefix(40), as: UTF8.self))\": expected a decimal amount like 2.50")
+        case .tooLarge: throw PhotosError.badRequest("invalid price \"\(String(decoding: bytes.prefix(40), as: UTF8.self))\": more than \(maximumCents / 100)")
         }
     }
 

@@ -9,43 +9,13 @@ public enum JSONValue: Sendable, Equatable, ExpressibleByStringLiteral, Expressi
     public init(stringLiteral value: String) { self = .string(value) }
     public init(integerLiteral value: Int64) { self = .int(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
-
-    /// The JSON text of this value.
-    public var jsonText: String {
-        switch self {
-        case .string(let text): JSONValue.quote(text)
-        case .int(let number): String(number)
-        case .bool(let flag): flag ? "true" : "false"
-        case .null: "null"
-        }
-    }
-
-    /// `text` as a JSON string literal.
-    public static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 }
 
 /// A flat JSON object with sorted keys.
 public typealias JSONObject = [String: JSONValue]
 
 extension Dictionary where Key == String, Value == JSONValue {
-    /// The JSON text, keys sorted. Written on every audit row, so built as bytes in one
-    /// buffer; the same text as quoting each key and value with `JSONValue.quote`.
+    /// The JSON text, keys sorted. Written on every audit row, so built as bytes in one buffer.
     public var jsonText: String {
         if isEmpty { return "{}" }
         var bytes: [UInt8] = []

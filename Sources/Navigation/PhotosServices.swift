@@ -1,0 +1,41 @@
+import Foundation
+import PhotosCore
+import SQLiteStore
+
+/// Every service over one open database, wired from the configuration: what `photosd` serves
+/// and what `photos-admin` runs, built the same way in both.
+public struct PhotosServices: Sendable {
+    /// The database.
+    public let database: SQLiteDatabase
+    /// Users, passwords, tokens and the sign-in limits.
+    public let auth: AuthService
+    /// The photo catalogue.
+    public let catalog: CatalogService
+    /// Purchases.
+    public let purchases: PurchaseService
+    /// Client sessions and their coordinators.
+    public let sessions: SessionCoordinator
+    /// Answers kept for retried actions.
+    public let idempotency: IdempotencyStore
+
+    /// Wires the services over `database`. Reads (or creates) the server secret file.
+    public init(configuration: PhotosConfiguration, database: SQLiteDatabase, now: @escaping @Sendable () -> Date = Date.init) throws {
+        self.database = database
+        auth = AuthService(
+            database: database, bcryptCost: configuration.bcryptCost, tokenLifetimeSeconds: configuration.tokenLifetimeSeconds,
+            signInMaxAttempts: configuration.signInMaxAttempts, signInWindowSeconds: configuration.signInWindowSeconds, now: now)
+        catalog = CatalogService(database: database)
+        purchases = PurchaseService(database: database)
+        idempotency = IdempotencyStore(
+            secret: try ServerSecret.loadOrCreate(path: configuration.resolvedSecretKeyPath),
+            retentionSeconds: configuration.idempotencyRetentionSeconds)
+        sessions = SessionCoordinator(database: database, auth: auth, idempotency: idempotency)
+    }
+
+    /// Deletes the idempotency answers past their retention; returns how many.
+    public func pruneIdempotencyKeys() async throws -> Int {
+        let now = auth.now()
+        let idempotency = self.idempotency
+        return try await database.write { connection in try idempotency.prune(now: now, on: connection) }
+    }
+}

@@ -1,0 +1,48 @@
+import SQLiteStore
+
+/// Records steps of one trail (a session's, or `operator`, or `api`) inside the caller's write
+/// transaction, and writes them at the end.
+///
+/// It is the one place a row's `seq` is assigned: it reads the trail's last `seq` once, gives
+/// each recorded step the next one (`record` returns it, and the coordinators derive child ids
+/// from it), and `write` inserts the rows with exactly those numbers.
+///
+/// Confined to the transaction that created it, like its connection; not `Sendable`.
+public final class AuditTrailWriter {
+    /// The trail.
+    public let sessionID: String
+    /// The seq the next recorded step gets.
+    public private(set) var nextSeq: Int
+    private var recorded: [(seq: Int, entry: AuditEntry)] = []
+    private let connection: Connection
+
+    /// Opens the trail `sessionID` in the transaction of `connection`.
+    public init(sessionID: String, on connection: Connection) throws {
+        self.sessionID = sessionID
+        self.connection = connection
+        self.nextSeq = try AuditLog.lastSeq(of: sessionID, on: connection) + 1
+    }
+
+    /// Records a step; returns its seq.
+    @discardableResult
+    public func record(_ entry: AuditEntry) -> Int {
+        let seq = nextSeq
+        recorded.append((seq, entry))
+        nextSeq += 1
+        return seq
+    }
+
+    /// Inserts every step recorded since the last `write`, all stamped `at`, and returns them
+    /// as rows.
+    public func write(at: String) throws -> [AuditRow] {
+        let fields = recorded.map { seq, entry in
+            StoredFields(
+                sessionID: sessionID, seq: seq, at: at, actor: entry.actor.description,
+                userID: entry.userID, username: entry.username, coordinator: entry.coordinator,
+                step: entry.step.rawValue, screen: entry.screen, detail: entry.detail.jsonText)
+        }
+        recorded.removeAll()
+        try AuditLog.insert(fields, on: connection)
+        return fields.map(\.row)
+    }
+}

@@ -1,0 +1,28 @@
+import Logging
+import Navigation
+import ServiceLifecycle
+
+/// Deletes the answers kept for `Idempotency-Key` retries once they are older than
+/// `idempotency.retentionSeconds`: at start, then every tenth of the retention (at most every
+/// ten minutes), until shutdown.
+struct IdempotencyPruning: Service {
+    let services: PhotosServices
+    let logger: Logger
+
+    var interval: Duration {
+        .seconds(max(1, min(600, services.idempotency.retention / 10)))
+    }
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let removed = try await services.pruneIdempotencyKeys()
+                if removed > 0 { logger.debug("pruned idempotency keys", metadata: ["count": "\(removed)"]) }
+            } catch {
+                // Storage trouble is reported by the requests that meet it; try again later.
+                logger.warning("pruning idempotency keys failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+}

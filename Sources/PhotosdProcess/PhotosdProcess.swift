@@ -1,0 +1,88 @@
+import Foundation
+import Synchronization
+
+/// A real `photosd` child process on a free port (`--port 0`), for the end-to-end tests and
+/// `photos-bench`: started, waited for until it says where it listens, stopped with a signal.
+public final class PhotosdProcess: Sendable {
+    private let process: Process
+    private let output = OutputBuffer()
+    /// Signalled when the process's output reached its end (after it exited).
+    private let outputDrained = DispatchSemaphore(value: 0)
+    /// The port it listens on.
+    public let port: Int
+
+    /// Starts `binary --port 0 arguments…` in `directory` (nil: this process's) with the
+    /// environment plus `environment`, and waits (at most 30 s) until it listens.
+    public init(binary: String, arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws {
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            throw LaunchError(message: "no photosd at \(binary); build it first (swift build --product photosd)")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["--port", "0"] + arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardError = pipe
+        process.standardOutput = pipe
+        self.process = process
+        let handle = pipe.fileHandleForReading
+        try process.run()
+        let reader = Thread { [output, outputDrained] in
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                output.data.withLock { $0.append(data) }
+            }
+            outputDrained.signal()
+        }
+        reader.start()
+        let deadline = Date().addingTimeInterval(30)
+        var found: Int?
+        while found == nil && Date() < deadline && process.isRunning {
+            usleep(20_000)
+            let log = output.data.withLock { String(decoding: $0, as: UTF8.self) }
+            if let match = log.firstMatch(of: /photosd listening on [0-9.]+:(\d+)/) { found = Int(match.1) }
+        }
+        guard let found else {
+            process.terminate()
+            throw LaunchError(message: "photosd did not start: \(output.data.withLock { String(decoding: $0, as: UTF8.self) })")
+        }
+        port = found
+    }
+
+    deinit {
+        if process.isRunning { process.terminate() }
+    }
+
+    /// Why `init` failed.
+    public struct LaunchError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
+    }
+
+    /// Its process id.
+    public var pid: Int32 { process.processIdentifier }
+
+    /// Everything it printed so far (stdout and stderr).
+    public var log: String { output.data.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    /// `http://127.0.0.1:PORT`.
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Sends `signal` (SIGTERM by default), waits for the exit and its last output, and returns
+    /// the exit status.
+    @discardableResult
+    public func stop(signal: Int32 = SIGTERM) -> Int32 {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        // Its last lines ("database closed") may still be in the pipe.
+        _ = outputDrained.wait(timeout: .now() + 5)
+        return process.terminationStatus
+    }
+}
+
+/// What the process printed, appended by the reader thread.
+private final class OutputBuffer: Sendable {
+    let data = Mutex(Data())
+}
