@@ -97,6 +97,51 @@ struct AdminEndToEndTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: db[1])) == before, "the database file changed")
     }
 
+    @Test("--db and --config stand before or after the subcommand, as with git")
+    func globalOptionsAnywhere() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.file("x.db")
+        #expect(try AdminProcess.admin(["--db", db, "photos", "add", "--title", "Front", "--price", "1"], in: directory.path).status == 0)
+        #expect(try AdminProcess.admin(["photos", "--db", db, "add", "--title", "Middle", "--price", "1"], in: directory.path).status == 0)
+        #expect(try AdminProcess.admin(["photos", "add", "--title", "Back", "--price", "1", "--db", db], in: directory.path).status == 0)
+        let listed = try AdminProcess.admin(["--db", db, "photos", "list"], in: directory.path)
+        #expect(listed.status == 0, "\(listed.output)")
+        #expect(["Front", "Middle", "Back"].allSatisfy { listed.stdout.contains($0) })
+        let users = try AdminProcess.admin(["--db", db, "users", "list"], in: directory.path)
+        #expect(users.status == 0, "\(users.output)")
+        try #"{"database": {"path": "\#(db)"}}"#.write(toFile: directory.file("c.json"), atomically: true, encoding: .utf8)
+        let configured = try AdminProcess.admin(["--config", directory.file("c.json"), "photos", "list"], in: directory.path)
+        #expect(configured.stdout.contains("Front"), "\(configured.output)")
+        expectOneLineError(try AdminProcess.admin([], in: directory.path), contains: "missing subcommand (migrate, photos, users")
+        expectOneLineError(try AdminProcess.admin(["--db", db, "photos"], in: directory.path), contains: "missing subcommand (add, import, list)")
+    }
+
+    @Test("listings say how to get the next page: a line on stderr, or nextAfter in JSON")
+    func nextPage() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = ["--db", directory.file("x.db")]
+        for title in ["One", "Two", "Three"] {
+            #expect(try AdminProcess.admin(["photos", "add", "--title", title, "--price", "1"] + db, in: directory.path).status == 0)
+        }
+        let first = try AdminProcess.admin(["photos", "list", "--limit", "2"] + db, in: directory.path)
+        #expect(first.stdout.contains("One") && first.stdout.contains("Two") && !first.stdout.contains("Three"))
+        #expect(first.stderr == "more photos: photos-admin photos list --after 2\n")
+        let last = try AdminProcess.admin(["photos", "list", "--limit", "2", "--after", "2"] + db, in: directory.path)
+        #expect(last.stdout.contains("Three") && last.stderr.isEmpty)
+        let json = try AdminProcess.admin(["photos", "list", "--limit", "2", "--format", "json"] + db, in: directory.path)
+        let page = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
+        #expect((page?["photos"] as? [Any])?.count == 2)
+        #expect(page?["nextAfter"] as? Int == 2)
+        #expect(json.stderr.isEmpty, "JSON output carries the cursor itself")
+        for name in ["ann", "ben"] {
+            #expect(try AdminProcess.admin(["users", "add", name, "--password-stdin"] + db, stdin: "password123", in: directory.path).status == 0)
+        }
+        let users = try AdminProcess.admin(["users", "list", "--limit", "1"] + db, in: directory.path)
+        #expect(users.stderr == "more users: photos-admin users list --after 1\n")
+    }
+
     @Test("refusals: not a database, database newer than the binary")
     func refusals() throws {
         let directory = try TemporaryDirectory()

@@ -1,8 +1,10 @@
 import Foundation
+import Logging
 import Hummingbird
 import HummingbirdTesting
 @testable import PhotosServer
 import PhotosTestSupport
+import SQLiteStore
 import Testing
 
 @Suite("HTTP routes")
@@ -246,6 +248,64 @@ struct RouterTests {
             #expect(topScreen(try await client.get("/v1/sessions/\(id)").json) == "signIn")
             let missing = try await client.act(id, #"{"action": "submit", "username": "alice"}"#)
             #expect(missing.status == .badRequest)
+        }
+    }
+
+    @Test("a retried sign-in (same Idempotency-Key) gets its first answer, is not counted again, and is never 429")
+    func retriedSignInIsNotLimited() async throws {
+        let h = try await ServerHarness.make { $0.signInMaxAttempts = 2 }
+        defer { h.close() }
+        try await h.test { client in
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "signIn"}"#)
+            let wrong = #"{"action": "submit", "username": "alice", "password": "wrong horse"}"#
+            let key: HTTPFields = [.contentType: "application/json", .init("Idempotency-Key")!: "attempt-1"]
+            for _ in 0..<4 {
+                let retried = try await client.act(id, wrong, headers: key)
+                #expect(retried.status == .unauthorized)
+                #expect(retried.errorCode == "invalid_credentials")
+            }
+            // One failure counted, not four: the right password still gets through.
+            let right = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#)
+            #expect(right.status == .ok)
+            let failures = try h.query("SELECT count(*) FROM audit_trail WHERE step = 'auth.signInFailed'")
+            #expect(failures.first?.int(0) == 1)
+        }
+    }
+
+    @Test("a corrupt session state is a logged 500 internal that shows nothing of the decoder")
+    func corruptState() async throws {
+        let h = try await ServerHarness.make()
+        defer { h.close() }
+        try await h.test { client in
+            let id = try await client.newSession()
+            let connection = try Connection(path: h.configuration.databasePath)
+            try connection.execute("UPDATE sessions SET state = ? WHERE id = ?", #"{"stacks": "not a list"}"#, id)
+            connection.close()
+            for response in [try await client.get("/v1/sessions/\(id)"), try await client.act(id, #"{"action": "back"}"#)] {
+                #expect(response.status == .internalServerError)
+                #expect(response.errorCode == "internal")
+                #expect(!response.text.contains("stacks") && !response.text.contains("Expected"), "\(response.text)")
+            }
+        }
+    }
+
+    @Test("errors from the HTTP layer keep their status, and a 5xx never says conflict")
+    func httpLayerErrors() async throws {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: ErrorMiddleware(storage: StorageHealth(logger: Logger(label: "test"))))
+        router.get("/bad-gateway") { _, _ -> Response in throw HTTPError(.badGateway) }
+        router.get("/unavailable") { _, _ -> Response in throw HTTPError(.serviceUnavailable) }
+        router.get("/teapot") { _, _ -> Response in throw HTTPError(.init(code: 418)) }
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            let badGateway = try await client.get("/bad-gateway")
+            #expect(badGateway.status == .badGateway)
+            #expect(badGateway.errorCode == "internal")
+            let unavailable = try await client.get("/unavailable")
+            #expect(unavailable.status == .serviceUnavailable)
+            #expect(unavailable.errorCode == "unavailable")
+            #expect(try await client.get("/teapot").errorCode == "bad_request")
         }
     }
 }

@@ -1,0 +1,116 @@
+import Foundation
+import PhotosTestSupport
+import Testing
+
+/// A blocking TCP connection to 127.0.0.1, for what an HTTP client library would hide.
+final class RawSocket {
+    let fd: Int32
+
+    /// Connects, with send and receive timeouts so that a stuck peer fails the test instead
+    /// of hanging it.
+    init(port: Int, timeoutSeconds: Int = 10) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends all of `bytes`; false if the peer stopped taking them (timeout) or went away.
+    func sendAll(_ bytes: [UInt8]) -> Bool {
+        var sent = 0
+        while sent < bytes.count {
+            let count = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
+    /// Reads until the peer closes (or the timeout): what arrived, and whether it closed.
+    func readToEnd() -> (data: [UInt8], closed: Bool) {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return (data, true) }
+            if count < 0 { return (data, false) }
+            data.append(contentsOf: buffer[..<count])
+        }
+    }
+}
+
+@Suite("photosd connection handling", .serialized)
+struct ConnectionHandlingTests {
+    @Test("an oversized body sent with Connection: close gets its 413 at once, and the connection ends")
+    func oversizedBodyWithClose() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon([], in: directory.path)
+        defer { _ = daemon.stop() }
+        let socket = try RawSocket(port: daemon.port)
+        // As Python's urllib does: the whole body first, then read the answer. 8 MiB is more
+        // than the socket buffers hold, so a server that stops reading blocks this send.
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 8 << 20)
+        let head = "POST /v1/auth/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        let start = ContinuousClock.now
+        #expect(socket.sendAll(Array(head.utf8) + body), "the server stopped reading the body")
+        let (response, closed) = socket.readToEnd()
+        let text = String(decoding: response, as: UTF8.self)
+        #expect(text.hasPrefix("HTTP/1.1 413"), "\(text.prefix(200))")
+        #expect(text.contains("payload_too_large"))
+        #expect(closed, "the server kept the connection open")
+        #expect(ContinuousClock.now - start < .seconds(8))
+    }
+
+    @Test("an oversized body on a keep-alive connection: 413 with Connection: close, then the end")
+    func oversizedBodyKeepAlive() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon([], in: directory.path)
+        defer { _ = daemon.stop() }
+        let socket = try RawSocket(port: daemon.port)
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
+        let head = "POST /v1/auth/sign-in HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+        #expect(socket.sendAll(Array(head.utf8) + body))
+        let (response, closed) = socket.readToEnd()
+        let text = String(decoding: response, as: UTF8.self).lowercased()
+        #expect(text.hasPrefix("http/1.1 413"))
+        #expect(text.contains("connection: close"))
+        #expect(closed)
+        // The server is fine afterwards.
+        let next = try RawSocket(port: daemon.port)
+        #expect(next.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)))
+        #expect(String(decoding: next.readToEnd().data, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test("idle connections and half-sent request heads are closed after server.idleTimeoutSeconds")
+    func idleTimeout() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon([], in: directory.path, environment: ["PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "1"])
+        defer { _ = daemon.stop() }
+        let silent = try RawSocket(port: daemon.port, timeoutSeconds: 6)
+        let halfHead = try RawSocket(port: daemon.port, timeoutSeconds: 6)
+        #expect(halfHead.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n".utf8)))
+        let afterOne = try RawSocket(port: daemon.port, timeoutSeconds: 6)
+        #expect(afterOne.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)))
+        let start = ContinuousClock.now
+        #expect(silent.readToEnd().closed, "a connection that sent nothing was kept")
+        #expect(halfHead.readToEnd().closed, "a connection with half a request head was kept")
+        let (answered, closed) = afterOne.readToEnd()
+        #expect(String(decoding: answered, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+        #expect(closed, "an idle keep-alive connection was kept")
+        #expect(ContinuousClock.now - start < .seconds(5))
+    }
+}
