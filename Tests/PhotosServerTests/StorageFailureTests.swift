@@ -86,15 +86,17 @@ struct StorageFailureTests {
         }
         #expect(daemon.log.components(separatedBy: "storage unavailable").count - 1 == 1, "logged once per episode, not per request")
 
-        // Space comes back: the next writes succeed without a restart.
+        // Space comes back: the next writes succeed without a restart, and once they have for
+        // the quiet period (2 s) the episode's end is logged.
         #expect(disk.grow(toMegabytes: 64))
         var recovered = false
-        for _ in 0..<20 where !recovered {
-            recovered = try await Self.post(daemon, "/v1/sessions").status == 201
-            if !recovered { try await Task.sleep(for: .milliseconds(100)) }
+        for _ in 0..<100 where !(recovered && daemon.log.contains("storage available again")) {
+            recovered = try await Self.post(daemon, "/v1/sessions").status == 201 || recovered
+            try await Task.sleep(for: .milliseconds(100))
         }
         #expect(recovered)
         #expect(daemon.log.contains("storage available again"))
+        #expect(daemon.log.components(separatedBy: "storage unavailable").count - 1 == 1)
         for id in acknowledged {
             let (status, session) = try await daemon.request("GET", "/v1/sessions/\(id)")
             #expect(status == 200 && session["version"] as? Int == 1, "acknowledged session \(id) lost")
