@@ -41,3 +41,44 @@ enum Output {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 }
+
+/// One page of a keyset-paged listing (`--limit`, `--after`): the items, and the `--after` of the
+/// next page when there is one.
+struct Page<Item: Encodable>: Encodable {
+    /// The JSON key of the items (`photos`, `users`).
+    let name: String
+    let items: [Item]
+    let nextAfter: Int64?
+
+    /// The page from `fetched`, which was asked for `limit + 1` items: the extra one only tells
+    /// that there is a next page.
+    init(name: String, fetched: [Item], limit: Int, id: (Item) -> Int64) {
+        self.name = name
+        self.items = Array(fetched.prefix(limit))
+        self.nextAfter = fetched.count > limit ? items.last.map(id) : nil
+    }
+
+    /// Prints the page: JSON `{"<name>": [...], "nextAfter": N or null}`, or a table followed,
+    /// when there are more, by a line on stderr naming the next page's command.
+    func print(_ format: OutputOptions.Format, command: String, header: [String], cells: (Item) -> [String]) throws {
+        switch format {
+        case .json: try Output.json(self)
+        case .table:
+            Output.table(header, items.map(cells))
+            if let nextAfter { Output.note("more \(name): photos-admin \(command) --after \(nextAfter)") }
+        }
+    }
+
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(items, forKey: Key(stringValue: name))
+        try container.encode(nextAfter, forKey: Key(stringValue: "nextAfter"))  // explicit null on the last page
+    }
+}

@@ -67,30 +67,10 @@ extension PhotosAdmin.Photos {
         }
 
         func run() async throws {
-            // One more than asked tells whether there is a next page.
-            var photos = try await global.withServices { try await $0.catalog.list(limit: limit + 1, afterID: after) }
-            let nextAfter = photos.count > limit ? photos[limit - 1].id : nil
-            photos = Array(photos.prefix(limit))
-            switch output.format {
-            case .json: try Output.json(PhotoPage(photos: photos, nextAfter: nextAfter))
-            case .table:
-                Output.table(["ID", "PRICE", "TITLE", "URL"], photos.map { [String($0.id), Price.format(cents: $0.priceCents), $0.title, $0.url] })
-                if let nextAfter { Output.note("more photos: photos-admin photos list --after \(nextAfter)") }
-            }
+            let fetched = try await global.withServices { try await $0.catalog.list(limit: limit + 1, afterID: after) }
+            try Page(name: "photos", fetched: fetched, limit: limit, id: \.id).print(
+                output.format, command: "photos list", header: ["ID", "PRICE", "TITLE", "URL"]
+            ) { [String($0.id), Price.format(cents: $0.priceCents), $0.title, $0.url] }
         }
-    }
-}
-
-/// `photos list --format json`: a page, and the cursor of the next one (as the API's).
-struct PhotoPage: Encodable {
-    let photos: [Photo]
-    let nextAfter: Int64?
-
-    enum CodingKeys: CodingKey { case photos, nextAfter }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(photos, forKey: .photos)
-        try container.encode(nextAfter, forKey: .nextAfter)  // explicit null on the last page
     }
 }

@@ -59,29 +59,10 @@ extension PhotosAdmin.Users {
         }
 
         func run() async throws {
-            var users = try await global.withServices { try await $0.auth.listUsers(limit: limit + 1, afterID: after) }
-            let nextAfter = users.count > limit ? users[limit - 1].id : nil
-            users = Array(users.prefix(limit))
-            switch output.format {
-            case .json: try Output.json(UserPage(users: users, nextAfter: nextAfter))
-            case .table:
-                Output.table(["ID", "USERNAME", "CREATED"], users.map { [String($0.id), $0.username, $0.createdAt] })
-                if let nextAfter { Output.note("more users: photos-admin users list --after \(nextAfter)") }
-            }
+            let fetched = try await global.withServices { try await $0.auth.listUsers(limit: limit + 1, afterID: after) }
+            try Page(name: "users", fetched: fetched, limit: limit, id: \.id).print(
+                output.format, command: "users list", header: ["ID", "USERNAME", "CREATED"]
+            ) { [String($0.id), $0.username, $0.createdAt] }
         }
-    }
-}
-
-/// `users list --format json`: a page, and the cursor of the next one.
-struct UserPage: Encodable {
-    let users: [User]
-    let nextAfter: Int64?
-
-    enum CodingKeys: CodingKey { case users, nextAfter }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(users, forKey: .users)
-        try container.encode(nextAfter, forKey: .nextAfter)
     }
 }
