@@ -117,7 +117,10 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosCoreTests",
-            dependencies: ["PhotosCore", "SQLiteStore", "PhotosTestSupport", "Navigation"]
+            dependencies: [
+                "PhotosCore", "SQLiteStore", "PhotosTestSupport", "Navigation",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "NavigationTests",

@@ -17,6 +17,8 @@ public struct PhotosServices: Sendable {
     public let sessions: SessionCoordinator
     /// Answers kept for retried actions.
     public let idempotency: IdempotencyStore
+    /// Audit checkpoints and verification.
+    public let audit: AuditService
 
     /// Wires the services over `database`. Reads (or creates) the server secret file.
     public init(configuration: PhotosConfiguration, database: SQLiteDatabase, now: @escaping @Sendable () -> Date = Date.init) throws {
@@ -30,6 +32,7 @@ public struct PhotosServices: Sendable {
             secret: try ServerSecret.loadOrCreate(path: configuration.resolvedSecretKeyPath),
             retentionSeconds: configuration.idempotencyRetentionSeconds)
         sessions = SessionCoordinator(database: database, auth: auth, idempotency: idempotency)
+        audit = AuditService(database: database, signingKeyPath: configuration.auditSigningKeyPath, now: now)
     }
 
     /// Deletes the idempotency answers past their retention; returns how many.

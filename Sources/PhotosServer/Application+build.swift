@@ -21,6 +21,8 @@ public func buildApplication(
     let services: PhotosServices
     do {
         services = try PhotosServices(configuration: configuration, database: database)
+        // Read (or create) the signing key now: a bad key file stops the start, not a checkpoint.
+        _ = try services.audit.signingKey()
         if configuration.seedDemoData {
             try await DemoData.seed(services.catalog)
         }
@@ -39,6 +41,8 @@ public func buildApplication(
         services: [
             DatabaseService(database: database, logger: logger),
             IdempotencyPruning(services: services, logger: logger),
+            // Last, so it stops first: its final checkpoint is written before the database closes.
+            AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

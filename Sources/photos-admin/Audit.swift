@@ -6,7 +6,7 @@ extension PhotosAdmin {
     struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read and verify the audit trail.",
-            subcommands: [Show.self, Verify.self],
+            subcommands: [Show.self, Verify.self, Checkpoint.self, Key.self],
             defaultSubcommand: Show.self)
     }
 }
@@ -70,19 +70,68 @@ extension PhotosAdmin.Audit {
     }
 
     struct Verify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Check the audit trail's hash chain and numbering.")
+        static let configuration = CommandConfiguration(
+            abstract: "Check every trail's hash chain and numbering, and the signed checkpoints.",
+            discussion: """
+                Checkpoint signatures are checked against --public-key (what `photos-admin audit key` \
+                prints), else the public half of the signing key at audit.signingKeyPath. --against \
+                FILE (an exported checkpoint) also fails when the database no longer holds it.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The trusted public key, hex (photos-admin audit key prints it).") var publicKey: String?
+        @Option(help: "An exported checkpoint (audit checkpoint --export) the database must still hold.") var against: String?
+
+        func run() async throws {
+            let result = try await global.withServices(migrate: false) { context in
+                let key = try context.services.audit.trustedKey(explicit: publicKey)
+                let exported = try against.map { try AuditService.readExport(path: $0) }
+                return try await context.services.audit.verify(publicKey: key, against: exported)
+            }
+            if let problem = result.problem {
+                Output.note("audit verify FAILED after \(result.rowsChecked) rows and \(result.checkpointsChecked) checkpoints: \(problem)")
+                throw ExitCode.failure
+            }
+            print("audit trail intact: \(result.rowsChecked) rows verified, \(result.checkpointsChecked) checkpoints verified")
+        }
+    }
+
+    struct Checkpoint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a signed checkpoint of the trails' heads now.",
+            discussion: "With --export FILE, also write it as JSON to keep elsewhere; `audit verify --against FILE` checks the database still holds it.")
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Also write the checkpoint to this file (must not exist).") var export: String?
+
+        func validate() throws {
+            if let export, FileManager.default.fileExists(atPath: export) { throw ValidationError("\(export) already exists; choose a new path") }
+        }
+
+        func run() async throws {
+            let checkpoint = try await global.withServices { context in
+                try await context.services.audit.checkpoint(always: true)
+            }
+            guard let checkpoint else { return }
+            if let export {
+                let data = try checkpoint.exportJSON
+                guard FileManager.default.createFile(atPath: export, contents: data) else {
+                    throw ValidationError("cannot write \(export)")
+                }
+            }
+            print("checkpoint \(checkpoint.number): \(checkpoint.heads.count) trail\(checkpoint.heads.count == 1 ? "" : "s") changed, hash \(checkpoint.hash)")
+        }
+    }
+
+    struct Key: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the public key that checks the checkpoints' signatures (creating the signing key if there is none).")
 
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let result = try await global.withServices(migrate: false) { context in
-                try await DatabaseMaintenance.verifyAudit(context.database)
-            }
-            if let problem = result.problem {
-                Output.note("audit verify FAILED after \(result.rowsChecked) rows: \(problem)")
-                throw ExitCode.failure
-            }
-            print("audit trail intact: \(result.rowsChecked) rows verified")
+            let configuration = try await global.configuration()
+            print(try AuditSigningKey.loadOrCreate(path: configuration.auditSigningKeyPath).publicKeyHex)
         }
     }
 }

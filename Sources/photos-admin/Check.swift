@@ -7,10 +7,12 @@ extension PhotosAdmin {
             abstract: "Check the database: SQLite integrity, migration state and the audit trail.")
 
         @OptionGroup var global: GlobalOptions
+        @Option(help: "The trusted public key for the audit checkpoints, hex (default: from audit.signingKeyPath).") var publicKey: String?
 
         func run() async throws {
             let configuration = try await global.configuration()
-            let report = try DatabaseMaintenance.check(path: configuration.databasePath)
+            let key = try AuditService.trustedKey(explicit: publicKey, signingKeyPath: configuration.auditSigningKeyPath)
+            let report = try DatabaseMaintenance.check(path: configuration.databasePath, publicKey: key)
             if report.integrity == ["ok"] {
                 print("integrity: ok")
             } else {

@@ -146,7 +146,9 @@ struct CrashTests {
             #expect(status == 0, "\(output)")
         }
         var logs = ""
-        var daemon = try Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_DATABASE_DURABILITY": "full"])
+        // Checkpoints every second, so that kills land before, during and after them.
+        let environment = ["PHOTOSD_DATABASE_DURABILITY": "full", "PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"]
+        var daemon = try Daemon(["--seed-demo"], in: directory.path, environment: environment)
         let target = Target()
         target.set(daemon.baseURL)
         let ledger = Ledger()
@@ -172,7 +174,11 @@ struct CrashTests {
             }
             logs += daemon.log
             _ = daemon.stop(signal: SIGKILL)
-            daemon = try Daemon([], in: directory.path, environment: ["PHOTOSD_DATABASE_DURABILITY": "full"])
+            // After each kill the trail and its checkpoints verify (numbers contiguous, each
+            // signed, each covering rows that are there).
+            let (verifyStatus, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
+            #expect(verifyStatus == 0, "after kill \(kill + 1): \(verifyOutput)")
+            daemon = try Daemon([], in: directory.path, environment: environment)
             target.set(daemon.baseURL)
         }
         try await Task.sleep(for: .milliseconds(500))
@@ -213,6 +219,9 @@ struct CrashTests {
         #expect(purchases == completed)
         let (verifyStatus, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
         #expect(verifyStatus == 0, "\(verifyOutput)")
+        let checkpoints = try connection.queryOne("SELECT count(*) FROM audit_checkpoints")?.int(0) ?? 0
+        #expect(checkpoints >= 1, "no checkpoint was written during the run")
+        #expect(verifyOutput.contains("\(checkpoints) checkpoints verified"), "\(verifyOutput)")
         if backupChecked {
             let (checkStatus, checkOutput) = try runTool(admin, ["check", "--db", "backup.db"], in: directory.path)
             #expect(checkStatus == 0, "\(checkOutput)")

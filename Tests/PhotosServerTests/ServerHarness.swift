@@ -23,6 +23,7 @@ struct ServerHarness {
         configuration.durability = .normal
         configuration.seedDemoData = true
         configuration.port = 0
+        configuration.auditSigningKeyPath = directory.file("audit-signing.key")
         adjust(&configuration)
         let database = try PhotosDatabase.open(path: configuration.databasePath)
         let auth = AuthService(database: database, bcryptCost: 4)

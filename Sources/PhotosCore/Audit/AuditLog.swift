@@ -1,7 +1,8 @@
 import Foundation
 import SQLiteStore
 
-/// The append-only audit trail: contiguous `seq` per session and a hash chain over all rows.
+/// The append-only audit trail: contiguous `seq` per trail (a session, `operator` or `api`), a
+/// hash chain per trail, and signed checkpoints of the trails' heads (`AuditCheckpoints`).
 ///
 /// Every write goes through an `AuditTrailWriter` (directly, or through `append`), inside the
 /// caller's write transaction, so a step is recorded if and only if what it describes is
@@ -24,15 +25,20 @@ public enum AuditLog {
         return try trail.write(at: at)
     }
 
-    /// The last `seq` of a trail, 0 for none.
-    static func lastSeq(of sessionID: String, on connection: Connection) throws -> Int {
-        try connection.queryOne("SELECT seq FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID)?.int(0) ?? 0
+    /// A trail's head: its last `seq` (0 for a new trail) and the hash its next row chains to
+    /// (`genesisHash` for a new trail).
+    static func head(of sessionID: String, on connection: Connection) throws -> (seq: Int, hash: String) {
+        guard let row = try connection.queryOne("SELECT last_seq, last_hash FROM audit_heads WHERE session_id = ?", sessionID) else {
+            return (0, genesisHash)
+        }
+        return (row.int(0), row.string(1))
     }
 
-    /// Inserts rows whose seq is already assigned (by `AuditTrailWriter`), chained to the row
-    /// before them.
-    static func insert(_ rows: [StoredFields], on connection: Connection) throws {
-        var previousHash = try connection.queryOne("SELECT hash FROM audit_events ORDER BY id DESC LIMIT 1")?.string(0) ?? genesisHash
+    /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
+    /// chained to the one before it (the first to `previousHash`), and moves the trail's head.
+    /// Returns the new head's hash.
+    static func insert(_ rows: [StoredFields], after previousHash: String, on connection: Connection) throws -> String {
+        var previousHash = previousHash
         for fields in rows {
             let hash = fields.hash(previous: previousHash)
             try connection.execute(
@@ -44,6 +50,14 @@ public enum AuditLog {
                 fields.coordinator, fields.step, fields.screen, fields.detail, previousHash, hash)
             previousHash = hash
         }
+        if let last = rows.last {
+            try connection.execute(
+                """
+                INSERT INTO audit_heads (session_id, last_seq, last_hash) VALUES (?, ?, ?)
+                ON CONFLICT (session_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash
+                """, last.sessionID, last.seq, previousHash)
+        }
+        return previousHash
     }
 
     /// Rows of the `audit_trail` view, oldest first, at most `limit`: one session's after its
@@ -80,55 +94,48 @@ public enum AuditLog {
     public struct Verification: Sendable, Equatable {
         /// Rows read.
         public var rowsChecked: Int
-        /// The first row that breaks the chain or the numbering, if any.
+        /// Checkpoints read.
+        public var checkpointsChecked: Int = 0
+        /// The first thing that does not check out, if any.
         public var problem: Problem?
         /// True when nothing was found.
         public var isIntact: Bool { problem == nil }
     }
 
-    /// A row that does not check out.
+    /// A row, trail or checkpoint that does not check out.
     public struct Problem: Sendable, Equatable, CustomStringConvertible {
-        /// `audit_events.id` of the row.
-        public var rowID: Int64
-        /// Its session and seq.
-        public var sessionID: String
-        public var seq: Int
+        /// `audit_events.id` of the row, when the problem is a row.
+        public var rowID: Int64?
+        /// The trail (session id, `operator` or `api`), when known.
+        public var sessionID: String?
+        /// The row's seq, when the problem is a row.
+        public var seq: Int?
+        /// The checkpoint's number, when the problem is a checkpoint.
+        public var checkpoint: Int?
         /// What is wrong.
         public var reason: String
 
-        public var description: String { "row id \(rowID) (session \(sessionID), seq \(seq)): \(reason)" }
+        public var description: String {
+            var place: String
+            if let rowID, let sessionID, let seq {
+                place = "row id \(rowID) (session \(sessionID), seq \(seq))"
+            } else if let checkpoint {
+                place = "checkpoint \(checkpoint)"
+            } else if let sessionID {
+                place = "trail \(sessionID)"
+            } else {
+                place = "audit trail"
+            }
+            return "\(place): \(reason)"
+        }
     }
 
-    /// Re-reads every row in order and checks the hash chain and the per-session numbering.
-    /// Detects a row altered, deleted or inserted behind the triggers' back (except the removal
-    /// of the newest rows, which leaves a shorter but consistent chain).
-    public static func verify(on connection: Connection) throws -> Verification {
-        var previousHash = genesisHash
-        var lastSeq: [String: Int] = [:]
-        var checked = 0
-        var problem: Problem?
-        try connection.forEachRow(
-            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events ORDER BY id"
-        ) { row in
-            guard problem == nil else { return }
-            checked += 1
-            let fields = StoredFields(
-                sessionID: row.string(1), seq: row.int(2), at: row.string(3), actor: row.string(4),
-                userID: row.optionalInt64(5), username: row.optionalString(6), coordinator: row.optionalString(7),
-                step: row.string(8), screen: row.optionalString(9), detail: row.string(10))
-            let id = row.int64(0)
-            func fail(_ reason: String) { problem = Problem(rowID: id, sessionID: fields.sessionID, seq: fields.seq, reason: reason) }
-            if row.string(11) != previousHash {
-                fail("prev_hash does not match the row before it (a row was deleted or inserted)")
-            } else if fields.hash(previous: previousHash) != row.string(12) {
-                fail("hash does not match the row's contents (the row was altered)")
-            } else if fields.seq != (lastSeq[fields.sessionID] ?? 0) + 1 {
-                fail("seq \(fields.seq) follows \(lastSeq[fields.sessionID] ?? 0) (a gap or a repeat)")
-            }
-            previousHash = row.string(12)
-            lastSeq[fields.sessionID] = fields.seq
-        }
-        return Verification(rowsChecked: checked, problem: problem)
+    /// Re-reads the whole trail and its checkpoints (see `AuditVerifier`), inside the caller's
+    /// read transaction. `publicKey` is the trusted key the checkpoints must be signed with (nil:
+    /// checkpoints cannot be trusted, and their existence is a problem); `against`, an exported
+    /// checkpoint the database must still hold.
+    public static func verify(on connection: Connection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil) throws -> Verification {
+        try AuditVerifier(connection: connection, publicKey: publicKey, against: against).run()
     }
 }
 

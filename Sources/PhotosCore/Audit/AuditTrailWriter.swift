@@ -3,9 +3,11 @@ import SQLiteStore
 /// Records steps of one trail (a session's, or `operator`, or `api`) inside the caller's write
 /// transaction, and writes them at the end.
 ///
-/// It is the one place a row's `seq` is assigned: it reads the trail's last `seq` once, gives
-/// each recorded step the next one (`record` returns it, and the coordinators derive child ids
-/// from it), and `write` inserts the rows with exactly those numbers.
+/// It is the one place a row's `seq` and chain are made: it reads the trail's head (last `seq`
+/// and hash, from `audit_heads`) once, gives each recorded step the next seq (`record` returns
+/// it, and the coordinators derive child ids from it), and `write` inserts the rows with exactly
+/// those numbers, each chained to the trail's row before it, and moves the head. It reads no
+/// global head: appends to different trails never touch the same row.
 ///
 /// Confined to the transaction that created it, like its connection; not `Sendable`.
 public final class AuditTrailWriter {
@@ -13,6 +15,8 @@ public final class AuditTrailWriter {
     public let sessionID: String
     /// The seq the next recorded step gets.
     public private(set) var nextSeq: Int
+    /// The hash the next written row chains to.
+    private var headHash: String
     private var recorded: [(seq: Int, entry: AuditEntry)] = []
     private let connection: Connection
 
@@ -20,7 +24,9 @@ public final class AuditTrailWriter {
     public init(sessionID: String, on connection: Connection) throws {
         self.sessionID = sessionID
         self.connection = connection
-        self.nextSeq = try AuditLog.lastSeq(of: sessionID, on: connection) + 1
+        let head = try AuditLog.head(of: sessionID, on: connection)
+        self.nextSeq = head.seq + 1
+        self.headHash = head.hash
     }
 
     /// Records a step; returns its seq.
@@ -42,7 +48,8 @@ public final class AuditTrailWriter {
                 step: entry.step.rawValue, screen: entry.screen, detail: entry.detail.jsonText)
         }
         recorded.removeAll()
-        try AuditLog.insert(fields, on: connection)
+        guard !fields.isEmpty else { return [] }
+        headHash = try AuditLog.insert(fields, after: headHash, on: connection)
         return fields.map(\.row)
     }
 }

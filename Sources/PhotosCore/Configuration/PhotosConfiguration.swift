@@ -35,6 +35,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// The server secret's file (see `ServerSecret`); empty means `photosd-secret.key` beside
     /// the database file.
     public var secretKeyPath = ""
+    /// The Ed25519 key that signs audit checkpoints (created 0600 on first use).
+    public var auditSigningKeyPath = "data/audit-signing.key"
+    /// How often `photosd` writes an audit checkpoint when anything changed.
+    public var auditCheckpointIntervalSeconds = 10
     /// How long the answer to an `Idempotency-Key` is kept for retries.
     public var idempotencyRetentionSeconds = 86_400
     /// Failed sign-ins allowed per username within the window.
@@ -75,6 +79,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "auth.signInMaxAttempts": .init(.int(defaults.signInMaxAttempts), isSecret: false),
             "auth.signInWindowSeconds": .init(.int(defaults.signInWindowSeconds), isSecret: false),
             "idempotency.retentionSeconds": .init(.int(defaults.idempotencyRetentionSeconds), isSecret: false),
+            "audit.signingKeyPath": .init(.string(defaults.auditSigningKeyPath), isSecret: false),
+            "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
             "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
         ]
@@ -151,6 +157,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
         bcryptCost = try int("auth.bcryptCost", 4...31)
         secretKeyPath = try string("auth.secretKeyPath")
         idempotencyRetentionSeconds = try int("idempotency.retentionSeconds", 1...(366 * 86_400))
+        auditSigningKeyPath = try string("audit.signingKeyPath")
+        guard !auditSigningKeyPath.isEmpty else { throw PhotosError.badRequest("configuration audit.signingKeyPath must not be empty") }
+        auditCheckpointIntervalSeconds = try int("audit.checkpointIntervalSeconds", 1...86_400)
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
         signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
         logLevel = try string("log.level")

@@ -23,7 +23,7 @@ public enum DatabaseMaintenance {
 
     /// Checks the database at `path` read-only: SQLite's integrity, the migration state, and
     /// the audit trail (one snapshot for the whole audit check).
-    public static func check(path: String) throws -> CheckReport {
+    public static func check(path: String, publicKey: AuditPublicKey?) throws -> CheckReport {
         guard FileManager.default.fileExists(atPath: path) else { throw PhotosError.notFound("no database at \(path)") }
         let connection = try Connection(path: path, mode: .readOnly)
         defer { connection.close() }
@@ -32,7 +32,7 @@ public enum DatabaseMaintenance {
             let migrations = try PhotosMigrations.migrator.status(connection)
             var audit: AuditLog.Verification?
             if migrations.contains(where: { $0.appliedAt != nil }) {
-                audit = try connection.transaction(.deferred) { try AuditLog.verify(on: connection) }
+                audit = try connection.transaction(.deferred) { try AuditLog.verify(on: connection, publicKey: publicKey) }
             }
             return CheckReport(integrity: integrity, migrations: migrations, audit: audit)
         } catch let error as SQLiteError where error.primaryResultCode == 26 /* SQLITE_NOTADB */ {
@@ -48,11 +48,6 @@ public enum DatabaseMaintenance {
             _ = try connection.query("SELECT count(*) FROM sqlite_schema")
             try connection.backup(to: path)
         }
-    }
-
-    /// Re-checks the whole audit trail (see `AuditLog.verify`).
-    public static func verifyAudit(_ database: SQLiteDatabase) async throws -> AuditLog.Verification {
-        try await database.read { try AuditLog.verify(on: $0) }
     }
 
     /// Rows of the `audit_trail` view (see `AuditLog.rows(sessionID:after:limit:on:)`).

@@ -1,0 +1,213 @@
+import SQLiteStore
+
+/// Re-checks the audit trail, streaming (memory stays flat however long a trail is; it holds one
+/// entry per trail that a checkpoint covers), and names the first thing that does not check out:
+///
+/// 1. rows up to the cut-over (`audit_chain_cutover`), in id order, against the first version's
+///    single global chain;
+/// 2. the checkpoints: numbers 1, 2, 3 … without gaps, each chained to the one before, each
+///    signed by the trusted key; and an exported checkpoint (`against`), which the database
+///    must still hold;
+/// 3. every trail in (trail, seq) order: seq 1, 2, 3 … without gaps; each later row chained to
+///    the trail's row before it and hashed over its contents; the row a checkpoint signed still
+///    there with the hash it signed; the trail's end where its head (`audit_heads`) and its
+///    newest checkpoint say; and no trail that a head or a checkpoint names missing.
+struct AuditVerifier {
+    let connection: Connection
+    let publicKey: AuditPublicKey?
+    let against: AuditCheckpoint?
+
+    /// What a checkpoint signed about one trail.
+    private struct Covered {
+        var seq: Int
+        var hash: String
+        var checkpoint: Int
+    }
+
+    private struct Failure: Error {
+        let problem: AuditLog.Problem
+    }
+
+    func run() throws -> AuditLog.Verification {
+        var verification = AuditLog.Verification(rowsChecked: 0)
+        do {
+            let hasV2 = try connection.queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'audit_chain_cutover'") != nil
+            let cutover = hasV2
+                ? try connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0
+                : Int64.max
+            try checkGlobalChain(upTo: cutover)
+            var covered: [String: Covered] = [:]
+            if hasV2 { verification.checkpointsChecked = try checkCheckpoints(into: &covered) }
+            verification.rowsChecked = try checkTrails(cutover: cutover, heads: hasV2, covered: &covered)
+        } catch let failure as Failure {
+            verification.problem = failure.problem
+        }
+        return verification
+    }
+
+    // MARK: 1. The first version's global chain
+
+    private func checkGlobalChain(upTo cutover: Int64) throws {
+        var previousHash = AuditLog.genesisHash
+        try connection.forEachRow(
+            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= ? ORDER BY id",
+            arguments: [cutover]
+        ) { row in
+            let fields = Self.fields(row)
+            if row.string(11) != previousHash {
+                throw rowFailure(row, "prev_hash does not match the row before it (a row was deleted or inserted)")
+            }
+            if fields.hash(previous: previousHash) != row.string(12) {
+                throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
+            }
+            previousHash = row.string(12)
+        }
+    }
+
+    // MARK: 2. Checkpoints
+
+    private func checkCheckpoints(into covered: inout [String: Covered]) throws -> Int {
+        var expected = 1
+        var previousHash = AuditLog.genesisHash
+        var foundAgainst = false
+        try connection.forEachRow("SELECT number, at, prev_hash, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number") { row in
+            let number = row.int(0)
+            func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: number, reason: reason)) }
+            guard number == expected else {
+                throw Failure(problem: AuditLog.Problem(checkpoint: expected, reason: "missing: the checkpoints go from \(expected - 1) to \(number) (a checkpoint was deleted)"))
+            }
+            guard let checkpoint = try? AuditCheckpoints.checkpoint(row) else { throw fail("its heads are not readable (the checkpoint was altered)") }
+            guard checkpoint.prevHash == previousHash else { throw fail("prev_hash does not match checkpoint \(number - 1) (a checkpoint was deleted, inserted or altered)") }
+            let statement = checkpoint.statement
+            guard AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature) == checkpoint.hash else {
+                throw fail("hash does not match its contents (the checkpoint was altered)")
+            }
+            guard let publicKey else {
+                throw fail("there is no trusted public key to check its signature: give --public-key (photos-admin audit key prints it), or keep the signing key at audit.signingKeyPath")
+            }
+            guard publicKey.isValidSignature(checkpoint.signature, for: statement) else {
+                throw fail("its signature does not verify with public key \(publicKey.hex.prefix(16))… (signed by another key, or altered)")
+            }
+            if let against, against.number == number {
+                guard against.hash == checkpoint.hash else { throw fail("differs from the exported checkpoint \(number) (hash \(against.hash.prefix(16))…)") }
+                foundAgainst = true
+            }
+            for head in checkpoint.heads {
+                covered[head.trail] = Covered(seq: head.seq, hash: head.hash, checkpoint: number)
+            }
+            previousHash = checkpoint.hash
+            expected += 1
+        }
+        if let against {
+            guard let publicKey, publicKey.isValidSignature(against.signature, for: against.statement),
+                  AuditCheckpoint.hash(statement: against.statement, signature: against.signature) == against.hash
+            else {
+                throw Failure(problem: AuditLog.Problem(checkpoint: against.number, reason: "the exported checkpoint does not verify with the trusted public key"))
+            }
+            guard foundAgainst else {
+                throw Failure(problem: AuditLog.Problem(
+                    checkpoint: against.number,
+                    reason: "the database holds checkpoints up to \(expected - 1) only; the exported checkpoint \(against.number) and what it covered are gone (the newest checkpoints were deleted)"))
+            }
+        }
+        return expected - 1
+    }
+
+    // MARK: 3. Trails
+
+    private func checkTrails(cutover: Int64, heads hasHeads: Bool, covered: inout [String: Covered]) throws -> Int {
+        // Heads are read alongside the rows, both in trail order (a merge, not a lookup per trail).
+        let heads = hasHeads ? try connection.prepare("SELECT session_id, last_seq, last_hash FROM audit_heads ORDER BY session_id") : nil
+        if let heads { try heads.bind([]) }
+        var head: (trail: String, seq: Int, hash: String)?
+        func nextHead() throws {
+            head = nil
+            if let heads, try heads.step() {
+                let row = heads.currentRow()
+                head = (row.string(0), row.int(1), row.string(2))
+            }
+        }
+        try nextHead()
+        /// Heads of trails before `trail` (in order) have no rows: those trails were deleted.
+        func headsWithoutRows(before trail: String?) throws {
+            if let current = head, trail.map({ current.trail.utf8.lexicographicallyPrecedes($0.utf8) }) ?? true {
+                throw Failure(problem: AuditLog.Problem(sessionID: current.trail, reason: "its head says seq \(current.seq) but the trail has no rows (the whole trail was deleted)"))
+            }
+        }
+
+        var checked = 0
+        var trail: String?
+        var lastSeq = 0
+        var lastHash = AuditLog.genesisHash
+        func finishTrail() throws {
+            guard let trail else { return }
+            if let signed = covered.removeValue(forKey: trail), signed.seq > lastSeq {
+                throw Failure(problem: AuditLog.Problem(
+                    sessionID: trail,
+                    reason: "ends at seq \(lastSeq) but checkpoint \(signed.checkpoint) signed it up to seq \(signed.seq) (its newest rows were removed)"))
+            }
+            guard hasHeads else { return }
+            try headsWithoutRows(before: trail)
+            guard let current = head, current.trail == trail else {
+                throw Failure(problem: AuditLog.Problem(sessionID: trail, reason: "has rows but no head (rows were inserted behind the triggers' back)"))
+            }
+            if current.seq != lastSeq || current.hash != lastHash {
+                throw Failure(problem: AuditLog.Problem(
+                    sessionID: trail,
+                    reason: "ends at seq \(lastSeq) but its head says seq \(current.seq) (rows were removed from its end, or added behind the triggers' back)"))
+            }
+            try nextHead()
+        }
+
+        try connection.forEachRow(
+            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events ORDER BY session_id, seq"
+        ) { row in
+            let rowTrail = row.string(1)
+            if rowTrail != trail {
+                try finishTrail()
+                trail = rowTrail
+                lastSeq = 0
+                lastHash = AuditLog.genesisHash
+            }
+            checked += 1
+            let seq = row.int(2)
+            guard seq == lastSeq + 1 else {
+                throw rowFailure(row, "seq \(seq) follows \(lastSeq) (a row was deleted or inserted)")
+            }
+            if row.int64(0) > cutover {
+                if row.string(11) != lastHash {
+                    throw rowFailure(row, "prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)")
+                }
+                if Self.fields(row).hash(previous: lastHash) != row.string(12) {
+                    throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
+                }
+            }
+            if let signed = covered[rowTrail], signed.seq == seq, signed.hash != row.string(12) {
+                throw rowFailure(row, "differs from what checkpoint \(signed.checkpoint) signed (altered, or the trail's hashes recomputed without the key)")
+            }
+            lastSeq = seq
+            lastHash = row.string(12)
+        }
+        try finishTrail()
+        try headsWithoutRows(before: nil)
+        if let missing = covered.min(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            throw Failure(problem: AuditLog.Problem(
+                sessionID: missing.key,
+                reason: "checkpoint \(missing.value.checkpoint) signed it up to seq \(missing.value.seq) but it has no rows (the whole trail was deleted)"))
+        }
+        return checked
+    }
+
+    // MARK: Helpers
+
+    static func fields(_ row: Row) -> StoredFields {
+        StoredFields(
+            sessionID: row.string(1), seq: row.int(2), at: row.string(3), actor: row.string(4),
+            userID: row.optionalInt64(5), username: row.optionalString(6), coordinator: row.optionalString(7),
+            step: row.string(8), screen: row.optionalString(9), detail: row.string(10))
+    }
+
+    private func rowFailure(_ row: Row, _ reason: String) -> Failure {
+        Failure(problem: AuditLog.Problem(rowID: row.int64(0), sessionID: row.string(1), seq: row.int(2), reason: reason))
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import SQLiteStore
+
+/// Checkpoints and verification of the audit trail, with the signing key from its file.
+public struct AuditService: Sendable {
+    let database: SQLiteDatabase
+    /// `audit.signingKeyPath`.
+    public let signingKeyPath: String
+    let now: @Sendable () -> Date
+
+    /// Creates the service; the key file is read (or created) when first needed.
+    public init(database: SQLiteDatabase, signingKeyPath: String, now: @escaping @Sendable () -> Date = Date.init) {
+        self.database = database
+        self.signingKeyPath = signingKeyPath
+        self.now = now
+    }
+
+    /// The signing key, created (0600) on first use.
+    public func signingKey() throws -> AuditSigningKey {
+        try AuditSigningKey.loadOrCreate(path: signingKeyPath)
+    }
+
+    /// Writes a checkpoint of the trails that changed since the last one (always one with
+    /// `always`, even if nothing changed); nil when there was nothing to write.
+    @discardableResult
+    public func checkpoint(always: Bool = false) async throws -> AuditCheckpoint? {
+        let key = try signingKey()
+        let at = ISO8601Timestamp.string(from: now())
+        return try await database.write { connection in
+            try AuditCheckpoints.write(signedWith: key, at: at, always: always, on: connection)
+        }
+    }
+
+    /// The key checkpoints must be signed with: `explicit` (hex) if given, else the public half
+    /// of the signing key file if it exists, else nil.
+    public func trustedKey(explicit: String?) throws -> AuditPublicKey? {
+        try Self.trustedKey(explicit: explicit, signingKeyPath: signingKeyPath)
+    }
+
+    /// `trustedKey(explicit:)` without a database.
+    public static func trustedKey(explicit: String?, signingKeyPath: String) throws -> AuditPublicKey? {
+        if let explicit { return try AuditPublicKey(hex: explicit) }
+        guard FileManager.default.fileExists(atPath: signingKeyPath) else { return nil }
+        return AuditPublicKey(of: try AuditSigningKey.load(path: signingKeyPath))
+    }
+
+    /// Re-checks the whole trail and its checkpoints in one snapshot (see `AuditVerifier`).
+    public func verify(publicKey: AuditPublicKey?, against: AuditCheckpoint? = nil) async throws -> AuditLog.Verification {
+        try await database.read { try AuditLog.verify(on: $0, publicKey: publicKey, against: against) }
+    }
+
+    /// Reads an exported checkpoint (`audit checkpoint --export`).
+    public static func readExport(path: String) throws -> AuditCheckpoint {
+        guard let data = FileManager.default.contents(atPath: path) else { throw PhotosError.notFound("\(path): no such file") }
+        do {
+            return try JSONDecoder().decode(AuditCheckpoint.self, from: data)
+        } catch {
+            throw PhotosError.badRequest("\(path): not an exported checkpoint (photos-admin audit checkpoint --export writes one)")
+        }
+    }
+}
