@@ -68,6 +68,35 @@ struct AdminEndToEndTests {
         #expect(check.stdout.contains("audit: FAILED"))
     }
 
+    @Test("audit checkpoint --export, audit key, audit verify --public-key and --against")
+    func auditCheckpoints() throws {
+        let (directory, db) = try freshDatabase()
+        defer { directory.remove() }
+        _ = try AdminProcess.admin(["photos", "add", "--title", "A", "--price", "1.00"] + db, in: directory.path)
+        let key = try AdminProcess.admin(["audit", "key"] + db, in: directory.path)
+        #expect(key.status == 0)
+        let publicKey = key.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(publicKey.count == 64)
+        var info = stat()
+        #expect(stat(directory.file("data/audit-signing.key"), &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let written = try AdminProcess.admin(["audit", "checkpoint", "--export", "cp1.json"] + db, in: directory.path)
+        #expect(written.status == 0, "\(written.output)")
+        #expect(written.stdout.hasPrefix("checkpoint 1: 1 trail changed"))
+        let verified = try AdminProcess.admin(["audit", "verify", "--public-key", publicKey, "--against", "cp1.json"] + db, in: directory.path)
+        #expect(verified.status == 0, "\(verified.output)")
+        #expect(verified.stdout.contains("1 checkpoints verified"))
+        // Without the private key on this host: the public key alone verifies.
+        try FileManager.default.moveItem(atPath: directory.file("data/audit-signing.key"), toPath: directory.file("elsewhere.key"))
+        #expect(try AdminProcess.admin(["audit", "verify", "--public-key", publicKey] + db, in: directory.path).status == 0)
+        expectOneLineError(try AdminProcess.admin(["audit", "verify"] + db, in: directory.path), contains: "no trusted public key")
+        let otherKey = try AdminProcess.admin(["audit", "key"] + db, in: directory.path, environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": "other.key"])
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        expectOneLineError(try AdminProcess.admin(["audit", "verify", "--public-key", otherKey] + db, in: directory.path), contains: "checkpoint 1")
+        expectOneLineError(try AdminProcess.admin(["audit", "verify", "--public-key", "nothex"] + db, in: directory.path), contains: "not an Ed25519 public key")
+        expectOneLineError(try AdminProcess.admin(["audit", "verify", "--public-key", publicKey, "--against", "missing.json"] + db, in: directory.path), contains: "no such file")
+        expectOneLineError(try AdminProcess.admin(["audit", "checkpoint", "--export", "cp1.json"] + db, in: directory.path), contains: "already exists")
+    }
+
     @Test("bad input: one clear line on stderr, non-zero exit, nothing written")
     func badInput() throws {
         let (directory, db) = try freshDatabase()
