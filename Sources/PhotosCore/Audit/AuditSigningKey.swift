@@ -16,36 +16,20 @@ public struct AuditSigningKey: Sendable {
     /// The key in `path`, created (0600) if the file does not exist. Refuses a file of another
     /// size or one that others may read.
     public static func loadOrCreate(path: String) throws -> AuditSigningKey {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        }
-        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if created >= 0 {
-            let bytes = Array(Curve25519.Signing.PrivateKey().rawRepresentation)
-            let written = bytes.withUnsafeBytes { write(created, $0.baseAddress, $0.count) }
-            let synced = fsync(created) == 0
-            close(created)
-            guard written == bytes.count, synced else {
-                unlink(path)
-                throw PhotosError.badRequest("cannot write the audit signing key \(path)")
-            }
-        } else if errno != EEXIST {
-            throw PhotosError.badRequest("cannot create the audit signing key \(path): \(String(cString: strerror(errno)))")
-        }
-        return try load(path: path)
+        try key(SecretFile.loadOrCreate(path: path, what: "audit signing key", count: 32) {
+            Array(Curve25519.Signing.PrivateKey().rawRepresentation)
+        }, path: path)
     }
 
     /// The key in `path`, which must exist.
     public static func load(path: String) throws -> AuditSigningKey {
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw PhotosError.notFound("no audit signing key at \(path)") }
-        guard info.st_mode & 0o077 == 0 else {
-            throw PhotosError.badRequest("the audit signing key \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
+        try key(SecretFile.load(path: path, what: "audit signing key", count: 32), path: path)
+    }
+
+    private static func key(_ bytes: [UInt8], path: String) throws -> AuditSigningKey {
+        guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: bytes) else {
+            throw PhotosError.badRequest("the audit signing key \(path) is not an Ed25519 key")
         }
-        guard let data = FileManager.default.contents(atPath: path), data.count == 32,
-              let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: data)
-        else { throw PhotosError.badRequest("the audit signing key \(path) is not a 32-byte Ed25519 key") }
         return AuditSigningKey(key)
     }
 
@@ -94,42 +78,5 @@ public struct AuditPublicKey: Sendable, Equatable {
     func isValidSignature(_ signatureHex: String, for message: [UInt8]) -> Bool {
         guard let signature = Hex.decode(signatureHex), let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { return false }
         return key.isValidSignature(signature, for: message)
-    }
-}
-
-/// Lowercase hex.
-enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
-    static func encode(_ bytes: some DataProtocol) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    static func decode(_ text: String) -> [UInt8]? {
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0 else { return nil }
-        func value(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x61 + 10
-            case 0x41...0x46: c - 0x41 + 10
-            default: nil
-            }
-        }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2)
-        var index = 0
-        while index < utf8.count {
-            guard let high = value(utf8[index]), let low = value(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
     }
 }

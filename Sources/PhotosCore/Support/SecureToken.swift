@@ -27,16 +27,6 @@ public enum SecureToken {
 
     /// Hex SHA-256 of `bytes`.
     public static func sha256Hex(_ bytes: [UInt8]) -> String {
-        let digest = SHA256.hash(data: bytes)
-        var hex = [UInt8](repeating: 0, count: 64)
-        var index = 0
-        for byte in digest {
-            hex[index] = hexDigits[Int(byte >> 4)]
-            hex[index + 1] = hexDigits[Int(byte & 0x0F)]
-            index += 2
-        }
-        return String(decoding: hex, as: UTF8.self)
+        Hex.encode(SHA256.hash(data: bytes))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

@@ -23,35 +23,10 @@ public struct ServerSecret: Sendable {
     /// The secret in `path`, created (0600, 32 random bytes) if the file does not exist.
     /// Refuses a file of another size or one that others may read.
     public static func loadOrCreate(path: String) throws -> ServerSecret {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let bytes = try SecretFile.loadOrCreate(path: path, what: "server secret", count: 32) {
+            SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
         }
-        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if created >= 0 {
-            let bytes = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
-            let written = bytes.withUnsafeBytes { write(created, $0.baseAddress, $0.count) }
-            let synced = fsync(created) == 0
-            close(created)
-            guard written == bytes.count, synced else {
-                unlink(path)
-                throw PhotosError.badRequest("cannot write the server secret \(path)")
-            }
-        } else if errno != EEXIST {
-            throw PhotosError.badRequest("cannot create the server secret \(path): \(String(cString: strerror(errno)))")
-        }
-        var info = stat()
-        guard stat(path, &info) == 0 else { throw PhotosError.badRequest("cannot read the server secret \(path)") }
-        guard info.st_mode & 0o077 == 0 else {
-            throw PhotosError.badRequest("the server secret \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw PhotosError.badRequest("cannot read the server secret \(path)")
-        }
-        guard data.count == 32 else {
-            throw PhotosError.badRequest("the server secret \(path) holds \(data.count) bytes, not 32")
-        }
-        return ServerSecret(key: SymmetricKey(data: data))
+        return ServerSecret(key: SymmetricKey(data: bytes))
     }
 
     /// Hex HMAC-SHA256 of `parts` (joined with NUL bytes, so no two lists join alike) under
@@ -63,7 +38,7 @@ public struct ServerSecret: Sendable {
             hmac.update(data: [0])
             hmac.update(data: Array(part.utf8))
         }
-        return Data(hmac.finalize()).map { String(format: "%02x", $0) }.joined()
+        return Hex.encode(hmac.finalize())
     }
 
     /// A key for `purpose`, derived with HKDF from the secret and `context`.

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A small secret kept in a file of its own, outside the database (the server secret, the
+/// audit signing key): created with mode 0600 on first use, refused when others may read it or
+/// when it does not hold exactly the bytes expected. Its contents are never logged.
+enum SecretFile {
+    /// The `count` bytes in `path`; if the file does not exist, `make()` is written there first
+    /// (mode 0600, fsynced). `what` names the secret in errors.
+    static func loadOrCreate(path: String, what: String, count: Int, make: () -> [UInt8]) throws -> [UInt8] {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if created >= 0 {
+            let bytes = make()
+            let written = bytes.withUnsafeBytes { write(created, $0.baseAddress, $0.count) }
+            let synced = fsync(created) == 0
+            close(created)
+            guard written == bytes.count, synced else {
+                unlink(path)
+                throw PhotosError.badRequest("cannot write the \(what) \(path)")
+            }
+        } else if errno != EEXIST {
+            throw PhotosError.badRequest("cannot create the \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        return try load(path: path, what: what, count: count)
+    }
+
+    /// The `count` bytes in `path`, which must exist.
+    static func load(path: String, what: String, count: Int) throws -> [UInt8] {
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw PhotosError.notFound("no \(what) at \(path)") }
+        guard info.st_mode & 0o077 == 0 else {
+            throw PhotosError.badRequest("the \(what) \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { throw PhotosError.badRequest("cannot read the \(what) \(path)") }
+        guard data.count == count else { throw PhotosError.badRequest("the \(what) \(path) holds \(data.count) bytes, not \(count)") }
+        return Array(data)
+    }
+}
