@@ -1,21 +1,7 @@
 -- 0003: audit integrity v2 — one hash chain per trail, and signed checkpoints of the trails' heads.
 
--- Each trail's head (its last seq and hash): where the next row of the trail chains from. A
--- cache kept by the appends, never trusted by `audit verify`, which checks it against the rows.
--- `checkpointed_seq` is how far the newest checkpoint covers the trail.
-CREATE TABLE audit_heads (
-    session_id       TEXT PRIMARY KEY,
-    last_seq         INTEGER NOT NULL,
-    last_hash        TEXT NOT NULL,
-    checkpointed_seq INTEGER NOT NULL DEFAULT 0
-) WITHOUT ROWID;
-CREATE INDEX audit_heads_not_checkpointed ON audit_heads(session_id) WHERE last_seq > checkpointed_seq;
-
-INSERT INTO audit_heads (session_id, last_seq, last_hash)
-SELECT e.session_id, e.seq, e.hash
-FROM audit_events e
-JOIN (SELECT session_id, max(seq) AS seq FROM audit_events GROUP BY session_id) newest
-  ON newest.session_id = e.session_id AND newest.seq = e.seq;
+-- A trail's head (its last seq and hash, where its next row chains from) is read from the
+-- trail's newest row through the (session_id, seq) index: nothing shared is read or written.
 
 -- The cut-over: rows up to this id were written with the first version's single global chain
 -- (prev_hash = the hash of the row before by id) and keep verifying under that rule; later rows
@@ -30,6 +16,7 @@ CREATE TABLE audit_checkpoints (
     number     INTEGER PRIMARY KEY,   -- 1, 2, 3 … without gaps
     at         TEXT NOT NULL,
     prev_hash  TEXT NOT NULL,         -- the previous checkpoint's hash (64 zeros for the first)
+    covers_until_id INTEGER NOT NULL, -- it covers the rows with id up to this (all committed before it)
     heads      TEXT NOT NULL,         -- JSON [{"trail", "seq", "hash"}] of the trails changed since the previous one
     public_key TEXT NOT NULL,         -- hex Ed25519 key that signed (informative: verify checks against a trusted key)
     signature  TEXT NOT NULL,         -- hex Ed25519 signature of the statement

@@ -53,21 +53,18 @@ struct AuditIntegrityTests {
             try await audit.verify(publicKey: try publicKey ?? key, against: against).problem
         }
 
-        /// Recomputes every hash of `trail` and its head with the algorithm, as someone who
-        /// can write the database but has no key would after editing it.
+        /// Recomputes every hash of `trail` with the algorithm, as someone who can write the
+        /// database but has no key would after editing it.
         func rehash(_ trail: String) async throws {
             try await test.database.write { connection in
                 var previous = AuditLog.genesisHash
-                var last = 0
                 let rows = try connection.query(
                     "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail FROM audit_events WHERE session_id = ? ORDER BY seq", trail)
                 for row in rows {
                     let hash = AuditVerifier.fields(row).hash(previous: previous)
                     try connection.execute("UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?", previous, hash, row.int64(0))
                     previous = hash
-                    last = row.int(2)
                 }
-                try connection.execute("UPDATE audit_heads SET last_seq = ?, last_hash = ? WHERE session_id = ?", last, previous, trail)
             }
         }
 
@@ -131,42 +128,36 @@ struct AuditIntegrityTests {
         #expect(problem?.reason.contains("seq 4 follows 2") == true)
     }
 
-    @Test("the newest rows of a trail removed, head and all, down into what a checkpoint covers")
+    @Test("the newest rows of a trail removed down into what a checkpoint covers")
     func truncated() async throws {
         let f = try await Fixture()
         defer { f.close() }
-        _ = try await f.tamper("DELETE FROM audit_events WHERE session_id = 's2' AND seq >= 4;")
-        try await f.rehash("s2")  // the head made to agree
-        let problem = try await f.verify()
+        let problem = try await f.tamper("DELETE FROM audit_events WHERE session_id = 's2' AND seq >= 4;")
         #expect(problem?.sessionID == "s2")
         #expect(problem?.reason.contains("ends at seq 3 but checkpoint 1 signed it up to seq 5") == true, "\(String(describing: problem))")
     }
 
-    @Test("rows past the newest checkpoint removed without touching the head are found too; with the head rewritten they are the window")
+    @Test("the window: rows newer than the newest checkpoint, removed from a trail's end, go unnoticed; a checkpoint closes it")
     func truncatedInTheWindow() async throws {
         let f = try await Fixture()
         defer { f.close() }
-        let problem = try await f.tamper("DELETE FROM audit_events WHERE session_id = 's1' AND seq = 7;")
-        #expect(problem?.sessionID == "s1")
-        #expect(problem?.reason.contains("its head says seq 7") == true)
-        // Rows newer than the newest checkpoint are protected by their chain alone: with the
-        // head rewritten too, the shorter trail verifies (docs/reliability.md says so).
-        try await f.rehash("s1")
-        #expect(try await f.verify() == nil)
+        // s1's seq 6 and 7 came after checkpoint 1: their chain alone protects them, and
+        // removing the end of a chain leaves a shorter chain (docs/reliability.md says so).
+        #expect(try await f.tamper("DELETE FROM audit_events WHERE session_id = 's1' AND seq = 7;") == nil)
+        let g = try await Fixture()
+        defer { g.close() }
+        try await g.audit.checkpoint()
+        let problem = try await g.tamper("DELETE FROM audit_events WHERE session_id = 's1' AND seq = 7;")
+        #expect(problem?.reason.contains("ends at seq 6 but checkpoint 2 signed it up to seq 7") == true, "\(String(describing: problem))")
     }
 
     @Test("a whole trail deleted, its head too, is named by the checkpoint that covered it")
     func trailDeleted() async throws {
         let f = try await Fixture()
         defer { f.close() }
-        let problem = try await f.tamper("DELETE FROM audit_events WHERE session_id = 's3'; DELETE FROM audit_heads WHERE session_id = 's3';")
+        let problem = try await f.tamper("DELETE FROM audit_events WHERE session_id = 's3';")
         #expect(problem?.sessionID == "s3")
         #expect(problem?.reason.contains("checkpoint 1 signed it up to seq 2 but it has no rows") == true, "\(String(describing: problem))")
-        let f2 = try await Fixture()
-        defer { f2.close() }
-        let headless = try await f2.tamper("DELETE FROM audit_events WHERE session_id = 's3';")
-        #expect(headless?.sessionID == "s3")
-        #expect(headless?.reason.contains("the whole trail was deleted") == true)
     }
 
     @Test("every hash recomputed consistently without the key is caught at the checkpoint")
@@ -245,7 +236,6 @@ struct AuditIntegrityTests {
         // Checkpoint 2 and the trail it covered, gone together: verifies without the export…
         _ = try await f.tamper("""
             DELETE FROM audit_checkpoints WHERE number = 2; DELETE FROM audit_events WHERE session_id IN ('s4') OR (session_id = 's1' AND seq > 5);
-            DELETE FROM audit_heads WHERE session_id = 's4'; UPDATE audit_heads SET checkpointed_seq = 0;
             """)
         try await f.rehash("s1")
         #expect(try await f.verify() == nil, "without the export nothing is left to notice")
@@ -322,7 +312,7 @@ struct AuditIntegrityTests {
         #expect(result.rowsChecked == 640)
         // What each checkpoint covers, cumulatively.
         let checkpoints = try await test.database.read { connection in
-            try connection.query("SELECT number, at, prev_hash, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
+            try connection.query("SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
         }
         #expect(observations.count == 80)
         for (trail, seq, number) in observations {

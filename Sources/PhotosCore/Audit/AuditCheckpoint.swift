@@ -26,6 +26,8 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
     public var at: String
     /// The previous checkpoint's `hash` (`AuditLog.genesisHash` for the first).
     public var prevHash: String
+    /// It covers the rows with ids up to this one: every row committed before it was made.
+    public var coversUntilID: Int64
     /// The heads of the trails that changed since the previous checkpoint, by trail.
     public var heads: [Head]
     /// The public key that signed it, hex (informative: verification uses a trusted key).
@@ -38,7 +40,7 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
     /// The exact bytes that are signed: a versioned line format, each trail length-prefixed,
     /// so that no two checkpoints have the same statement.
     public var statement: [UInt8] {
-        var text = "photosd audit checkpoint v1\nnumber \(number)\nat \(at)\nprev \(prevHash)\n"
+        var text = "photosd audit checkpoint v1\nnumber \(number)\nat \(at)\nprev \(prevHash)\ncovers \(coversUntilID)\n"
         for head in heads {
             text += "head \(head.trail.utf8.count):\(head.trail) \(head.seq) \(head.hash)\n"
         }
@@ -61,48 +63,72 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
 }
 
 /// Writing and reading checkpoints.
+///
+/// A checkpoint is made in two steps, so that the writer is held only for one small INSERT: the
+/// heads are read from a snapshot (`changes`) — every trail with a row after the previous
+/// checkpoint's `coversUntilID` — and then written (`write`) if no other checkpoint came in
+/// between. Row ids grow in commit order behind SQLite's single writer, so a snapshot's newest
+/// id says exactly what it covers.
 public enum AuditCheckpoints {
-    /// Writes the next checkpoint, signed with `key`, inside the caller's write transaction:
-    /// the heads of every trail that changed since the previous one. With `always == false`,
-    /// writes nothing (and returns nil) when no trail changed.
-    public static func write(signedWith key: AuditSigningKey, at: String, always: Bool = false, on connection: Connection) throws -> AuditCheckpoint? {
-        let heads = try connection.query(
-            "SELECT session_id, last_seq, last_hash FROM audit_heads WHERE last_seq > checkpointed_seq ORDER BY session_id"
-        ).map { AuditCheckpoint.Head(trail: $0.string(0), seq: $0.int(1), hash: $0.string(2)) }
-        guard always || !heads.isEmpty else { return nil }
+    /// What changed since the newest checkpoint, as of the caller's read snapshot.
+    public struct Changes: Sendable {
+        /// The newest checkpoint (nil: none yet).
+        public var previous: AuditCheckpoint?
+        /// The heads of the trails with rows after it, by trail.
+        public var heads: [AuditCheckpoint.Head]
+        /// The newest row id in the snapshot.
+        public var newestID: Int64
+    }
+
+    /// Reads what a new checkpoint would cover, inside the caller's read transaction.
+    public static func changes(on connection: Connection) throws -> Changes {
         let previous = try newest(on: connection)
+        let since = previous?.coversUntilID ?? 0
+        let newestID = try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+        // A trail's newest row has its largest id (a trail's rows are appended in seq order).
+        let heads = try connection.query(
+            """
+            SELECT e.session_id, e.seq, e.hash FROM audit_events e
+            JOIN (SELECT max(id) AS id FROM audit_events WHERE id > ? AND id <= ? GROUP BY session_id) newest ON newest.id = e.id
+            ORDER BY e.session_id
+            """, since, newestID
+        ).map { AuditCheckpoint.Head(trail: $0.string(0), seq: $0.int(1), hash: $0.string(2)) }
+        return Changes(previous: previous, heads: heads, newestID: newestID)
+    }
+
+    /// Writes the checkpoint of `changes`, signed with `key`, inside the caller's write
+    /// transaction. Returns nil (and writes nothing) if another checkpoint was written since
+    /// `changes` was read: the caller reads again.
+    public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: Connection) throws -> AuditCheckpoint? {
+        guard try newest(on: connection)?.number == changes.previous?.number else { return nil }
         var checkpoint = AuditCheckpoint(
-            number: (previous?.number ?? 0) + 1, at: at, prevHash: previous?.hash ?? AuditLog.genesisHash,
-            heads: heads, publicKey: key.publicKeyHex, signature: "", hash: "")
+            number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
+            coversUntilID: max(changes.newestID, changes.previous?.coversUntilID ?? 0),
+            heads: changes.heads, publicKey: key.publicKeyHex, signature: "", hash: "")
         let statement = checkpoint.statement
         checkpoint.signature = try key.signatureHex(statement)
         checkpoint.hash = AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature)
         try connection.execute(
-            "INSERT INTO audit_checkpoints (number, at, prev_hash, heads, public_key, signature, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            checkpoint.number, checkpoint.at, checkpoint.prevHash, String(decoding: try JSONEncoder().encode(heads), as: UTF8.self),
+            "INSERT INTO audit_checkpoints (number, at, prev_hash, covers_until_id, heads, public_key, signature, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            checkpoint.number, checkpoint.at, checkpoint.prevHash, checkpoint.coversUntilID,
+            String(decoding: try JSONEncoder().encode(checkpoint.heads), as: UTF8.self),
             checkpoint.publicKey, checkpoint.signature, checkpoint.hash)
-        try connection.execute("UPDATE audit_heads SET checkpointed_seq = last_seq WHERE last_seq > checkpointed_seq")
         return checkpoint
     }
 
     /// The newest checkpoint, if any.
     public static func newest(on connection: Connection) throws -> AuditCheckpoint? {
-        try connection.queryOne("SELECT number, at, prev_hash, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
-            .map(checkpoint)
+        try connection.queryOne(
+            "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1"
+        ).map(checkpoint)
     }
 
-    /// Every checkpoint in number order, one at a time.
-    static func forEach(on connection: Connection, _ body: (AuditCheckpoint?, Int64) throws -> Void) throws {
-        try connection.forEachRow("SELECT number, at, prev_hash, heads, public_key, signature, hash, rowid FROM audit_checkpoints ORDER BY number") { row in
-            // A row whose heads do not parse is reported by the caller (nil), not thrown.
-            try body(try? checkpoint(row), row.int64(7))
-        }
-    }
-
+    /// A checkpoint from a row of `number, at, prev_hash, covers_until_id, heads, public_key,
+    /// signature, hash`.
     static func checkpoint(_ row: Row) throws -> AuditCheckpoint {
-        let heads = try JSONDecoder().decode([AuditCheckpoint.Head].self, from: Data(row.string(3).utf8))
+        let heads = try JSONDecoder().decode([AuditCheckpoint.Head].self, from: Data(row.string(4).utf8))
         return AuditCheckpoint(
-            number: row.int(0), at: row.string(1), prevHash: row.string(2), heads: heads,
-            publicKey: row.string(4), signature: row.string(5), hash: row.string(6))
+            number: row.int(0), at: row.string(1), prevHash: row.string(2), coversUntilID: row.int64(3), heads: heads,
+            publicKey: row.string(5), signature: row.string(6), hash: row.string(7))
     }
 }

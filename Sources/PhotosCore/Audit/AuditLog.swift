@@ -28,15 +28,14 @@ public enum AuditLog {
     /// A trail's head: its last `seq` (0 for a new trail) and the hash its next row chains to
     /// (`genesisHash` for a new trail).
     static func head(of sessionID: String, on connection: Connection) throws -> (seq: Int, hash: String) {
-        guard let row = try connection.queryOne("SELECT last_seq, last_hash FROM audit_heads WHERE session_id = ?", sessionID) else {
+        guard let row = try connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
             return (0, genesisHash)
         }
         return (row.int(0), row.string(1))
     }
 
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
-    /// chained to the one before it (the first to `previousHash`), and moves the trail's head.
-    /// Returns the new head's hash.
+    /// chained to the one before it (the first to `previousHash`). Returns the new head's hash.
     static func insert(_ rows: [StoredFields], after previousHash: String, on connection: Connection) throws -> String {
         var previousHash = previousHash
         for fields in rows {
@@ -49,13 +48,6 @@ public enum AuditLog {
                 fields.sessionID, fields.seq, fields.at, fields.actor, fields.userID, fields.username,
                 fields.coordinator, fields.step, fields.screen, fields.detail, previousHash, hash)
             previousHash = hash
-        }
-        if let last = rows.last {
-            try connection.execute(
-                """
-                INSERT INTO audit_heads (session_id, last_seq, last_hash) VALUES (?, ?, ?)
-                ON CONFLICT (session_id) DO UPDATE SET last_seq = excluded.last_seq, last_hash = excluded.last_hash
-                """, last.sessionID, last.seq, previousHash)
         }
         return previousHash
     }

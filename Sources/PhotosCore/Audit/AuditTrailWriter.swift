@@ -3,11 +3,11 @@ import SQLiteStore
 /// Records steps of one trail (a session's, or `operator`, or `api`) inside the caller's write
 /// transaction, and writes them at the end.
 ///
-/// It is the one place a row's `seq` and chain are made: it reads the trail's head (last `seq`
-/// and hash, from `audit_heads`) once, gives each recorded step the next seq (`record` returns
-/// it, and the coordinators derive child ids from it), and `write` inserts the rows with exactly
-/// those numbers, each chained to the trail's row before it, and moves the head. It reads no
-/// global head: appends to different trails never touch the same row.
+/// It is the one place a row's `seq` and chain are made: it reads the trail's head (its newest
+/// row's seq and hash) once, gives each recorded step the next seq (`record` returns it, and the
+/// coordinators derive child ids from it), and `write` inserts the rows with exactly those
+/// numbers, each chained to the trail's row before it. It reads no global head: appends to
+/// different trails never touch the same row.
 ///
 /// Confined to the transaction that created it, like its connection; not `Sendable`.
 public final class AuditTrailWriter {

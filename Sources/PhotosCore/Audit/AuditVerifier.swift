@@ -10,8 +10,8 @@ import SQLiteStore
 ///    must still hold;
 /// 3. every trail in (trail, seq) order: seq 1, 2, 3 … without gaps; each later row chained to
 ///    the trail's row before it and hashed over its contents; the row a checkpoint signed still
-///    there with the hash it signed; the trail's end where its head (`audit_heads`) and its
-///    newest checkpoint say; and no trail that a head or a checkpoint names missing.
+///    there with the hash it signed; the trail not ending before the seq its newest checkpoint
+///    signed; and no trail that a checkpoint names missing.
 struct AuditVerifier {
     let connection: Connection
     let publicKey: AuditPublicKey?
@@ -38,7 +38,7 @@ struct AuditVerifier {
             try checkGlobalChain(upTo: cutover)
             var covered: [String: Covered] = [:]
             if hasV2 { verification.checkpointsChecked = try checkCheckpoints(into: &covered) }
-            verification.rowsChecked = try checkTrails(cutover: cutover, heads: hasV2, covered: &covered)
+            verification.rowsChecked = try checkTrails(cutover: cutover, covered: &covered)
         } catch let failure as Failure {
             verification.problem = failure.problem
         }
@@ -69,8 +69,11 @@ struct AuditVerifier {
     private func checkCheckpoints(into covered: inout [String: Covered]) throws -> Int {
         var expected = 1
         var previousHash = AuditLog.genesisHash
+        var previousCovers: Int64 = 0
         var foundAgainst = false
-        try connection.forEachRow("SELECT number, at, prev_hash, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number") { row in
+        try connection.forEachRow(
+            "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number"
+        ) { row in
             let number = row.int(0)
             func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: number, reason: reason)) }
             guard number == expected else {
@@ -78,6 +81,7 @@ struct AuditVerifier {
             }
             guard let checkpoint = try? AuditCheckpoints.checkpoint(row) else { throw fail("its heads are not readable (the checkpoint was altered)") }
             guard checkpoint.prevHash == previousHash else { throw fail("prev_hash does not match checkpoint \(number - 1) (a checkpoint was deleted, inserted or altered)") }
+            guard checkpoint.coversUntilID >= previousCovers else { throw fail("covers fewer rows than checkpoint \(number - 1) (altered)") }
             let statement = checkpoint.statement
             guard AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature) == checkpoint.hash else {
                 throw fail("hash does not match its contents (the checkpoint was altered)")
@@ -96,6 +100,7 @@ struct AuditVerifier {
                 covered[head.trail] = Covered(seq: head.seq, hash: head.hash, checkpoint: number)
             }
             previousHash = checkpoint.hash
+            previousCovers = checkpoint.coversUntilID
             expected += 1
         }
         if let against {
@@ -115,26 +120,7 @@ struct AuditVerifier {
 
     // MARK: 3. Trails
 
-    private func checkTrails(cutover: Int64, heads hasHeads: Bool, covered: inout [String: Covered]) throws -> Int {
-        // Heads are read alongside the rows, both in trail order (a merge, not a lookup per trail).
-        let heads = hasHeads ? try connection.prepare("SELECT session_id, last_seq, last_hash FROM audit_heads ORDER BY session_id") : nil
-        if let heads { try heads.bind([]) }
-        var head: (trail: String, seq: Int, hash: String)?
-        func nextHead() throws {
-            head = nil
-            if let heads, try heads.step() {
-                let row = heads.currentRow()
-                head = (row.string(0), row.int(1), row.string(2))
-            }
-        }
-        try nextHead()
-        /// Heads of trails before `trail` (in order) have no rows: those trails were deleted.
-        func headsWithoutRows(before trail: String?) throws {
-            if let current = head, trail.map({ current.trail.utf8.lexicographicallyPrecedes($0.utf8) }) ?? true {
-                throw Failure(problem: AuditLog.Problem(sessionID: current.trail, reason: "its head says seq \(current.seq) but the trail has no rows (the whole trail was deleted)"))
-            }
-        }
-
+    private func checkTrails(cutover: Int64, covered: inout [String: Covered]) throws -> Int {
         var checked = 0
         var trail: String?
         var lastSeq = 0
@@ -146,17 +132,6 @@ struct AuditVerifier {
                     sessionID: trail,
                     reason: "ends at seq \(lastSeq) but checkpoint \(signed.checkpoint) signed it up to seq \(signed.seq) (its newest rows were removed)"))
             }
-            guard hasHeads else { return }
-            try headsWithoutRows(before: trail)
-            guard let current = head, current.trail == trail else {
-                throw Failure(problem: AuditLog.Problem(sessionID: trail, reason: "has rows but no head (rows were inserted behind the triggers' back)"))
-            }
-            if current.seq != lastSeq || current.hash != lastHash {
-                throw Failure(problem: AuditLog.Problem(
-                    sessionID: trail,
-                    reason: "ends at seq \(lastSeq) but its head says seq \(current.seq) (rows were removed from its end, or added behind the triggers' back)"))
-            }
-            try nextHead()
         }
 
         try connection.forEachRow(
@@ -189,7 +164,6 @@ struct AuditVerifier {
             lastHash = row.string(12)
         }
         try finishTrail()
-        try headsWithoutRows(before: nil)
         if let missing = covered.min(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             throw Failure(problem: AuditLog.Problem(
                 sessionID: missing.key,

@@ -7,6 +7,8 @@ public struct AuditService: Sendable {
     /// `audit.signingKeyPath`.
     public let signingKeyPath: String
     let now: @Sendable () -> Date
+    /// One checkpoint at a time from this process (they would only race for the same number).
+    private let oneAtATime = AsyncSlots(count: 1)
 
     /// Creates the service; the key file is read (or created) when first needed.
     public init(database: SQLiteDatabase, signingKeyPath: String, now: @escaping @Sendable () -> Date = Date.init) {
@@ -25,10 +27,37 @@ public struct AuditService: Sendable {
     @discardableResult
     public func checkpoint(always: Bool = false) async throws -> AuditCheckpoint? {
         let key = try signingKey()
-        let at = ISO8601Timestamp.string(from: now())
-        return try await database.write { connection in
-            try AuditCheckpoints.write(signedWith: key, at: at, always: always, on: connection)
+        await oneAtATime.acquire()
+        do {
+            let written = try await checkpoint(signedWith: key, always: always)
+            await oneAtATime.release()
+            return written
+        } catch {
+            await oneAtATime.release()
+            throw error
         }
+    }
+
+    private func checkpoint(signedWith key: AuditSigningKey, always: Bool) async throws -> AuditCheckpoint? {
+        // Read on a snapshot, write one row: the writer is held for the INSERT only. Another
+        // process's checkpoint in between (photos-admin beside photosd) means reading again;
+        // the last try reads inside the write transaction, which nothing can overtake.
+        for attempt in 1...3 {
+            let at = ISO8601Timestamp.string(from: now())
+            if attempt == 3 {
+                return try await database.write { connection in
+                    let changes = try AuditCheckpoints.changes(on: connection)
+                    guard always || !changes.heads.isEmpty else { return nil }
+                    return try AuditCheckpoints.write(changes, signedWith: key, at: at, on: connection)
+                }
+            }
+            let changes = try await database.read { try AuditCheckpoints.changes(on: $0) }
+            guard always || !changes.heads.isEmpty else { return nil }
+            if let written = try await database.write({ try AuditCheckpoints.write(changes, signedWith: key, at: at, on: $0) }) {
+                return written
+            }
+        }
+        return nil
     }
 
     /// The key checkpoints must be signed with: `explicit` (hex) if given, else the public half
