@@ -46,6 +46,15 @@ struct LiveEndToEndTests {
         // Stop in the middle of the flow.
         #expect(daemon.stop() == 0, "photosd must exit 0 on SIGTERM")
         #expect(daemon.log.contains("database closed"))
+        // Its last act was a signed checkpoint (the interval, 10 s, had not come round yet)
+        // covering every row written: the whole trail verifies against it.
+        let afterStop = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
+        let newestRow = try afterStop.queryOne("SELECT max(id) FROM audit_events")?.int64(0)
+        let covered = try afterStop.queryOne("SELECT max(covers_until_id) FROM audit_checkpoints")?.int64(0)
+        afterStop.close()
+        #expect(covered != nil && covered == newestRow, "no checkpoint at shutdown covering row \(newestRow ?? 0)")
+        let (verified, verifyOutput) = try runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
+        #expect(verified == 0, "\(verifyOutput)")
         let firstLog = daemon.log
 
         // Same database, new process: the flow resumes.
