@@ -36,6 +36,14 @@ enum Output {
         FileHandle.standardError.write(Data(text.utf8))
     }
 
+    /// The terminal's width when standard output is a terminal, else nil (plain output).
+    static var terminalWidth: Int? {
+        guard isatty(STDOUT_FILENO) == 1 else { return nil }
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init) ?? 80
+    }
+
     /// A line on stderr.
     static func note(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))

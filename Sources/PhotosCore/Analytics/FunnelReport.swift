@@ -1,0 +1,82 @@
+import Foundation
+import SQLiteStore
+
+/// The purchase funnel of the last days, from the `purchase_funnel` and `buy_exits` views
+/// (`photos-admin report funnel`).
+public struct FunnelReport: Codable, Sendable, Equatable {
+    /// One row of `purchase_funnel`.
+    public struct Day: Codable, Sendable, Equatable {
+        public var day: String
+        public var sessions: Int
+        public var viewedPhoto: Int
+        public var startedBuy: Int
+        public var askedToSignIn: Int
+        public var purchased: Int
+
+        /// The view's column names, so that the JSON rows are the view's rows.
+        enum CodingKeys: String, CodingKey {
+            case day, sessions, purchased
+            case viewedPhoto = "viewed_photo", startedBuy = "started_buy", askedToSignIn = "asked_to_sign_in"
+        }
+
+        /// The counts in funnel order.
+        public var steps: [Int] { [sessions, viewedPhoto, startedBuy, askedToSignIn, purchased] }
+    }
+
+    /// One row of `buy_exits`.
+    public struct Exit: Codable, Sendable, Equatable {
+        public var day: String
+        public var reason: String
+        public var flows: Int
+    }
+
+    /// The funnel's steps, as the columns name them.
+    public static let stepNames = ["sessions", "viewed_photo", "started_buy", "asked_to_sign_in", "purchased"]
+
+    /// The first and last day covered (UTC dates, inclusive).
+    public var from: String
+    public var until: String
+    /// The view's rows for those days, oldest first (days without a counted step are absent).
+    public var days: [Day]
+    /// The sums of the daily counts (a session active on two days counts on each).
+    public var total: Day
+    /// Buy flows that ended in those days, by day and reason.
+    public var exits: [Exit]
+
+    /// The conversion from each step to the next, in percent (nil where the step before is 0).
+    public var conversions: [Double?] {
+        let steps = total.steps
+        return (1..<steps.count).map { index in steps[index - 1] == 0 ? nil : Double(steps[index]) * 100 / Double(steps[index - 1]) }
+    }
+
+    /// The exits of all the days, by reason, most first.
+    public var exitsByReason: [(reason: String, flows: Int)] {
+        Dictionary(grouping: exits, by: \.reason).map { ($0.key, $0.value.reduce(0) { $0 + $1.flows }) }
+            .sorted { $0.flows != $1.flows ? $0.flows > $1.flows : $0.reason < $1.reason }
+    }
+
+    /// Reads the report for the `days` days ending with `until` (a UTC date), inside the
+    /// caller's read transaction.
+    public static func load(days: Int, until: Date, on connection: Connection) throws -> FunnelReport {
+        let last = String(ISO8601Timestamp.string(from: until).prefix(10))
+        let first = String(ISO8601Timestamp.string(from: until.addingTimeInterval(-Double(days - 1) * 86_400)).prefix(10))
+        let rows = try connection.query(
+            """
+            SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel
+            WHERE day >= ? AND day <= ? ORDER BY day
+            """, first, last
+        ).map { Day(day: $0.string(0), sessions: $0.int(1), viewedPhoto: $0.int(2), startedBuy: $0.int(3), askedToSignIn: $0.int(4), purchased: $0.int(5)) }
+        let exits = try connection.query(
+            "SELECT day, coalesce(reason, '(none)'), flows FROM buy_exits WHERE day >= ? AND day <= ? ORDER BY day, reason", first, last
+        ).map { Exit(day: $0.string(0), reason: $0.string(1), flows: $0.int(2)) }
+        var total = Day(day: "total", sessions: 0, viewedPhoto: 0, startedBuy: 0, askedToSignIn: 0, purchased: 0)
+        for row in rows {
+            total.sessions += row.sessions
+            total.viewedPhoto += row.viewedPhoto
+            total.startedBuy += row.startedBuy
+            total.askedToSignIn += row.askedToSignIn
+            total.purchased += row.purchased
+        }
+        return FunnelReport(from: first, until: last, days: rows, total: total, exits: exits)
+    }
+}

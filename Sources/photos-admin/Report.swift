@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import PhotosCore
+
+extension PhotosAdmin {
+    struct Report: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Reports from the audit trail.",
+            subcommands: [Funnel.self])
+
+        func run() async throws { throw Self.missingSubcommand() }
+    }
+}
+
+extension PhotosAdmin.Report {
+    struct Funnel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The purchase funnel of the last days: each step's sessions, the conversion to the next, bars, then the buy flows' exits.",
+            discussion: "From the purchase_funnel and buy_exits views (docs/analytics.md). --format json prints the views' rows; --svg also writes the funnel as a chart.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "How many days, ending with --until.") var days = 7
+        @Option(help: "The last day, YYYY-MM-DD (UTC; default: today).") var until: String?
+        @Option(help: "Also write the funnel as an SVG chart to this file.") var svg: String?
+
+        func validate() throws {
+            guard (1...3_660).contains(days) else { throw ValidationError("--days must be between 1 and 3660") }
+            if let until, Self.date(until) == nil { throw ValidationError("--until must be a date like 2026-11-22") }
+        }
+
+        static func date(_ text: String) -> Date? {
+            guard text.utf8.count == 10 else { return nil }
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            formatter.dateFormat = "yyyy-MM-dd"
+            guard let date = formatter.date(from: text), formatter.string(from: date) == text else { return nil }
+            return date.addingTimeInterval(12 * 3_600)  // midday: the same UTC date whatever the rounding
+        }
+
+        func run() async throws {
+            let last = until.flatMap(Self.date) ?? Date()
+            let report = try await global.withServices(migrate: false) { context in
+                try await context.database.read { try FunnelReport.load(days: days, until: last, on: $0) }
+            }
+            if let svg {
+                guard FileManager.default.createFile(atPath: svg, contents: Data(FunnelChart.svg(report).utf8)) else {
+                    throw ValidationError("cannot write \(svg)")
+                }
+            }
+            switch output.format {
+            case .json: try Output.json(report)
+            case .table: print(FunnelChart.text(report, width: Output.terminalWidth))
+            }
+        }
+    }
+}
