@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import SQLiteStore
 import PhotosTestSupport
 import Testing
@@ -112,10 +113,11 @@ struct WriterTests {
         let writer = try DatabaseWriter(path: directory.file("queue.db"), maxBatchSize: 1, maxQueuedRequests: 2)
         defer { writer.close() }
         let gate = DispatchSemaphore(value: 0)
-        let started = DispatchSemaphore(value: 0)
+        let started = Flag()
         // The first request holds the writer thread; two more may wait; the fourth is refused.
-        async let held: Void = writer.write { _ in started.signal(); gate.wait() }
-        started.wait()
+        // (Only the writer thread blocks: a test must not block Swift's few cooperative threads.)
+        async let held: Void = writer.write { _ in started.value.store(true, ordering: .relaxed); gate.wait() }
+        while !started.value.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
         async let second: Void = writer.write { _ in }
         async let third: Void = writer.write { _ in }
         try await Task.sleep(for: .milliseconds(200))
@@ -148,4 +150,9 @@ struct WriterTests {
             try await database.write { try $0.execute("INSERT INTO items (name) VALUES ('late')") }
         }
     }
+}
+
+/// A flag shared with the writer thread.
+private final class Flag: Sendable {
+    let value = Atomic<Bool>(false)
 }
