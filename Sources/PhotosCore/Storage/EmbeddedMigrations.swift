@@ -169,35 +169,67 @@ extension PhotosMigrations {
                 -- Counts are of distinct client sessions (not the reserved trails 'operator' and 'api'); `day`
                 -- is the UTC date (YYYY-MM-DD) of the step's `at`.
                 
-                -- Only the steps the funnel counts, by day: a covering partial index, so a query for a few days
-                -- reads a few index pages per session instead of every audit row. The views below repeat its
-                -- WHERE clause word for word, which is what lets SQLite use it.
-                CREATE INDEX audit_funnel_steps ON audit_events (substr(at, 1, 10), step, screen, coordinator, session_id, at)
+                -- Which funnel stages each session reached on each day: derived from audit_events by the
+                -- trigger below (and filled from the rows already there), so that the funnel of a week of a
+                -- busy shop is a short range scan rather than a distinct count over millions of audit rows.
+                -- Derived data: `DELETE FROM funnel_marks` and the INSERT below rebuild it from the trail.
+                -- stage: 1 session.start, 2 screen.push of photo, 3 coordinator.start of a buy coordinator,
+                -- 4 screen.push or screen.present of signIn by a buy coordinator, 5 purchase.completed.
+                CREATE TABLE funnel_marks (
+                    day        TEXT NOT NULL,
+                    stage      INTEGER NOT NULL,
+                    session_id TEXT NOT NULL,
+                    PRIMARY KEY (day, stage, session_id)
+                ) WITHOUT ROWID;
+                
+                CREATE TRIGGER audit_events_funnel_marks AFTER INSERT ON audit_events
+                WHEN NEW.session_id NOT IN ('operator', 'api')
+                  AND (NEW.step IN ('session.start', 'purchase.completed')
+                       OR (NEW.step = 'screen.push' AND NEW.screen = 'photo')
+                       OR (NEW.step IN ('screen.push', 'screen.present') AND NEW.screen = 'signIn' AND NEW.coordinator LIKE '%/buy')
+                       OR (NEW.step = 'coordinator.start' AND NEW.coordinator LIKE '%/buy'))
+                BEGIN
+                    INSERT OR IGNORE INTO funnel_marks (day, stage, session_id) VALUES (
+                        substr(NEW.at, 1, 10),
+                        CASE WHEN NEW.step = 'session.start' THEN 1
+                             WHEN NEW.step = 'screen.push' AND NEW.screen = 'photo' THEN 2
+                             WHEN NEW.step = 'coordinator.start' THEN 3
+                             WHEN NEW.screen = 'signIn' THEN 4
+                             ELSE 5 END,
+                        NEW.session_id);
+                END;
+                
+                INSERT OR IGNORE INTO funnel_marks (day, stage, session_id)
+                SELECT substr(at, 1, 10),
+                       CASE WHEN step = 'session.start' THEN 1
+                            WHEN step = 'screen.push' AND screen = 'photo' THEN 2
+                            WHEN step = 'coordinator.start' THEN 3
+                            WHEN screen = 'signIn' THEN 4
+                            ELSE 5 END,
+                       session_id
+                FROM audit_events
                 WHERE session_id NOT IN ('operator', 'api')
                   AND (step IN ('session.start', 'purchase.completed')
                        OR (step = 'screen.push' AND screen = 'photo')
                        OR (step IN ('screen.push', 'screen.present') AND screen = 'signIn' AND coordinator LIKE '%/buy')
                        OR (step = 'coordinator.start' AND coordinator LIKE '%/buy'));
                 
-                CREATE INDEX audit_buy_finishes ON audit_events (substr(at, 1, 10), detail, at)
-                WHERE session_id NOT IN ('operator', 'api') AND step = 'coordinator.finish' AND coordinator LIKE '%/buy';
-                
                 -- Sessions that, that day: started; were shown a photo; started a buy flow; were asked to sign
                 -- in by a buy flow; completed a purchase.
                 CREATE VIEW purchase_funnel AS
-                SELECT substr(at, 1, 10) AS day,
-                       count(DISTINCT CASE WHEN step = 'session.start' THEN session_id END) AS sessions,
-                       count(DISTINCT CASE WHEN step = 'screen.push' AND screen = 'photo' THEN session_id END) AS viewed_photo,
-                       count(DISTINCT CASE WHEN step = 'coordinator.start' THEN session_id END) AS started_buy,
-                       count(DISTINCT CASE WHEN screen = 'signIn' THEN session_id END) AS asked_to_sign_in,
-                       count(DISTINCT CASE WHEN step = 'purchase.completed' THEN session_id END) AS purchased
-                FROM audit_events
-                WHERE session_id NOT IN ('operator', 'api')
-                  AND (step IN ('session.start', 'purchase.completed')
-                       OR (step = 'screen.push' AND screen = 'photo')
-                       OR (step IN ('screen.push', 'screen.present') AND screen = 'signIn' AND coordinator LIKE '%/buy')
-                       OR (step = 'coordinator.start' AND coordinator LIKE '%/buy'))
-                GROUP BY substr(at, 1, 10);
+                SELECT day,
+                       sum(stage = 1) AS sessions,
+                       sum(stage = 2) AS viewed_photo,
+                       sum(stage = 3) AS started_buy,
+                       sum(stage = 4) AS asked_to_sign_in,
+                       sum(stage = 5) AS purchased
+                FROM funnel_marks
+                GROUP BY day;
+                
+                -- The buy flows' ends, by day: a covering partial index, so a query for a few days reads only
+                -- those rows. The view repeats its WHERE clause word for word, which lets SQLite use it.
+                CREATE INDEX audit_buy_finishes ON audit_events (substr(at, 1, 10), detail, at)
+                WHERE session_id NOT IN ('operator', 'api') AND step = 'coordinator.finish' AND coordinator LIKE '%/buy';
                 
                 -- Buy flows that ended that day (a buy coordinator's coordinator.finish), by the reason in its
                 -- detail: completed, cancelled, back, dismissed.
