@@ -1,10 +1,12 @@
 import Logging
 import Navigation
+import PhotosCore
 import ServiceLifecycle
 
 /// Writes an audit checkpoint every `audit.checkpointIntervalSeconds` when any trail changed,
 /// and a last one at graceful shutdown (this service stops after the HTTP server has finished
-/// its requests and before the database closes).
+/// its requests and before the database closes); each round also brings the purchase funnel's
+/// marks up to date (`FunnelMarks`).
 struct AuditCheckpointing: Service {
     let services: PhotosServices
     let interval: Duration
@@ -25,6 +27,11 @@ struct AuditCheckpointing: Service {
         } catch {
             // Storage trouble is reported by the requests that meet it; the next round retries.
             logger.warning("writing an audit checkpoint failed", metadata: ["error": "\(error)"])
+        }
+        do {
+            try await FunnelMarks.catchUp(services.database)
+        } catch {
+            logger.warning("updating the purchase funnel's marks failed", metadata: ["error": "\(error)"])
         }
     }
 }

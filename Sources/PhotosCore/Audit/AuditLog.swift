@@ -35,8 +35,7 @@ public enum AuditLog {
     }
 
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
-    /// chained to the one before it (the first to `previousHash`), with the funnel mark of each
-    /// row the purchase funnel counts (`FunnelStage`). Returns the new head's hash.
+    /// chained to the one before it (the first to `previousHash`). Returns the new head's hash.
     static func insert(_ rows: [StoredFields], after previousHash: String, on connection: Connection) throws -> String {
         var previousHash = previousHash
         for fields in rows {
@@ -49,11 +48,6 @@ public enum AuditLog {
                 fields.sessionID, fields.seq, fields.at, fields.actor, fields.userID, fields.username,
                 fields.coordinator, fields.step, fields.screen, fields.detail, previousHash, hash)
             previousHash = hash
-            if let stage = FunnelStage(sessionID: fields.sessionID, step: fields.step, screen: fields.screen, coordinator: fields.coordinator) {
-                try connection.execute(
-                    "INSERT OR IGNORE INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?)",
-                    String(fields.at.prefix(10)), stage.rawValue, fields.sessionID)
-            }
         }
         return previousHash
     }

@@ -171,10 +171,10 @@ extension PhotosMigrations {
                 
                 -- Which funnel stages each session reached on each day, so that the funnel of a week of a busy
                 -- shop is a short range scan rather than a distinct count over millions of audit rows. Derived
-                -- data: the INSERT below fills it from the rows already there, and from then on the audit log
-                -- adds a mark with each counted step it appends (FunnelStage in PhotosCore, which a test holds
-                -- to this INSERT's rule). `DELETE FROM funnel_marks` and this INSERT rebuild it from the trail.
-                -- (A trigger on audit_events did the same, but cost the writer ~20 µs per action.)
+                -- data, kept off the request path: `photosd` adds the marks of new audit rows in the background
+                -- (with its audit checkpoints, every audit.checkpointIntervalSeconds) and `photos-admin report
+                -- funnel` before it reads; the first run fills it from the rows already there. The rule (which
+                -- step counts for which stage) is in PhotosCore's FunnelMarks, in SQL.
                 -- stage: 1 session.start, 2 screen.push of photo, 3 coordinator.start of a buy coordinator,
                 -- 4 screen.push or screen.present of signIn by a buy coordinator, 5 purchase.completed.
                 CREATE TABLE funnel_marks (
@@ -184,20 +184,11 @@ extension PhotosMigrations {
                     PRIMARY KEY (day, stage, session_id)
                 ) WITHOUT ROWID;
                 
-                INSERT OR IGNORE INTO funnel_marks (day, stage, session_id)
-                SELECT substr(at, 1, 10),
-                       CASE WHEN step = 'session.start' THEN 1
-                            WHEN step = 'screen.push' AND screen = 'photo' THEN 2
-                            WHEN step = 'coordinator.start' THEN 3
-                            WHEN screen = 'signIn' THEN 4
-                            ELSE 5 END,
-                       session_id
-                FROM audit_events
-                WHERE session_id NOT IN ('operator', 'api')
-                  AND (step IN ('session.start', 'purchase.completed')
-                       OR (step = 'screen.push' AND screen = 'photo')
-                       OR (step IN ('screen.push', 'screen.present') AND screen = 'signIn' AND coordinator LIKE '%/buy')
-                       OR (step = 'coordinator.start' AND coordinator LIKE '%/buy'));
+                -- The audit rows up to this id have their marks.
+                CREATE TABLE funnel_marks_progress (
+                    marked_until_id INTEGER NOT NULL
+                );
+                INSERT INTO funnel_marks_progress (marked_until_id) VALUES (0);
                 
                 -- Sessions that, that day: started; were shown a photo; started a buy flow; were asked to sign
                 -- in by a buy flow; completed a purchase.

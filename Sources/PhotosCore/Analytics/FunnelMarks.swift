@@ -1,0 +1,63 @@
+import SQLiteStore
+
+/// Keeps `funnel_marks` — which funnel stage each client session reached on each day, what the
+/// `purchase_funnel` view counts — up to date with the audit trail, off the request path.
+///
+/// Marks are read from the new audit rows on a reader snapshot (at most `chunk` rows at a time)
+/// and only the new ones are written, with the progress, in one small write transaction;
+/// another process marking meanwhile means reading again. Writing them with every append
+/// instead cost the writer ~15 µs per action (docs/benchmarks.md).
+public enum FunnelMarks {
+    /// Which step counts for which stage: the one statement of the rule. Rows with ids in
+    /// (?1, ?2], as (day, stage, session_id), not yet marked.
+    static let newMarks = """
+        SELECT DISTINCT substr(at, 1, 10) AS day,
+               CASE WHEN step = 'session.start' THEN 1
+                    WHEN step = 'screen.push' AND screen = 'photo' THEN 2
+                    WHEN step = 'coordinator.start' THEN 3
+                    WHEN screen = 'signIn' THEN 4
+                    ELSE 5 END AS stage,
+               session_id
+        FROM audit_events e
+        WHERE id > ?1 AND id <= ?2
+          AND session_id NOT IN ('operator', 'api')
+          AND (step IN ('session.start', 'purchase.completed')
+               OR (step = 'screen.push' AND screen = 'photo')
+               OR (step IN ('screen.push', 'screen.present') AND screen = 'signIn' AND coordinator LIKE '%/buy')
+               OR (step = 'coordinator.start' AND coordinator LIKE '%/buy'))
+          AND NOT EXISTS (
+              SELECT 1 FROM funnel_marks m
+              WHERE m.day = substr(e.at, 1, 10) AND m.session_id = e.session_id
+                AND m.stage = CASE WHEN e.step = 'session.start' THEN 1
+                                   WHEN e.step = 'screen.push' AND e.screen = 'photo' THEN 2
+                                   WHEN e.step = 'coordinator.start' THEN 3
+                                   WHEN e.screen = 'signIn' THEN 4
+                                   ELSE 5 END)
+        """
+
+    /// Marks every audit row committed so far; returns how many marks were added.
+    @discardableResult
+    public static func catchUp(_ database: SQLiteDatabase, chunk: Int64 = 200_000) async throws -> Int {
+        var added = 0
+        while true {
+            let (from, newest, marks) = try await database.read { connection -> (Int64, Int64, [(String, Int, String)]) in
+                let from = try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
+                let newest = try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+                let until = min(newest, from + chunk)
+                let marks = try connection.query(newMarks, from, until).map { ($0.string(0), $0.int(1), $0.string(2)) }
+                return (from, until, marks)
+            }
+            guard newest > from else { return added }
+            let written = try await database.write { connection -> Bool in
+                // Another process marked meanwhile: read again from where it got to.
+                guard try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) == from else { return false }
+                for (day, stage, session) in marks {
+                    try connection.execute("INSERT OR IGNORE INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?)", day, stage, session)
+                }
+                try connection.execute("UPDATE funnel_marks_progress SET marked_until_id = ?", newest)
+                return true
+            }
+            if written { added += marks.count }
+        }
+    }
+}
