@@ -93,7 +93,10 @@ extension PhotosBench {
             let daemon = try PhotosdProcess(
                 binary: photosd ?? PhotosdProcess.besideBenchmark, arguments: ["--db", path],
                 // Quiet, but it still says where it listens.
-                environment: ["PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": "notice"])
+                environment: [
+                    "PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": "notice",
+                    "PHOTOSD_AUDIT_SIGNING_KEY_PATH": runDirectory + "/audit-signing.key",
+                ])
             let result = try HTTPBenchmark.run(
                 host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos,
                 peakRSS: { daemon.peakResidentBytes }, serverCPU: { daemon.cpuSeconds }, writerCPU: { daemon.writerCPUSeconds },
