@@ -20,7 +20,8 @@ public struct PhotosServices: Sendable {
     /// Audit checkpoints and verification.
     public let audit: AuditService
 
-    /// Wires the services over `database`. Reads (or creates) the server secret file.
+    /// Wires the services over `database`. The server secret and the audit signing key are read
+    /// (or created) when first needed.
     public init(configuration: PhotosConfiguration, database: SQLiteDatabase, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.database = database
         auth = AuthService(
@@ -28,9 +29,7 @@ public struct PhotosServices: Sendable {
             signInMaxAttempts: configuration.signInMaxAttempts, signInWindowSeconds: configuration.signInWindowSeconds, now: now)
         catalog = CatalogService(database: database)
         purchases = PurchaseService(database: database)
-        idempotency = IdempotencyStore(
-            secret: try ServerSecret.loadOrCreate(path: configuration.resolvedSecretKeyPath),
-            retentionSeconds: configuration.idempotencyRetentionSeconds)
+        idempotency = IdempotencyStore(secretPath: configuration.resolvedSecretKeyPath, retentionSeconds: configuration.idempotencyRetentionSeconds)
         sessions = SessionCoordinator(database: database, auth: auth, idempotency: idempotency)
         audit = AuditService(database: database, signingKeyPath: configuration.auditSigningKeyPath, now: now)
     }

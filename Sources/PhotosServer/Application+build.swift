@@ -21,8 +21,9 @@ public func buildApplication(
     let services: PhotosServices
     do {
         services = try PhotosServices(configuration: configuration, database: database)
-        // Read (or create) the signing key now: a bad key file stops the start, not a checkpoint.
+        // Read (or create) the secrets now: a bad file stops the start, not a request.
         _ = try services.audit.signingKey()
+        try services.idempotency.loadSecret()
         if configuration.seedDemoData {
             try await DemoData.seed(services.catalog)
         }

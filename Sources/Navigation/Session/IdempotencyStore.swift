@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PhotosCore
 import SQLiteStore
+import Synchronization
 
 /// Remembers the answer to each action sent with an `Idempotency-Key`, so that a retry within
 /// the retention period returns the first answer and changes nothing.
@@ -12,22 +13,36 @@ import SQLiteStore
 /// session and the idempotency key. A retry, which brings the idempotency key, can unseal it; a
 /// copy of the database cannot, however guessable the client's keys are.
 public struct IdempotencyStore: Sendable {
-    let secret: ServerSecret
+    private let secretSource: SecretSource
     /// How long an answer is kept; older ones are ignored, and pruned by `prune`.
     public let retention: TimeInterval
 
-    /// Creates the store.
+    /// Creates the store over a secret in hand.
     public init(secret: ServerSecret, retentionSeconds: Int) {
-        self.secret = secret
+        self.secretSource = SecretSource(secret: secret, path: nil)
         self.retention = TimeInterval(retentionSeconds)
+    }
+
+    /// Creates the store over the secret in the file at `secretPath`, read (or created) when
+    /// first needed: a command that never meets an `Idempotency-Key` (`photos-admin audit
+    /// verify` of a backup on a read-only disk, say) never touches the file.
+    public init(secretPath: String, retentionSeconds: Int) {
+        self.secretSource = SecretSource(secret: nil, path: secretPath)
+        self.retention = TimeInterval(retentionSeconds)
+    }
+
+    /// Reads (or creates) the secret now; `photosd` does at start, so that a bad file stops it.
+    public func loadSecret() throws {
+        _ = try secretSource.secret()
     }
 
     /// The answer stored for `key` on `sessionID`, if it is younger than the retention period.
     /// Throws `conflict` when the key was used for a different request.
     func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: Connection) throws -> ActionResult? {
+        let secret = try secretSource.secret()
         guard let row = try connection.queryOne(
             "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?",
-            sessionID, storedKey(key, sessionID), ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
+            sessionID, storedKey(key, sessionID, secret), ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
         else { return nil }
         guard row.string(0) == secret.mac("idempotent request", sessionID, key, fingerprint) else {
             throw PhotosError(.conflict, "this Idempotency-Key was used for a different request")
@@ -37,7 +52,7 @@ public struct IdempotencyStore: Sendable {
         if let sealed = stored.sealedToken {
             do {
                 let box = try AES.GCM.SealedBox(combined: Data(base64Encoded: sealed) ?? Data())
-                result.token = String(decoding: try AES.GCM.open(box, using: sealingKey(key, sessionID)), as: UTF8.self)
+                result.token = String(decoding: try AES.GCM.open(box, using: sealingKey(key, sessionID, secret)), as: UTF8.self)
             } catch {
                 throw PhotosError(.conflict, "the first answer to this Idempotency-Key cannot be read any more (the server secret changed); sign in again")
             }
@@ -47,10 +62,11 @@ public struct IdempotencyStore: Sendable {
 
     /// Stores `result` as the answer for `key` (replacing an expired answer not yet pruned).
     func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: Connection) throws {
+        let secret = try secretSource.secret()
         var stored = StoredResult(result: result, sealedToken: nil)
         if let token = result.token {
             stored.result.token = nil
-            stored.sealedToken = try AES.GCM.seal(Data(token.utf8), using: sealingKey(key, sessionID)).combined?.base64EncodedString()
+            stored.sealedToken = try AES.GCM.seal(Data(token.utf8), using: sealingKey(key, sessionID, secret)).combined?.base64EncodedString()
         }
         try connection.execute(
             """
@@ -58,7 +74,7 @@ public struct IdempotencyStore: Sendable {
             ON CONFLICT (session_id, key) DO UPDATE SET
                 request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
             """,
-            sessionID, storedKey(key, sessionID), secret.mac("idempotent request", sessionID, key, fingerprint),
+            sessionID, storedKey(key, sessionID, secret), secret.mac("idempotent request", sessionID, key, fingerprint),
             String(decoding: try JSONEncoder().encode(stored), as: UTF8.self), ISO8601Timestamp.string(from: now))
     }
 
@@ -69,16 +85,36 @@ public struct IdempotencyStore: Sendable {
             ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
     }
 
-    private func storedKey(_ key: String, _ sessionID: String) -> String {
+    private func storedKey(_ key: String, _ sessionID: String, _ secret: ServerSecret) -> String {
         secret.mac("idempotency key", sessionID, key)
     }
 
-    private func sealingKey(_ key: String, _ sessionID: String) -> SymmetricKey {
+    private func sealingKey(_ key: String, _ sessionID: String, _ secret: ServerSecret) -> SymmetricKey {
         secret.derivedKey("photosd idempotent token", context: sessionID, key)
     }
 
     struct StoredResult: Codable {
         var result: ActionResult
         var sealedToken: String?
+    }
+}
+
+/// The server secret, given or read from its file on first use (then kept).
+private final class SecretSource: Sendable {
+    private let path: String?
+    private let loaded: Mutex<ServerSecret?>
+
+    init(secret: ServerSecret?, path: String?) {
+        self.path = path
+        self.loaded = Mutex(secret)
+    }
+
+    func secret() throws -> ServerSecret {
+        try loaded.withLock { loaded in
+            if let loaded { return loaded }
+            let secret = try ServerSecret.loadOrCreate(path: path ?? "")
+            loaded = secret
+            return secret
+        }
     }
 }
