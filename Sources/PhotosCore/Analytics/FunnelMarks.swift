@@ -11,28 +11,24 @@ public enum FunnelMarks {
     /// Which step counts for which stage: the one statement of the rule. Rows with ids in
     /// (?1, ?2], as (day, stage, session_id), not yet marked.
     static let newMarks = """
-        SELECT DISTINCT substr(at, 1, 10) AS day,
-               CASE WHEN step = 'session.start' THEN 1
-                    WHEN step = 'screen.push' AND screen = 'photo' THEN 2
-                    WHEN step = 'coordinator.start' THEN 3
-                    WHEN screen = 'signIn' THEN 4
-                    ELSE 5 END AS stage,
-               session_id
-        FROM audit_events e
-        WHERE id > ?1 AND id <= ?2
-          AND session_id NOT IN ('operator', 'api')
-          AND (step IN ('session.start', 'purchase.completed')
-               OR (step = 'screen.push' AND screen = 'photo')
-               OR (step IN ('screen.push', 'screen.present') AND screen = 'signIn' AND coordinator LIKE '%/buy')
-               OR (step = 'coordinator.start' AND coordinator LIKE '%/buy'))
-          AND NOT EXISTS (
-              SELECT 1 FROM funnel_marks m
-              WHERE m.day = substr(e.at, 1, 10) AND m.session_id = e.session_id
-                AND m.stage = CASE WHEN e.step = 'session.start' THEN 1
-                                   WHEN e.step = 'screen.push' AND e.screen = 'photo' THEN 2
-                                   WHEN e.step = 'coordinator.start' THEN 3
-                                   WHEN e.screen = 'signIn' THEN 4
-                                   ELSE 5 END)
+        WITH counted AS (
+            SELECT substr(at, 1, 10) AS day,
+                   CASE WHEN step = 'session.start' THEN 1
+                        WHEN step = 'screen.push' AND screen = 'photo' THEN 2
+                        WHEN step = 'coordinator.start' THEN 3
+                        WHEN screen = 'signIn' THEN 4
+                        ELSE 5 END AS stage,
+                   session_id
+            FROM audit_events
+            WHERE id > ?1 AND id <= ?2
+              AND session_id NOT IN ('operator', 'api')
+              AND (step IN ('session.start', 'purchase.completed')
+                   OR (step = 'screen.push' AND screen = 'photo')
+                   OR (step IN ('screen.push', 'screen.present') AND screen = 'signIn' AND coordinator LIKE '%/buy')
+                   OR (step = 'coordinator.start' AND coordinator LIKE '%/buy'))
+        )
+        SELECT DISTINCT day, stage, session_id FROM counted c
+        WHERE NOT EXISTS (SELECT 1 FROM funnel_marks m WHERE m.day = c.day AND m.stage = c.stage AND m.session_id = c.session_id)
         """
 
     /// Marks every audit row committed so far; returns how many marks were added.
