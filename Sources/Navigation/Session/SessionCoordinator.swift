@@ -123,12 +123,12 @@ public struct SessionCoordinator: Sendable {
         var request = ActionApplication(
             action: action, sessionID: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey,
             actor: actor, credentialCheck: nil)
-        if action.name == .submit { try action.validateParameters() }
         // bcrypt is slow: credentials are checked before the write transaction, when the session
         // is on a screen that takes them. If it gets there in between (another request moved
         // it), the transaction says so and the check is made then: at most a few rounds.
         var checkNow = false
         if action.name == .submit {
+            try action.validateParameters()
             checkNow = try await database.read { connection in try Self.load(sessionID, on: connection).state.availableActions() }.contains(.submit)
         }
         for _ in 0..<3 {
