@@ -94,10 +94,16 @@ let package = Package(
         ),
         // Starts a real photosd child process: the end-to-end tests and photos-bench.
         .target(name: "PhotosdProcess"),
+        // A fault-injecting SQLite VFS (power cuts, failing writes and syncs), for tests only.
+        .target(
+            name: "CFaultVFS",
+            dependencies: ["CSQLite"],
+            path: "Tests/CFaultVFS"
+        ),
         // Helpers shared by the test targets: temporary directories, migrated test databases.
         .target(
             name: "PhotosTestSupport",
-            dependencies: ["PhotosCore", "SQLiteStore", "Navigation"],
+            dependencies: ["CFaultVFS", "PhotosCore", "SQLiteStore", "Navigation"],
             path: "Tests/PhotosTestSupport"
         ),
         .executableTarget(

@@ -17,7 +17,7 @@ public func buildApplication(
     let database = try PhotosDatabase.open(
         path: configuration.databasePath, durability: configuration.durability,
         readerCount: configuration.readerCount, maxBatchSize: configuration.maxBatchSize,
-        busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds))
+        busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS)
     let services: PhotosServices
     do {
         services = try PhotosServices(configuration: configuration, database: database)

@@ -43,6 +43,7 @@ final class PhotosMetrics: Sendable {
         Gauge(label: "photosd_writer_commits").record(writer.commits)
         Gauge(label: "photosd_writer_requests").record(writer.requests)
         Gauge(label: "photosd_writer_largest_batch").record(writer.largestBatch)
+        Gauge(label: "photosd_writer_reopens").record(writer.reopens)
         Gauge(label: "photosd_writer_mean_batch").record(writer.commits == 0 ? 0 : Double(writer.requests) / Double(writer.commits))
         return registry.emitToString()
     }

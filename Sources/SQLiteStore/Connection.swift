@@ -21,11 +21,15 @@ public final class Connection {
         public var busyTimeoutMilliseconds: Int32 = 5_000
         /// `PRAGMA synchronous`: `FULL` (fsync on every commit) or `NORMAL`.
         public var synchronous: Synchronous = .full
+        /// The SQLite VFS to open the file with, by its registered name; nil for the system's
+        /// default. Tests use it to put a fault-injecting VFS under the real writer.
+        public var vfs: String?
 
         /// Creates options with the defaults.
-        public init(busyTimeoutMilliseconds: Int32 = 5_000, synchronous: Synchronous = .full) {
+        public init(busyTimeoutMilliseconds: Int32 = 5_000, synchronous: Synchronous = .full, vfs: String? = nil) {
             self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
             self.synchronous = synchronous
+            self.vfs = vfs
         }
     }
 
@@ -42,6 +46,10 @@ public final class Connection {
     public let path: String
     /// How long a statement waits for another connection's lock (see `begin`).
     public let busyTimeoutMilliseconds: Int32
+    /// How the connection was opened, so that it can be opened again the same way.
+    public let mode: Mode
+    /// The settings it was opened with.
+    public let options: Options
     private var statementCache: [SQLKey: Statement] = [:]
 
     /// Process-wide SQLite settings, applied before the first connection opens (Swift runs a
@@ -54,6 +62,8 @@ public final class Connection {
     public init(path: String, mode: Mode = .readWrite, options: Options = Options()) throws {
         self.path = path
         self.busyTimeoutMilliseconds = options.busyTimeoutMilliseconds
+        self.mode = mode
+        self.options = options
         if mode == .readWrite, path != ":memory:", !FileManager.default.fileExists(atPath: path) {
             // SQLite gives the -wal and -shm files the main file's permissions: create it private.
             let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
@@ -65,7 +75,7 @@ public final class Connection {
         case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
         }
-        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_EXRESCODE, nil)
+        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_EXRESCODE, options.vfs)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             if let handle { sqlite3_close_v2(handle) }

@@ -30,7 +30,7 @@ public final class DatabaseWriter: Sendable {
         // The handler holds the connection and the counters, never `self`, so a writer that is
         // dropped without `close()` still ends its thread.
         self.worker = WorkerThread(name: "sqlite-writer", maxBatch: maxBatchSize, capacity: maxQueuedRequests) { jobs in
-            Self.commit(jobs, on: connection.connection, statistics: statistics)
+            Self.commit(jobs, in: connection, statistics: statistics)
         }
     }
 
@@ -60,11 +60,14 @@ public final class DatabaseWriter: Sendable {
     /// Counts of what the writer has done so far (for metrics and benchmarks).
     public var stats: WriterStatistics.Snapshot { statistics.snapshot() }
 
-    private static func commit(_ jobs: [any WriteJob], on connection: Connection, statistics: WriterStatistics) {
+    private static func commit(_ jobs: [any WriteJob], in box: ConnectionBox, statistics: WriterStatistics) {
         guard !jobs.isEmpty else { return }
+        let connection: Connection
         do {
+            connection = try box.usableConnection(statistics: statistics)
             try connection.begin(.immediate)
         } catch {
+            box.distrustAfter(error)
             for job in jobs { job.fail(error) }
             return
         }
@@ -75,6 +78,7 @@ public final class DatabaseWriter: Sendable {
                 succeeded.append(job)
             } catch {
                 job.fail(error)
+                box.distrustAfter(error)
                 if connection.isAutocommit {
                     // SQLite rolled the whole transaction back (disk full, I/O error): nothing
                     // that ran before survived, and nothing after it can run in it.
@@ -90,6 +94,9 @@ public final class DatabaseWriter: Sendable {
         do {
             try connection.execute("COMMIT")
         } catch {
+            // A failed COMMIT is never acknowledged, whatever reached the disk (after a failed
+            // fsync nobody knows what did).
+            box.distrustAfter(error)
             connection.rollbackIfOpen()
             for job in succeeded { job.fail(error) }
             return
@@ -121,9 +128,15 @@ public final class WriterStatistics: Sendable {
         public var requests: Int
         /// Largest number of requests committed together so far.
         public var largestBatch: Int
+        /// Times the connection was closed and opened again after an I/O failure.
+        public var reopens: Int
     }
 
-    private let state = Mutex(Snapshot(commits: 0, requests: 0, largestBatch: 0))
+    private let state = Mutex(Snapshot(commits: 0, requests: 0, largestBatch: 0, reopens: 0))
+
+    func recordReopen() {
+        state.withLock { $0.reopens += 1 }
+    }
 
     func record(committed: Int) {
         state.withLock { value in
@@ -136,11 +149,38 @@ public final class WriterStatistics: Sendable {
     func snapshot() -> Snapshot { state.withLock { $0 } }
 }
 
-/// Owns the writer's connection. `@unchecked Sendable`: the connection is only used on the
-/// writer's thread (jobs run there), and `close` runs after that thread has ended.
+/// Owns the writer's connection, and replaces it after an I/O failure. `@unchecked Sendable`:
+/// the connection is only used on the writer's thread (jobs run there), and `close` runs after
+/// that thread has ended.
 private final class ConnectionBox: @unchecked Sendable {
-    let connection: Connection
+    private(set) var connection: Connection
+    /// Set when an I/O failure (a failed write or fsync, a full disk) may have left the
+    /// connection's idea of the file wrong: the next transaction opens a new connection first.
+    private var distrusted = false
+
     init(_ connection: Connection) { self.connection = connection }
+
+    /// Marks the connection for replacement when `error` is a failure of the storage itself.
+    ///
+    /// After a failed fsync the kernel may have dropped the pages it could not write while
+    /// reporting the next fsync as a success (PostgreSQL's "fsyncgate"): nothing this connection
+    /// cached or believes about the file can be trusted, so it is not reused.
+    func distrustAfter(_ error: any Error) {
+        if let error = error as? SQLiteError, error.isStorageFailure { distrusted = true }
+    }
+
+    /// The connection to use for the next transaction: a new one if the last was distrusted.
+    /// If opening fails, the next transaction tries again.
+    func usableConnection(statistics: WriterStatistics) throws -> Connection {
+        guard distrusted else { return connection }
+        let replacement = try Connection(path: connection.path, mode: connection.mode, options: connection.options)
+        connection.close()
+        connection = replacement
+        distrusted = false
+        statistics.recordReopen()
+        return replacement
+    }
+
     func close() {
         _ = try? connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         connection.close()

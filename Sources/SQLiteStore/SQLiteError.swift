@@ -38,6 +38,13 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         isBusy || [SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN].contains(primaryResultCode)
     }
 
+    /// True when the storage under the database failed: an I/O error (a failed read, write or
+    /// fsync), a full disk, or a file that cannot be opened. The writer opens a new connection
+    /// before its next transaction after one of these.
+    public var isStorageFailure: Bool {
+        [SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_CORRUPT, SQLITE_NOTADB].contains(primaryResultCode)
+    }
+
     /// SQLite's English name for the primary result code, e.g. "database or disk is full".
     public var primaryDescription: String { String(cString: sqlite3_errstr(primaryResultCode)) }
 

@@ -27,7 +27,7 @@ struct GlobalOptions: ParsableArguments {
         let configuration = try await configuration()
         let database = try PhotosDatabase.open(
             path: configuration.databasePath, durability: configuration.durability, readerCount: 1,
-            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), migrate: migrate)
+            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS, migrate: migrate)
         defer { database.close() }
         let context = AdminContext(configuration: configuration, services: try PhotosServices(configuration: configuration, database: database))
         return try await body(context)

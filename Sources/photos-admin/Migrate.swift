@@ -9,7 +9,7 @@ extension PhotosAdmin {
 
         func run() async throws {
             let configuration = try await global.configuration()
-            let database = try PhotosDatabase.open(path: configuration.databasePath, readerCount: 1, migrate: true)
+            let database = try PhotosDatabase.open(path: configuration.databasePath, readerCount: 1, vfs: configuration.databaseVFS, migrate: true)
             database.close()
             print("database \(configuration.databasePath) is at schema version \(PhotosMigrations.all.last?.version ?? 0)")
         }

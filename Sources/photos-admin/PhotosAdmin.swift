@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SQLiteStore
 
 /// `photos-admin`: the operator's command-line tool.
 @main
@@ -40,11 +41,23 @@ struct PhotosAdmin: AsyncParsableCommand {
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))  // --help, --version: the full text, on stdout
-            } else if let line = message(for: error).split(separator: "\n").first {
+            } else if let line = operatorMessage(for: error).split(separator: "\n").first {
                 Output.note("photos-admin: \(line)")
             }
             Foundation.exit(code.rawValue)
         }
+    }
+}
+
+extension PhotosAdmin {
+    /// The line an operator reads for `error`. A failure of the storage under the database
+    /// (full disk, I/O error) says so plainly, and that nothing of the command was committed
+    /// (every command writes in one transaction); the statement it hit is of no use to them.
+    static func operatorMessage(for error: any Error) -> String {
+        if let error = error as? SQLiteError, error.isStorageFailure {
+            return "storage failure: \(error.primaryDescription) (SQLite error \(error.resultCode)); nothing of this command was committed"
+        }
+        return message(for: error)
     }
 }
 

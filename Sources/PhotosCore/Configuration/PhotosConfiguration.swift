@@ -28,6 +28,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var maxBatchSize = 64
     /// How long a write waits for another process's lock before retrying.
     public var busyTimeoutMilliseconds = 5_000
+    /// The SQLite VFS to open the file with, by its registered name; empty for the system's.
+    public var databaseVFS = ""
     /// Lifetime of a bearer token.
     public var tokenLifetimeSeconds = 86_400
     /// bcrypt cost (4–31; each step doubles the time).
@@ -73,6 +75,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "database.readers": .init(.int(defaults.readerCount), isSecret: false),
             "database.maxBatchSize": .init(.int(defaults.maxBatchSize), isSecret: false),
             "database.busyTimeoutMs": .init(.int(defaults.busyTimeoutMilliseconds), isSecret: false),
+            "database.vfs": .init(.string(defaults.databaseVFS), isSecret: false),
             "auth.tokenLifetimeSeconds": .init(.int(defaults.tokenLifetimeSeconds), isSecret: false),
             "auth.bcryptCost": .init(.int(defaults.bcryptCost), isSecret: false),
             "auth.secretKeyPath": .init(.string(defaults.secretKeyPath), isSecret: false),
@@ -153,6 +156,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         readerCount = try int("database.readers", 1...64)
         maxBatchSize = try int("database.maxBatchSize", 1...10_000)
         busyTimeoutMilliseconds = try int("database.busyTimeoutMs", 0...600_000)
+        databaseVFS = try string("database.vfs")
         tokenLifetimeSeconds = try int("auth.tokenLifetimeSeconds", 1...(366 * 86_400))
         bcryptCost = try int("auth.bcryptCost", 4...31)
         secretKeyPath = try string("auth.secretKeyPath")

@@ -3,7 +3,8 @@ import SQLiteStore
 
 /// Opens the photos database: checks and applies migrations, then starts the writer and readers.
 public enum PhotosDatabase {
-    /// Opens (creating if needed) the database at `path`, migrating it when `migrate` is true.
+    /// Opens (creating if needed) the database at `path`, migrating it when `migrate` is true;
+    /// `vfs` names the SQLite VFS (nil or empty: the system's).
     ///
     /// Throws `MigrationError` for a file that is not a database, an edited migration or a
     /// database newer than this binary; with `migrate == false`, also when migrations are pending.
@@ -13,13 +14,15 @@ public enum PhotosDatabase {
         readerCount: Int = 4,
         maxBatchSize: Int = 64,
         busyTimeoutMilliseconds: Int32 = 5_000,
+        vfs: String? = nil,
         migrate: Bool = true
     ) throws -> SQLiteDatabase {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let options = Connection.Options(busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: durability)
+        let vfs = vfs.flatMap { $0.isEmpty ? nil : $0 }
+        let options = Connection.Options(busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: durability, vfs: vfs)
         do {
             let connection = try Connection(path: path, mode: .readWrite, options: options)
             defer { connection.close() }
