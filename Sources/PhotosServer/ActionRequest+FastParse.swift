@@ -18,6 +18,8 @@ extension ActionRequest {
         var username: String?
         var password: String?
         var expectVersion: Int64?
+        var tab: String?
+        var link: String?
         var seen: Set<String> = []
         guard parser.skipSpace(), parser.consume(UInt8(ascii: "{")) else { return nil }
         parser.skipSpaceOnly()
@@ -35,8 +37,10 @@ extension ActionRequest {
                 case ("username", .string(let text)): username = text
                 case ("password", .string(let text)): password = text
                 case ("expectVersion", .integer(let number)): expectVersion = number
-                case ("photoId", .null), ("username", .null), ("password", .null), ("expectVersion", .null): break
-                case ("action", _), ("photoId", _), ("username", _), ("password", _), ("expectVersion", _):
+                case ("tab", .string(let text)): tab = text
+                case ("link", .string(let text)): link = text
+                case ("photoId", .null), ("username", .null), ("password", .null), ("expectVersion", .null), ("tab", .null), ("link", .null): break
+                case ("action", _), ("photoId", _), ("username", _), ("password", _), ("expectVersion", _), ("tab", _), ("link", _):
                     return nil  // a wrong type: the decoder names it
                 default: break  // unknown keys are ignored, as by Decodable
                 }
@@ -46,7 +50,9 @@ extension ActionRequest {
         }
         parser.skipSpaceOnly()
         guard parser.atEnd, let action else { return nil }
-        return ActionRequest(action: action, photoId: photoId, username: username, password: password, expectVersion: expectVersion.map { Int($0) })
+        return ActionRequest(
+            action: action, photoId: photoId, username: username, password: password, expectVersion: expectVersion.map { Int($0) },
+            tab: tab, link: link)
     }
 }
 

@@ -41,15 +41,19 @@ struct ActionRequest: Decodable, Equatable {
     let username: String?
     let password: String?
     let expectVersion: Int?
+    let tab: String?
+    let link: String?
 
-    enum CodingKeys: String, CodingKey { case action, photoId, username, password, expectVersion }
+    enum CodingKeys: String, CodingKey { case action, photoId, username, password, expectVersion, tab, link }
 
-    init(action: String, photoId: Int64?, username: String?, password: String?, expectVersion: Int?) {
+    init(action: String, photoId: Int64?, username: String?, password: String?, expectVersion: Int?, tab: String? = nil, link: String? = nil) {
         self.action = action
         self.photoId = photoId
         self.username = username
         self.password = password
         self.expectVersion = expectVersion
+        self.tab = tab
+        self.link = link
     }
 
     init(from decoder: any Decoder) throws {
@@ -59,7 +63,15 @@ struct ActionRequest: Decodable, Equatable {
         username = try container.decodeIfPresent(String.self, forKey: .username)
         password = try container.decodeIfPresent(String.self, forKey: .password)
         expectVersion = try container.decodeInteger(forKey: .expectVersion).map { Int($0) }
+        tab = try container.decodeIfPresent(String.self, forKey: .tab)
+        link = try container.decodeIfPresent(String.self, forKey: .link)
     }
+}
+
+/// `POST /v1/sessions` body (optional): the layout and a deep link to start at.
+struct NewSessionRequest: Decodable {
+    let layout: String?
+    let link: String?
 }
 
 extension KeyedDecodingContainer {

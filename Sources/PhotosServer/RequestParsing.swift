@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Navigation
 import NIOCore
 import PhotosCore
 
@@ -94,6 +95,22 @@ enum RequestParsing {
               id.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else { throw PhotosError.notFound("no session with that id") }
         return id
+    }
+
+    /// A session layout named in a body.
+    static func layout(_ text: String) throws -> SessionLayout {
+        guard let layout = SessionLayout(rawValue: text) else {
+            throw PhotosError.badRequest("layout must be \(SessionLayout.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(text.prefix(40))\"")
+        }
+        return layout
+    }
+
+    /// A tab named in an action.
+    static func tab(_ text: String) throws -> TabName {
+        guard let tab = TabName(rawValue: text) else {
+            throw PhotosError.badRequest("tab must be \(TabName.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(text.prefix(40))\"")
+        }
+        return tab
     }
 
     /// The bearer token of the `Authorization` header, if any.

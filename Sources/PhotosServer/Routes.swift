@@ -15,8 +15,10 @@ extension PhotosAPI {
                 body: .init(byteBuffer: ByteBuffer(string: api.metrics.render(writer: api.services.database.writerStatistics))))
         }
 
-        router.on("/v1/sessions", method: .post) { _, _ in
-            let result = try await api.sessions.createSession()
+        router.on("/v1/sessions", method: .post) { request, _ in
+            let body = try await RequestParsing.decode(NewSessionRequest.self, from: request, limit: api.bodyLimit, allowEmpty: true)
+            let layout = try body.layout.map(RequestParsing.layout) ?? .stack
+            let result = try await api.sessions.createSession(layout: layout, link: try body.link.map(DeepLink.init(parsing:)))
             api.metrics.auditRowsWritten(result.events.count)
             return APIResponse.json(text: result.session.jsonText, status: .created, headers: [.location: "/v1/sessions/\(result.session.id)"])
         }
@@ -83,7 +85,9 @@ extension PhotosAPI {
         guard let name = ActionName(rawValue: body.action) else {
             throw PhotosError.badRequest("unknown action \"\(body.action.prefix(40))\"; actions are \(ActionName.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let action = ClientAction(name, photoId: body.photoId, username: body.username, password: body.password)
+        let action = ClientAction(
+            name, photoId: body.photoId, username: body.username, password: body.password,
+            tab: try body.tab.map(RequestParsing.tab), link: try body.link.map(DeepLink.init(parsing:)))
         let key = request.headers[HTTPFields.idempotencyKey]
         let result = try await sessions.apply(action, to: sessionID, expectVersion: body.expectVersion, idempotencyKey: key, actor: .client)
         metrics.record(result)

@@ -57,10 +57,28 @@ struct RandomizedSessionTests {
 
     static let passwords = ["alice": SessionHarness.password, "bob": "password-bob", "carol": "password-carol"]
 
-    /// One session's random walk; returns (accepted, rejected) action counts.
+    /// A random link: every form, photo 4 (which does not exist) included.
+    static func randomLink(_ random: inout SeededGenerator) -> DeepLink {
+        let photoId = Int64.random(in: 1...4, using: &random)
+        return [DeepLink.photos, .photo(photoId), .buy(photoId), .purchases][Int.random(in: 0..<4, using: &random)]
+    }
+
+    /// One session's random walk, in either layout, sometimes started at a link; returns
+    /// (accepted, rejected) action counts.
     static func walk(_ h: SessionHarness, random: inout SeededGenerator) async throws -> (Int, Int) {
-        var view = try await h.coordinator.createSession().session
+        let layout = SessionLayout.allCases[Int.random(in: 0..<2, using: &random)]
+        let startLink = Int.random(in: 0..<4, using: &random) == 0 ? randomLink(&random) : nil
+        var view: SessionView
+        do {
+            view = try await h.coordinator.createSession(layout: layout, link: startLink).session
+        } catch let error as PhotosError {
+            // A link the layout does not have (400), or to photo 4 (404): nothing created.
+            #expect(error.code == .badRequest ? startLink == .purchases && layout == .stack : startLink.map { [.photo(4), .buy(4)].contains($0) } == true)
+            return (0, 0)
+        }
+        #expect(view.layout == layout)
         let id = view.id
+        try await h.checkInvariants(id)
         var accepted = 0, rejected = 0
         for _ in 0..<actionsPerSession {
             if Int.random(in: 0..<100, using: &random) == 0 {
@@ -76,23 +94,30 @@ struct RandomizedSessionTests {
             let rightPassword = Int.random(in: 0..<4, using: &random) > 0
             let action = ClientAction(
                 name, photoId: Int64.random(in: 1...4, using: &random), username: username,
-                password: rightPassword ? passwords[username] : "wrong-password")
+                password: rightPassword ? passwords[username] : "wrong-password",
+                tab: TabName.allCases[Int.random(in: 0..<2, using: &random)], link: randomLink(&random))
             do {
                 let result = try await h.coordinator.apply(action, to: id)
                 expectHandWrittenJSON(result)
                 if result.error?.code == .actionNotAvailable {
                     rejected += 1
+                    #expect(name != .openLink, "openLink is accepted on every screen")
                     #expect(result.session.version >= view.version)
                     #expect(!available.contains(name) || result.session.user != view.user)
                 } else {
                     accepted += 1
                     #expect(result.session.version == view.version + 1)
-                    #expect(result.events.first?.step == "action" || result.events.first?.step == "auth.signOut")
+                    #expect(["action", "auth.signOut", "link.open"].contains(result.events.first?.step ?? ""))
                 }
                 view = result.session
-            } catch let error as PhotosError where error.code == .notFound {
-                // Photo 4 does not exist: refused before anything is written.
-                #expect(action.photoId == 4)
+            } catch let error as PhotosError where error.code == .notFound || error.code == .badRequest {
+                // Refused before anything is written: photo 4 does not exist; a photo the user
+                // does not own is not on their purchases list; /purchases needs the tabs layout.
+                switch (error.code, name) {
+                case (.badRequest, _): #expect(name == .openLink && action.link == .purchases && layout == .stack)
+                case (_, .openLink): #expect([.photo(4), .buy(4)].contains(action.link))
+                default: #expect(action.photoId == 4 || view.top?.screen == .purchases)
+                }
                 #expect(try await h.coordinator.session(id: id).version == view.version)
             }
             try await h.checkInvariants(id)

@@ -25,15 +25,28 @@ struct SessionHarness {
 
     func close() { test.close() }
 
-    func newSession() async throws -> String {
-        try await coordinator.createSession().session.id
+    func newSession(layout: SessionLayout = .stack, link: DeepLink? = nil) async throws -> String {
+        let id = try await coordinator.createSession(layout: layout, link: link).session.id
+        try await checkInvariants(id)
+        return id
+    }
+
+    /// The session as the API shows it now.
+    func view(_ id: String) async throws -> SessionView { try await coordinator.session(id: id) }
+
+    /// The session's audit rows after `seq`.
+    func rows(_ id: String, after seq: Int = 0) async throws -> [AuditRow] {
+        try await coordinator.events(sessionID: id, after: seq, limit: 1_000)
     }
 
     @discardableResult
-    func act(_ id: String, _ name: ActionName, photoId: Int64? = nil, password: String = SessionHarness.password, sourceLocation: SourceLocation = #_sourceLocation) async throws -> ActionResult {
+    func act(
+        _ id: String, _ name: ActionName, photoId: Int64? = nil, password: String = SessionHarness.password,
+        tab: TabName? = nil, link: DeepLink? = nil, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> ActionResult {
         let action = name == .submit
             ? ClientAction(.submit, username: "alice", password: password)
-            : ClientAction(name, photoId: photoId)
+            : ClientAction(name, photoId: photoId, tab: tab, link: link)
         let result = try await coordinator.apply(action, to: id)
         expectHandWrittenJSON(result, sourceLocation: sourceLocation)
         if name != .submit || password == SessionHarness.password {
@@ -86,10 +99,11 @@ func stacks(_ view: SessionView) -> String {
     view.navigation.map { "[" + $0.screens.map(\.screen.rawValue).joined(separator: ", ") + "]" }.joined(separator: " | ")
 }
 
-/// `app(buy(terms))`.
+/// `app(buy(terms))`; a tab coordinator by its id (`app(tab-photos(buy), tab-purchases)`).
 func tree(_ view: SessionView) -> String {
     func render(_ node: CoordinatorView) -> String {
-        node.children.isEmpty ? node.kind.rawValue : node.kind.rawValue + "(" + node.children.map(render).joined(separator: ", ") + ")"
+        let name = node.kind == .tab ? node.id : node.kind.rawValue
+        return node.children.isEmpty ? name : name + "(" + node.children.map(render).joined(separator: ", ") + ")"
     }
     return view.coordinators.map(render) ?? "-"
 }
@@ -99,7 +113,7 @@ func steps(_ rows: [AuditRow]) -> [String] {
     rows.map { row in
         var detail = row.detail
         if row.step == "auth.signIn" { detail = "{…}" }
-        if row.step == "coordinator.start", let range = detail.range(of: #""id":"[a-z]+(-\d+)?","#, options: .regularExpression) {
+        if row.step == "coordinator.start", let range = detail.range(of: #""id":"[a-z]+(-[a-z0-9]+)?","#, options: .regularExpression) {
             detail.replaceSubrange(range, with: "")
         }
         return [row.step, row.coordinator ?? "-", row.screen ?? "-", detail].joined(separator: " ")
@@ -107,3 +121,11 @@ func steps(_ rows: [AuditRow]) -> [String] {
 }
 
 func actions(_ view: SessionView) -> [String] { view.top?.actions.map(\.rawValue) ?? [] }
+
+/// `photos*: [photos, photo] · purchases: [purchases]`: every tab's screens, the selected one starred.
+func tabBar(_ view: SessionView) -> String {
+    guard let tabs = view.tabs else { return "-" }
+    return tabs.items.map { item in
+        item.tab.rawValue + (item.tab == tabs.selected ? "*" : "") + ": [" + item.screens.map(\.screen.rawValue).joined(separator: ", ") + "]"
+    }.joined(separator: " · ")
+}

@@ -1,17 +1,18 @@
 import PhotosCore
 
-/// The root coordinator: the photos list, photo detail, modal sign-in, sign-out, and starting
-/// purchase flows (the sample's `MainCoordinator`).
-final class AppCoordinator: Coordinator {
-    override func start() {
-        context.push(ScreenState(.photos, owner: id), by: path)
-    }
-
+/// The coordinator that runs the content screens: the photos list, photo detail, the purchases
+/// list, modal sign-in, sign-out, and starting purchase flows. In the stack layout that is the
+/// app coordinator itself (the sample's `MainCoordinator`); in the tabs layout, each tab's.
+class ContentCoordinator: Coordinator {
     override func handle(_ action: ClientAction, on screen: ScreenState) throws {
         switch (screen.screen, action.name) {
         case (.photos, .selectPhoto):
             // didSelectPhoto
             let photoId = try existingPhoto(action.photoId)
+            context.push(ScreenState(.photo, photoId: photoId, owner: id), by: path)
+        case (.purchases, .selectPhoto):
+            // Only a photo the user owns is on this list.
+            let photoId = try ownedPhoto(action.photoId)
             context.push(ScreenState(.photo, photoId: photoId, owner: id), by: path)
         case (.photos, .buyPhoto):
             // didBuyPhoto from the list: the vertical purchase flow.
@@ -20,12 +21,12 @@ final class AppCoordinator: Coordinator {
         case (.photo, .buy):
             // didBuyPhoto from the detail screen: the horizontal purchase flow, on this stack.
             startBuy(photoId: screen.photoId ?? 0, presentation: .push)
-        case (.photos, .signIn):
+        case (.photos, .signIn), (.purchases, .signIn):
             context.present(ScreenState(.signIn, owner: id), by: path, presenter: id)
         case (.photos, .signOut):
             try context.signOut(reason: "signOut")
         case (.signIn, .submit):
-            // didSignIn on the app's own modal sign-in: dismiss on success, stay on failure.
+            // didSignIn on the coordinator's own modal sign-in: dismiss on success, stay on failure.
             switch context.credentialCheck {
             case .valid(let user)?:
                 try context.signIn(user)
@@ -47,10 +48,59 @@ final class AppCoordinator: Coordinator {
         return photoId
     }
 
+    private func ownedPhoto(_ photoId: Int64?) throws -> Int64 {
+        guard let photoId, let user = context.state.user,
+              try PurchaseService.purchase(userID: user.id, photoID: photoId, on: context.connection) != nil else {
+            throw PhotosError.notFound("no purchased photo with id \(photoId ?? 0)")
+        }
+        return photoId
+    }
+
     private func startBuy(photoId: Int64, presentation: FlowPresentation) {
-        let child = CoordinatorState(
-            kind: .buy, id: newChildID(.buy), presentation: presentation, photoId: photoId,
-            stackIndex: nil, initialDepth: nil, children: [])
+        let child = CoordinatorState(kind: .buy, id: newChildID(.buy), presentation: presentation, photoId: photoId)
         pushCoordinator(BuyCoordinator(model: child, path: path + "/buy", context: context))
+    }
+}
+
+/// The root coordinator. In the stack layout it runs the content screens itself; in the tabs
+/// layout it is the tab bar: it starts one `TabCoordinator` per tab and switches between them.
+final class AppCoordinator: ContentCoordinator {
+    override func start() {
+        guard context.state.sessionLayout == .tabs else {
+            context.push(ScreenState(.photos, owner: id), by: path)
+            return
+        }
+        for tab in TabName.allCases {
+            let child = CoordinatorState(kind: .tab, id: tab.coordinatorID, tab: tab)
+            // Each tab starts on its own stack, selected or not.
+            context.onTab(tab) {
+                pushCoordinator(TabCoordinator(model: child, path: path + "/" + tab.rawValue, context: context))
+            }
+        }
+    }
+
+    /// The coordinator of `tab`.
+    func tabCoordinator(_ tab: TabName) -> Coordinator? {
+        childCoordinators.first { $0.model.tab == tab }
+    }
+
+    /// `selectTab`: shows `tab` as it was left; the selected tab again pops it to its root,
+    /// finishing the flows whose screens that pops (UIKit's behaviour).
+    func selectTab(_ tab: TabName) {
+        let tabPath = path + "/" + tab.rawValue
+        let reselected = context.state.tabs?.selected == tab
+        context.selectTab(tab, by: tabPath)
+        if reselected {
+            context.pop(stack: 0, toDepth: 1, by: tabPath)
+            finishDescendantsWithoutScreens(reason: .back)
+        }
+    }
+}
+
+/// One tab of the tabs layout: its root screen on its own stack, and the flows started there
+/// as its children (`app/photos/buy`).
+final class TabCoordinator: ContentCoordinator {
+    override func start() {
+        context.push(ScreenState(model.tab?.rootScreen ?? .photos, owner: id), by: path)
     }
 }

@@ -51,7 +51,7 @@ final class BuyCoordinator: Coordinator {
         case (.signIn, .cancel), (.buy, .cancel):
             finish(.cancelled)
         case (.buy, .showTerms):
-            let child = CoordinatorState(kind: .terms, id: newChildID(.terms), presentation: nil, photoId: nil, stackIndex: nil, initialDepth: nil, children: [])
+            let child = CoordinatorState(kind: .terms, id: newChildID(.terms))
             pushCoordinator(TermsCoordinator(model: child, path: path + "/terms", context: context))
         default:
             break

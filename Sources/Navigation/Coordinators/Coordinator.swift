@@ -35,6 +35,7 @@ class Coordinator {
         var detail: JSONObject = ["id": .string(child.id), "kind": .string(child.model.kind.rawValue)]
         if let presentation = child.model.presentation { detail["presentation"] = .string(presentation.rawValue) }
         if let photoId = child.model.photoId { detail["photoId"] = .int(photoId) }
+        if let tab = child.model.tab { detail["tab"] = .string(tab.rawValue) }
         context.record(.coordinatorStart, coordinator: child.path, detail: detail)
         child.start()
     }
@@ -81,6 +82,7 @@ class Coordinator {
     static func make(_ state: CoordinatorState, path: String, context: NavigationContext) -> Coordinator {
         switch state.kind {
         case .app: AppCoordinator(model: state, path: path, context: context)
+        case .tab: TabCoordinator(model: state, path: path, context: context)
         case .buy: BuyCoordinator(model: state, path: path, context: context)
         case .terms: TermsCoordinator(model: state, path: path, context: context)
         }
@@ -88,7 +90,7 @@ class Coordinator {
 
     /// Rebuilds the object tree from its persisted form.
     static func restore(_ state: CoordinatorState, prefix: String = "", context: NavigationContext) -> Coordinator {
-        let path = prefix.isEmpty ? state.kind.rawValue : prefix + "/" + state.kind.rawValue
+        let path = prefix.isEmpty ? state.pathComponent : prefix + "/" + state.pathComponent
         var bare = state
         bare.children = []
         let coordinator = make(bare, path: path, context: context)
@@ -96,6 +98,15 @@ class Coordinator {
             coordinator.adopt(restore(child, prefix: path, context: context))
         }
         return coordinator
+    }
+
+    /// Finishes (deepest first) every coordinator below this one that no longer owns a screen
+    /// on any stack, a parked tab's included.
+    func finishDescendantsWithoutScreens(reason: FinishReason) {
+        let owners = Set(context.state.allStacks.flatMap { $0.screens.map(\.owner) })
+        for coordinator in subtree.dropFirst().reversed() where !owners.contains(coordinator.id) {
+            coordinator.finish(reason)
+        }
     }
 
     /// A new child's id: its kind and the seq of its `coordinator.start` step.

@@ -10,13 +10,22 @@ public struct ClientAction: Sendable, Equatable {
     public var username: String?
     /// For `submit`. Never logged, stored or audited.
     public var password: String?
+    /// For `selectTab`.
+    public var tab: TabName?
+    /// For `openLink`.
+    public var link: DeepLink?
 
     /// Creates an action.
-    public init(_ name: ActionName, photoId: Int64? = nil, username: String? = nil, password: String? = nil) {
+    public init(
+        _ name: ActionName, photoId: Int64? = nil, username: String? = nil, password: String? = nil,
+        tab: TabName? = nil, link: DeepLink? = nil
+    ) {
         self.name = name
         self.photoId = photoId
         self.username = username
         self.password = password
+        self.tab = tab
+        self.link = link
     }
 
     /// Throws `bad_request` when a parameter the action needs is missing.
@@ -28,6 +37,10 @@ public struct ClientAction: Sendable, Equatable {
         case .submit:
             guard let username, !username.isEmpty else { throw PhotosError.badRequest("submit needs username") }
             guard let password, !password.isEmpty else { throw PhotosError.badRequest("submit needs password") }
+        case .selectTab:
+            guard tab != nil else { throw PhotosError.badRequest("selectTab needs tab (\(TabName.allCases.map(\.rawValue).joined(separator: " or ")))") }
+        case .openLink:
+            guard link != nil else { throw PhotosError.badRequest("openLink needs link") }
         default: break
         }
     }
@@ -36,11 +49,18 @@ public struct ClientAction: Sendable, Equatable {
     var auditDetail: JSONObject {
         var detail: JSONObject = ["action": .string(name.rawValue)]
         if let photoId, name == .selectPhoto || name == .buyPhoto { detail["photoId"] = .int(photoId) }
+        if let tab, name == .selectTab { detail["tab"] = .string(tab.rawValue) }
+        if let link, name == .openLink { detail["link"] = .string(link.description) }
         return detail
     }
 
     /// What identifies a retried request for idempotency (credentials left out on purpose).
     var fingerprint: String {
-        "\(name.rawValue)|\(photoId.map(String.init) ?? "")|\(username ?? "")"
+        // tab and link are appended only when present, so the keys stored before they existed
+        // keep matching their retries.
+        var text = "\(name.rawValue)|\(photoId.map(String.init) ?? "")|\(username ?? "")"
+        if let tab { text += "|tab=" + tab.rawValue }
+        if let link { text += "|link=" + link.description }
+        return text
     }
 }

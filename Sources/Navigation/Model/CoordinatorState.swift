@@ -1,6 +1,6 @@
 /// The kinds of coordinator (DESIGN §2).
 public enum CoordinatorKind: String, Codable, Sendable {
-    case app, buy, terms
+    case app, tab, buy, terms
 }
 
 /// How a buy coordinator shows its flow.
@@ -14,6 +14,8 @@ public enum FlowPresentation: String, Codable, Sendable {
 /// Why a coordinator finished (`coordinator.finish` detail `reason`).
 public enum FinishReason: String, Codable, Sendable {
     case completed, cancelled, back, dismissed
+    /// Unwound by a deep link.
+    case link
 }
 
 /// A live coordinator as persisted: enough to rebuild the object tree.
@@ -32,10 +34,30 @@ public struct CoordinatorState: Codable, Sendable, Equatable {
     public var initialDepth: Int?
     /// Live children, oldest first.
     public var children: [CoordinatorState]
+    /// For `tab`: which tab it runs.
+    public var tab: TabName?
+
+    /// Creates a coordinator state.
+    public init(
+        kind: CoordinatorKind, id: String, presentation: FlowPresentation? = nil, photoId: Int64? = nil,
+        stackIndex: Int? = nil, initialDepth: Int? = nil, children: [CoordinatorState] = [], tab: TabName? = nil
+    ) {
+        self.kind = kind
+        self.id = id
+        self.presentation = presentation
+        self.photoId = photoId
+        self.stackIndex = stackIndex
+        self.initialDepth = initialDepth
+        self.children = children
+        self.tab = tab
+    }
+
+    /// Its name in a path: the kind, or for a tab coordinator the tab (`app/photos/buy`).
+    var pathComponent: String { tab?.rawValue ?? kind.rawValue }
 
     /// Every coordinator in this subtree, depth first, with its path (`app/buy/terms`).
     func flattened(prefix: String = "") -> [(path: String, state: CoordinatorState)] {
-        let path = prefix.isEmpty ? kind.rawValue : prefix + "/" + kind.rawValue
+        let path = prefix.isEmpty ? pathComponent : prefix + "/" + pathComponent
         return [(path, self)] + children.flatMap { $0.flattened(prefix: path) }
     }
 }
@@ -66,6 +88,10 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var coordinators: CoordinatorState?
     /// The top screen and its actions (derived; stored so SQL readers can see it).
     public var top: TopScreen?
+    /// `tabs` for a tab-bar session; nil for the stack layout (as every session before tabs).
+    public var layout: SessionLayout?
+    /// Tabs layout: the selected tab and the other tabs' stacks.
+    public var tabs: TabsState?
 
     /// An empty session before `session.start`.
     public static let empty = SessionState(user: nil, tokenId: nil, stacks: [], coordinators: nil, top: nil)
@@ -84,6 +110,7 @@ public struct SessionState: Codable, Sendable, Equatable {
         var actions: [ActionName]
         switch screen.screen {
         case .photos: actions = [.selectPhoto, .buyPhoto, user == nil ? .signIn : .signOut]
+        case .purchases: actions = user == nil ? [.selectPhoto, .signIn] : [.selectPhoto]
         case .photo: actions = [.buy]
         case .signIn: actions = [.submit, .cancel]
         case .buy: actions = [.buy, .cancel, .showTerms]
@@ -91,6 +118,8 @@ public struct SessionState: Codable, Sendable, Equatable {
         }
         if stack.screens.count > 1 { actions.append(.back) }
         if stack.presentation == .modal && stack.screens.count == 1 { actions.append(.dismiss) }
+        // The tab bar is reachable from every screen of the selected tab, not under a modal.
+        if tabs != nil && stacks.count == 1 { actions.append(.selectTab) }
         return actions
     }
 }

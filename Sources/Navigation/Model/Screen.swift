@@ -1,6 +1,8 @@
 /// The screens of the app (DESIGN §2, contract).
 public enum ScreenKind: String, Codable, Sendable, CaseIterable {
     case photos, photo, signIn, buy, terms
+    /// The root of the purchases tab: the signed-in user's purchased photos, newest first.
+    case purchases
 }
 
 /// One screen on a navigation stack.
@@ -24,9 +26,10 @@ public struct ScreenState: Codable, Sendable, Equatable {
     }
 }
 
-/// How a stack was shown: the root navigation stack, or presented modally over it.
+/// How a stack was shown: the root navigation stack, a tab's root stack (tabs layout), or
+/// presented modally over it.
 public enum StackPresentation: String, Codable, Sendable {
-    case root, modal
+    case root, modal, tab
 }
 
 /// One navigation stack (a navigation controller).
@@ -37,11 +40,25 @@ public struct StackState: Codable, Sendable, Equatable {
     public var presenter: String
     /// Bottom first.
     public var screens: [ScreenState]
+    /// For a tab's root stack: which tab.
+    public var tab: TabName?
+
+    /// Creates a stack.
+    public init(presentation: StackPresentation, presenter: String, screens: [ScreenState], tab: TabName? = nil) {
+        self.presentation = presentation
+        self.presenter = presenter
+        self.screens = screens
+        self.tab = tab
+    }
 }
 
 /// The actions a client can send (DESIGN §2, contract).
 public enum ActionName: String, Codable, Sendable, CaseIterable {
     case selectPhoto, buyPhoto, signIn, signOut, buy, back, submit, cancel, showTerms, dismiss
+    /// Tabs layout: show a tab (`tab`), or pop the selected one to its root.
+    case selectTab
+    /// Go to a deep link (`link`): accepted on every screen, listed in no screen's actions.
+    case openLink
 }
 
 /// The top screen and what it accepts.

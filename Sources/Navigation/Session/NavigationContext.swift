@@ -95,6 +95,25 @@ final class NavigationContext {
         }
     }
 
+    // MARK: Tabs
+
+    /// Runs `body` with the parked `tab`'s stack shown in place of the selected one, so that
+    /// the tab's coordinators, which see their stack as `stacks[0]`, can start or unwind while
+    /// it is not selected. Nothing is recorded for the swap itself: the steps `body` records
+    /// carry the coordinator's path, which names its tab (`SessionReplay` does the same swap).
+    func onTab<T>(_ tab: TabName?, _ body: () throws -> T) rethrows -> T {
+        let scope = state.enterTab(tab)
+        defer { state.leaveTab(scope) }
+        return try body()
+    }
+
+    /// Shows `tab` (recorded as `tab.select` by the tab's coordinator). The selected tab's
+    /// stack is parked exactly as it is.
+    func selectTab(_ tab: TabName, by path: String) {
+        state.showTab(tab)
+        record(.tabSelect, coordinator: path, detail: ["tab": .string(tab.rawValue)])
+    }
+
     // MARK: Services
 
     /// Signs the session in as `user`: a new token (returned to the client once), audited.

@@ -28,21 +28,24 @@ public struct SessionCoordinator: Sendable {
 
     // MARK: Sessions
 
-    /// Starts a new session on `[photos]` with the coordinator tree `app`.
-    public func createSession(actor: AuditActor = .client) async throws -> ActionResult {
+    /// Starts a new session: `[photos]` with the coordinator tree `app` (stack layout), or a
+    /// tab bar with one coordinator and stack per tab (tabs layout); with `link`, already at
+    /// that place, built as if tapped. Throws `bad_request` for a link the layout does not have
+    /// and `not_found` for a photo that does not exist, creating nothing.
+    public func createSession(layout: SessionLayout = .stack, link: DeepLink? = nil, actor: AuditActor = .client) async throws -> ActionResult {
+        try link?.check(for: layout)
         let id = SecureToken.random(byteCount: 18)
         let services = self.services
         let at = auth.timestamp()
         return try await database.write { connection in
             let context = NavigationContext(
-                state: .empty, trail: try AuditTrailWriter(sessionID: id, on: connection), actor: actor,
+                state: .started(layout: layout), trail: try AuditTrailWriter(sessionID: id, on: connection), actor: actor,
                 connection: connection, services: services, credentialCheck: nil)
-            context.record(.sessionStart, coordinator: nil)
+            context.record(.sessionStart, coordinator: nil, detail: layout == .stack ? [:] : ["layout": .string(layout.rawValue)])
             context.record(.coordinatorStart, coordinator: "app", detail: ["id": "app", "kind": "app"])
-            let app = AppCoordinator(
-                model: CoordinatorState(kind: .app, id: "app", presentation: nil, photoId: nil, stackIndex: nil, initialDepth: nil, children: []),
-                path: "app", context: context)
+            let app = AppCoordinator(model: CoordinatorState(kind: .app, id: "app"), path: "app", context: context)
             app.start()
+            if let link { try app.open(link) }
             var state = context.state
             state.coordinators = app.persisted
             state.refreshTop()
@@ -51,7 +54,7 @@ public struct SessionCoordinator: Sendable {
                 id, state.jsonText, at, at)
             let rows = try context.trail.write(at: at)
             return ActionResult(
-                session: SessionView(id: id, version: 1, state: state, owned: []),
+                session: try Self.view(id: id, version: 1, state: state, on: connection),
                 events: rows, outcome: .navigated, token: nil, error: nil)
         }
     }
@@ -60,7 +63,7 @@ public struct SessionCoordinator: Sendable {
     public func session(id: String) async throws -> SessionView {
         try await database.read { connection in
             let session = try Self.load(id, on: connection)
-            return SessionView(id: id, version: session.version, state: session.state, owned: try Self.owned(session.state, on: connection))
+            return try Self.view(id: id, version: session.version, state: session.state, on: connection)
         }
     }
 
@@ -220,7 +223,8 @@ public struct SessionCoordinator: Sendable {
         }
         let result = try mutate(loaded, sessionID: request.sessionID, actor: request.actor, credentialCheck: request.credentialCheck, cache: cache, on: connection) { context, tree in
             let allowed = context.state.availableActions()
-            guard let top = context.state.topScreen, allowed.contains(action.name) else {
+            // A link comes from outside the screens: accepted on every one, listed on none.
+            guard let top = context.state.topScreen, allowed.contains(action.name) || action.name == .openLink else {
                 context.record(.actionRejected, coordinator: nil, detail: action.auditDetail)
                 return .rejected(allowed)
             }
@@ -229,18 +233,31 @@ public struct SessionCoordinator: Sendable {
             } else {
                 try action.validateParameters()
             }
+            guard let app = tree as? AppCoordinator else {
+                throw SessionStateError(sessionID: request.sessionID, problem: "the root coordinator is not app")
+            }
+            if action.name == .openLink, let link = action.link {
+                try link.check(for: context.state.sessionLayout)
+                try app.open(link)  // recorded as link.open, not as an action
+                return .accepted
+            }
             let coordinators = Dictionary(uniqueKeysWithValues: tree.subtree.map { ($0.id, $0) })
             guard let owner = coordinators[top.owner] else {
                 throw SessionStateError(sessionID: request.sessionID, problem: "no coordinator \(top.owner) owns the top screen")
             }
-            context.record(.action, coordinator: owner.path, detail: action.auditDetail)
+            // The tab bar is the app coordinator's; every other action goes to the top screen's owner.
+            context.record(.action, coordinator: action.name == .selectTab ? app.path : owner.path, detail: action.auditDetail)
             switch action.name {
             case .back:
                 context.pop(by: owner.path)
-                Self.finishCoordinatorsWithoutScreens(tree, reason: .back)
+                tree.finishDescendantsWithoutScreens(reason: .back)
+            case .selectTab:
+                if let tab = action.tab { app.selectTab(tab) }
             case .dismiss:
                 let presenter = context.state.stacks.last?.presenter ?? "app"
-                if let coordinator = coordinators[presenter], coordinator !== tree {
+                // Dismissing a flow's stack finishes the flow; the app's or a tab's own modal
+                // sign-in is just dismissed (they run for the whole session).
+                if let coordinator = coordinators[presenter], !(coordinator is ContentCoordinator) {
                     coordinator.finish(.dismissed)
                 } else {
                     context.dismiss(downTo: context.state.stacks.count - 1, by: owner.path)
@@ -292,7 +309,7 @@ public struct SessionCoordinator: Sendable {
             cache?.store(sessionID, text: text, state: state)
         }
         let rows = try context.trail.write(at: at)
-        let view = SessionView(id: sessionID, version: newVersion, state: state, owned: try Self.owned(state, on: connection))
+        let view = try Self.view(id: sessionID, version: newVersion, state: state, on: connection)
         var error: ActionError?
         if case .rejected(let allowed) = verdict {
             error = ActionError(code: .actionNotAvailable, message: "the \(before.topScreen?.screen.rawValue ?? "current") screen does not offer this action", allowed: allowed)
@@ -302,14 +319,6 @@ public struct SessionCoordinator: Sendable {
         return ActionResult(
             session: view, events: rows, outcome: error?.code == .actionNotAvailable ? .rejected : context.outcome,
             token: context.issuedToken, error: error)
-    }
-
-    /// Finishes (deepest first) every coordinator below the root that no longer owns a screen.
-    static func finishCoordinatorsWithoutScreens(_ tree: Coordinator, reason: FinishReason) {
-        let owners = Set(tree.context.state.stacks.flatMap { $0.screens.map(\.owner) })
-        for coordinator in tree.subtree.dropFirst().reversed() where !owners.contains(coordinator.id) {
-            coordinator.finish(reason)
-        }
     }
 
     // MARK: Persistence
@@ -337,15 +346,18 @@ public struct SessionCoordinator: Sendable {
         }
     }
 
-    /// Photo ids on `photo` screens that the signed-in user owns.
-    static func owned(_ state: SessionState, on connection: Connection) throws -> Set<Int64> {
-        guard let user = state.user else { return [] }
-        let photoIds = Set(state.stacks.flatMap { $0.screens.filter { $0.screen == .photo }.compactMap(\.photoId) })
+    /// The session as the API shows it: with whether each `photo` screen's photo is owned,
+    /// and, when a `purchases` screen is on any stack, the user's purchased photos.
+    static func view(id: String, version: Int, state: SessionState, on connection: Connection) throws -> SessionView {
+        guard let user = state.user else { return SessionView(id: id, version: version, state: state, owned: []) }
+        let screens = state.allStacks.flatMap(\.screens)
         var owned = Set<Int64>()
-        for photoId in photoIds where try PurchaseService.purchase(userID: user.id, photoID: photoId, on: connection) != nil {
+        for photoId in Set(screens.filter { $0.screen == .photo }.compactMap(\.photoId))
+        where try PurchaseService.purchase(userID: user.id, photoID: photoId, on: connection) != nil {
             owned.insert(photoId)
         }
-        return owned
+        let purchases = screens.contains { $0.screen == .purchases } ? try PurchaseService.purchasedPhotos(userID: user.id, on: connection) : []
+        return SessionView(id: id, version: version, state: state, owned: owned, purchases: purchases)
     }
 }
 

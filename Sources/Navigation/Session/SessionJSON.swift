@@ -19,7 +19,32 @@ extension SessionState {
             json.key("coordinators")
             coordinators.write(to: &json)
         }
+        json.field("layout", layout?.rawValue)
         json.key("stacks")
+        StackState.write(stacks, to: &json)
+        if let tabs {
+            json.key("tabs")
+            json.beginObject()
+            json.key("parked")
+            StackState.write(tabs.parked, to: &json)
+            json.field("selected", tabs.selected.rawValue)
+            json.endObject()
+        }
+        json.field("tokenId", tokenId)
+        if let top {
+            json.key("top")
+            top.write(to: &json)
+        }
+        if let user {
+            json.key("user")
+            user.write(to: &json)
+        }
+        json.endObject()
+    }
+}
+
+extension StackState {
+    static func write(_ stacks: [StackState], to json: inout JSONBuilder) {
         json.beginArray()
         for stack in stacks {
             json.beginObject()
@@ -35,19 +60,10 @@ extension SessionState {
                 json.endObject()
             }
             json.endArray()
+            json.field("tab", stack.tab?.rawValue)
             json.endObject()
         }
         json.endArray()
-        json.field("tokenId", tokenId)
-        if let top {
-            json.key("top")
-            top.write(to: &json)
-        }
-        if let user {
-            json.key("user")
-            user.write(to: &json)
-        }
-        json.endObject()
     }
 }
 
@@ -64,6 +80,7 @@ extension CoordinatorState {
         json.field("photoId", photoId)
         json.field("presentation", presentation?.rawValue)
         json.field("stackIndex", stackIndex)
+        json.field("tab", tab?.rawValue)
         json.endObject()
     }
 }
@@ -104,27 +121,36 @@ extension SessionView {
             coordinators.write(to: &json)
         }
         json.field("id", id)
+        json.field("layout", layout.rawValue)
         json.key("navigation")
         json.beginArray()
         for stack in navigation {
             json.beginObject()
             json.field("presentation", stack.presentation.rawValue)
             json.key("screens")
-            json.beginArray()
-            for screen in stack.screens {
-                json.beginObject()
-                json.field("photoId", screen.photoId)
-                if let purchased = screen.purchased {
-                    json.key("purchased")
-                    json.bool(purchased)
-                }
-                json.field("screen", screen.screen.rawValue)
-                json.endObject()
-            }
-            json.endArray()
+            ScreenView.write(stack.screens, to: &json)
+            json.field("tab", stack.tab?.rawValue)
             json.endObject()
         }
         json.endArray()
+        json.key("tabs")
+        if let tabs {
+            json.beginObject()
+            json.key("items")
+            json.beginArray()
+            for item in tabs.items {
+                json.beginObject()
+                json.key("screens")
+                ScreenView.write(item.screens, to: &json)
+                json.field("tab", item.tab.rawValue)
+                json.endObject()
+            }
+            json.endArray()
+            json.field("selected", tabs.selected.rawValue)
+            json.endObject()
+        } else {
+            json.null()
+        }
         if let top {
             json.key("top")
             top.write(to: &json)
@@ -133,6 +159,38 @@ extension SessionView {
         if let user { user.write(to: &json) } else { json.null() }
         json.field("version", version)
         json.endObject()
+    }
+}
+
+extension ScreenView {
+    static func write(_ screens: [ScreenView], to json: inout JSONBuilder) {
+        json.beginArray()
+        for screen in screens {
+            json.beginObject()
+            json.field("photoId", screen.photoId)
+            if let photos = screen.photos {
+                json.key("photos")
+                json.beginArray()
+                for photo in photos {
+                    json.beginObject()
+                    json.field("id", photo.id)
+                    json.field("priceCents", photo.priceCents)
+                    json.key("purchased")
+                    json.bool(photo.purchased)
+                    json.field("title", photo.title)
+                    json.field("url", photo.url)
+                    json.endObject()
+                }
+                json.endArray()
+            }
+            if let purchased = screen.purchased {
+                json.key("purchased")
+                json.bool(purchased)
+            }
+            json.field("screen", screen.screen.rawValue)
+            json.endObject()
+        }
+        json.endArray()
     }
 }
 

@@ -22,6 +22,8 @@ public enum SessionReplay {
         var photoId: Int64?
         var userId: Int64?
         var tokenId: Int64?
+        var tab: TabName?
+        var layout: SessionLayout?
     }
 
     /// The state after the given rows (one session's, in seq order).
@@ -33,12 +35,19 @@ public enum SessionReplay {
             guard let step = AuditStep(rawValue: row.step) else { throw fail("unknown step \(row.step)") }
             let detail = (try? decoder.decode(Detail.self, from: Data(row.detail.utf8))) ?? Detail()
             let path = row.coordinator ?? ""
+            // A step taken by a coordinator of a tab that is not selected (starting it, or a
+            // link unwinding it) happened on that tab's stack, as the coordinator saw it.
+            let scope = step == .tabSelect ? nil : state.enterTab(state.tab(ofCoordinatorPath: path))
+            defer { state.leaveTab(scope) }
             switch step {
             case .sessionStart:
-                state = .empty
+                state = .started(layout: detail.layout ?? .stack)
+            case .tabSelect:
+                guard let tab = detail.tab, state.tabs != nil, state.stacks.count == 1 else { throw fail("tab.select without a tab, a tab bar, or under a modal") }
+                state.showTab(tab)
             case .coordinatorStart:
                 guard let id = detail.id, let kind = detail.kind else { throw fail("coordinator.start without id and kind") }
-                var node = CoordinatorState(kind: kind, id: id, presentation: detail.presentation, photoId: detail.photoId, stackIndex: nil, initialDepth: nil, children: [])
+                var node = CoordinatorState(kind: kind, id: id, presentation: detail.presentation, photoId: detail.photoId, tab: detail.tab)
                 switch (kind, detail.presentation) {
                 case (.buy, .push?):
                     node.stackIndex = state.stacks.count - 1
@@ -56,7 +65,7 @@ public enum SessionReplay {
             case .coordinatorFinish:
                 let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
                 let kind = path.split(separator: "/").last.map(String.init)
-                if !update(&state.coordinators, at: parentPath, { $0.children.removeAll { $0.kind.rawValue == kind } }) {
+                if !update(&state.coordinators, at: parentPath, { $0.children.removeAll { $0.pathComponent == kind } }) {
                     throw fail("no coordinator at \(parentPath)")
                 }
             case .screenPush:
@@ -81,7 +90,7 @@ public enum SessionReplay {
             case .authSignOut:
                 state.user = nil
                 state.tokenId = nil
-            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .userCreated, .photoAdded:
+            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded:
                 break
             }
         }
@@ -97,7 +106,7 @@ public enum SessionReplay {
     private static func update(_ node: inout CoordinatorState?, at path: String, _ change: (inout CoordinatorState) -> Void) -> Bool {
         guard var root = node else { return false }
         let components = path.split(separator: "/").map(String.init)
-        guard components.first == root.kind.rawValue else { return false }
+        guard components.first == root.pathComponent else { return false }
         let found = update(&root, components.dropFirst(), change)
         node = root
         return found
@@ -108,7 +117,7 @@ public enum SessionReplay {
             change(&node)
             return true
         }
-        guard let index = node.children.lastIndex(where: { $0.kind.rawValue == next }) else { return false }
+        guard let index = node.children.lastIndex(where: { $0.pathComponent == next }) else { return false }
         return update(&node.children[index], rest.dropFirst(), change)
     }
 }

@@ -8,20 +8,27 @@ public struct SessionView: Codable, Sendable, Equatable {
     public var version: Int
     /// The signed-in user, or null.
     public var user: SessionUser?
-    /// Stacks, bottom first.
+    /// `stack` or `tabs`.
+    public var layout: SessionLayout
+    /// The tab bar (tabs layout), or null.
+    public var tabs: TabsView?
+    /// Stacks, bottom first: what the user sees (in the tabs layout, the selected tab's stack
+    /// and any modal stacks over it).
     public var navigation: [StackView]
     /// The top screen and its actions.
     public var top: TopScreen?
     /// The coordinator tree.
     public var coordinators: CoordinatorView?
 
-    enum CodingKeys: String, CodingKey { case id, version, user, navigation, top, coordinators }
+    enum CodingKeys: String, CodingKey { case id, version, user, layout, tabs, navigation, top, coordinators }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(version, forKey: .version)
         try container.encode(user, forKey: .user)  // explicit null when signed out
+        try container.encode(layout, forKey: .layout)
+        try container.encode(tabs, forKey: .tabs)  // explicit null in the stack layout
         try container.encode(navigation, forKey: .navigation)
         try container.encodeIfPresent(top, forKey: .top)
         try container.encodeIfPresent(coordinators, forKey: .coordinators)
@@ -32,6 +39,29 @@ public struct SessionView: Codable, Sendable, Equatable {
 public struct StackView: Codable, Sendable, Equatable {
     public var presentation: StackPresentation
     public var screens: [ScreenView]
+    /// For a tab's stack: which tab.
+    public var tab: TabName?
+}
+
+/// The tab bar as the API shows it: the selected tab and every tab's stack.
+public struct TabsView: Codable, Sendable, Equatable {
+    public var selected: TabName
+    public var items: [TabItemView]
+}
+
+/// One tab and its stack's screens, bottom first, exactly as it was left.
+public struct TabItemView: Codable, Sendable, Equatable {
+    public var tab: TabName
+    public var screens: [ScreenView]
+}
+
+/// A photo on the `purchases` screen (the catalogue's photo object; always purchased).
+public struct PurchasedPhotoView: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var title: String
+    public var url: String
+    public var priceCents: Int
+    public var purchased: Bool
 }
 
 /// One screen as the API shows it: its name and parameters.
@@ -40,12 +70,15 @@ public struct ScreenView: Codable, Sendable, Equatable {
     public var photoId: Int64?
     /// For `photo`: whether the signed-in user owns it.
     public var purchased: Bool?
+    /// For `purchases`: the photos the signed-in user bought, newest first.
+    public var photos: [PurchasedPhotoView]?
 
     /// Creates a screen view.
-    public init(screen: ScreenKind, photoId: Int64? = nil, purchased: Bool? = nil) {
+    public init(screen: ScreenKind, photoId: Int64? = nil, purchased: Bool? = nil, photos: [PurchasedPhotoView]? = nil) {
         self.screen = screen
         self.photoId = photoId
         self.purchased = purchased
+        self.photos = photos
     }
 }
 
@@ -67,17 +100,26 @@ public struct CoordinatorView: Codable, Sendable, Equatable {
 }
 
 extension SessionView {
-    /// Renders `state`; `owned` is the set of photo ids the user has bought.
-    public init(id: String, version: Int, state: SessionState, owned: Set<Int64>) {
+    /// Renders `state`; `owned` is the set of photo ids the user has bought, `purchases` the
+    /// photos they bought, newest first (shown on `purchases` screens).
+    public init(id: String, version: Int, state: SessionState, owned: Set<Int64>, purchases: [Photo] = []) {
         self.id = id
         self.version = version
         user = state.user
-        navigation = state.stacks.map { stack in
-            StackView(presentation: stack.presentation, screens: stack.screens.map { screen in
+        layout = state.sessionLayout
+        let purchased = purchases.map { PurchasedPhotoView(id: $0.id, title: $0.title, url: $0.url, priceCents: $0.priceCents, purchased: true) }
+        func screens(_ stack: StackState) -> [ScreenView] {
+            stack.screens.map { screen in
                 ScreenView(
                     screen: screen.screen, photoId: screen.photoId,
-                    purchased: screen.screen == .photo ? owned.contains(screen.photoId ?? 0) : nil)
-            })
+                    purchased: screen.screen == .photo ? owned.contains(screen.photoId ?? 0) : nil,
+                    photos: screen.screen == .purchases ? purchased : nil)
+            }
+        }
+        navigation = state.stacks.map { StackView(presentation: $0.presentation, screens: screens($0), tab: $0.tab) }
+        tabs = state.tabs.map { tabs in
+            let stacks = ([state.stacks.first].compactMap { $0 } + tabs.parked).sorted { ($0.tab?.order ?? 0) < ($1.tab?.order ?? 0) }
+            return TabsView(selected: tabs.selected, items: stacks.map { TabItemView(tab: $0.tab ?? .photos, screens: screens($0)) })
         }
         top = state.top
         coordinators = state.coordinators.map(CoordinatorView.init)

@@ -13,6 +13,8 @@ public enum AuditStep: String, Sendable, Codable, CaseIterable {
     case authSignInFailed = "auth.signInFailed"
     case authSignOut = "auth.signOut"
     case purchaseCompleted = "purchase.completed"
+    case tabSelect = "tab.select"
+    case linkOpen = "link.open"
     case userCreated = "user.created"
     case photoAdded = "photo.added"
 }

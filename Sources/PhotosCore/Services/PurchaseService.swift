@@ -57,6 +57,16 @@ public struct PurchaseService: Sendable {
             .map(purchase)
     }
 
+    /// The photos a user bought, newest purchase first (the `purchases` screen).
+    public static func purchasedPhotos(userID: Int64, on connection: Connection) throws -> [Photo] {
+        try connection.query(
+            """
+            SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
+            WHERE b.user_id = ? ORDER BY b.id DESC
+            """, userID
+        ).map { Photo(id: $0.int64(0), title: $0.string(1), url: $0.string(2), priceCents: $0.int(3)) }
+    }
+
     /// A user's purchases, oldest first.
     public func purchases(userID: Int64) async throws -> [Purchase] {
         try await database.read { connection in
