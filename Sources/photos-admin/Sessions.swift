@@ -84,14 +84,29 @@ enum SessionDrawing {
         var lines: [String] = []
         let when = asOfSeq.map { "as of step \($0)" } ?? "version \(view.version)"
         lines.append("session \(view.id) (\(when)), \(view.user.map { "signed in as \($0.username)" } ?? "signed out")")
-        lines.append("navigation (bottom first):")
-        for stack in view.navigation {
-            let screens = stack.screens.map { screen -> String in
+        func screens(_ screens: [ScreenView]) -> String {
+            screens.map { screen -> String in
                 var text = screen.screen.rawValue
                 if let photoId = screen.photoId { text += "(\(photoId)\(screen.purchased == true ? ", purchased" : ""))" }
+                if let photos = screen.photos { text += "(\(photos.isEmpty ? "none" : photos.map { String($0.id) }.joined(separator: ", ")))" }
                 return text
+            }.joined(separator: " > ")
+        }
+        if let tabs = view.tabs {
+            // The tab bar as drawn on a phone, the selected tab in brackets, then each tab's stack.
+            lines.append("tab bar: " + tabs.items.map { $0.tab == tabs.selected ? "[\($0.tab.rawValue)]" : " \($0.tab.rawValue) " }.joined(separator: " | "))
+            for item in tabs.items {
+                lines.append("  \(item.tab == tabs.selected ? "*" : " ") \(item.tab.rawValue): " + screens(item.screens))
             }
-            lines.append("  \(stack.presentation == .root ? "root " : "modal"): " + screens.joined(separator: " > "))
+        }
+        lines.append("navigation (bottom first):")
+        for stack in view.navigation {
+            let label = switch stack.presentation {
+            case .root: "root "
+            case .modal: "modal"
+            case .tab: "tab \(stack.tab?.rawValue ?? "?")"
+            }
+            lines.append("  \(label): " + screens(stack.screens))
         }
         if let top = view.top {
             lines.append("top: \(top.screen.rawValue) [\(top.actions.map(\.rawValue).joined(separator: ", "))]")

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Histogram
 import PhotosCore
@@ -35,6 +36,24 @@ struct HTTPRunResult: Codable {
 enum HTTPBenchmark {
     static let password = "bench-password"
 
+    /// What the virtual users walk.
+    enum Journeys: String, CaseIterable, ExpressibleByArgument {
+        /// Every user the stack journey (the figures before tabs existed are comparable).
+        case stack
+        /// Every user the tabs journey (tab switches and deep links).
+        case tabs
+        /// Every fourth user the tabs journey, the others the stack journey.
+        case mixed
+
+        func walksTabs(_ index: Int) -> Bool {
+            switch self {
+            case .stack: false
+            case .tabs: true
+            case .mixed: index % 4 == 3
+            }
+        }
+    }
+
     /// Creates `users` users (`bench-0`…) and `photos` photos in a fresh database at `path`.
     static func seed(path: String, users: Int, photos: Int) async throws {
         let database = try PhotosDatabase.open(path: path, durability: .normal)
@@ -59,6 +78,8 @@ enum HTTPBenchmark {
 
         let connection: HTTPConnection
         let index: Int
+        /// True for the tabs journey, false for the stack journey.
+        let tabs: Bool
         let host: String
         let photos: Int
         var session = ""
@@ -73,8 +94,9 @@ enum HTTPBenchmark {
         private var other = 1
         private var lastBody = ""
 
-        init(index: Int, host: String, port: Int, photos: Int) throws {
+        init(index: Int, host: String, port: Int, photos: Int, tabs: Bool) throws {
             self.index = index
+            self.tabs = tabs
             self.host = host
             self.photos = photos
             self.connection = try HTTPConnection(host: host, port: port)
@@ -88,7 +110,7 @@ enum HTTPBenchmark {
 
         /// Creates the session and signs it in (not measured), over a blocking connection.
         func prepare() throws {
-            let created = try connection.request("POST", "/v1/sessions")
+            let created = try connection.request("POST", "/v1/sessions", body: tabs ? #"{"layout":"tabs"}"# : nil)
             let object = try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any]
             guard created.status == 201, let id = object?["id"] as? String else {
                 throw BenchError("POST /v1/sessions: \(created.status) \(created.text.prefix(200))")
@@ -102,13 +124,18 @@ enum HTTPBenchmark {
             connection.close()
         }
 
-        /// The journey, one action per call: browse, select, back, buy (horizontal) with terms,
-        /// cancel, then a vertical buy with terms and a purchase. Only valid actions.
+        /// The journey, one action per call. Only valid actions.
         func nextActionBody() -> String {
             if step == 0 {
                 photo = nextPhoto()
                 other = nextPhoto()
             }
+            return tabs ? nextTabsActionBody() : nextStackActionBody()
+        }
+
+        /// Stack journey: browse, select, back, buy (horizontal) with terms, cancel, then a
+        /// vertical buy with terms and a purchase.
+        func nextStackActionBody() -> String {
             defer { step = (step + 1) % 12 }
             switch step {
             case 0, 2: return #"{"action":"selectPhoto","photoId":\#(photo)}"#
@@ -118,6 +145,23 @@ enum HTTPBenchmark {
             case 5, 6: return #"{"action":"cancel"}"#
             case 8: return #"{"action":"buyPhoto","photoId":\#(other)}"#
             default: return #"{"action":"dismiss"}"#
+            }
+        }
+
+        /// Tabs journey: a purchase flow left open across tab switches, terms, the purchase,
+        /// a deep link into another purchase, a reselect that pops it, a link to the purchases
+        /// tab. Starts and ends on the photos tab's root.
+        func nextTabsActionBody() -> String {
+            defer { step = (step + 1) % 13 }
+            switch step {
+            case 0: return #"{"action":"selectPhoto","photoId":\#(photo)}"#
+            case 1, 6: return #"{"action":"buy"}"#
+            case 2, 7: return #"{"action":"selectTab","tab":"purchases"}"#
+            case 3, 10, 12: return #"{"action":"selectTab","tab":"photos"}"#
+            case 4: return #"{"action":"showTerms"}"#
+            case 5, 9: return #"{"action":"cancel"}"#
+            case 8: return #"{"action":"openLink","link":"/photos/\#(other)/buy"}"#
+            default: return #"{"action":"openLink","link":"/purchases"}"#
             }
         }
 
@@ -174,10 +218,10 @@ enum HTTPBenchmark {
     }
 
     /// One run at `virtualUsers`: warm-up, actions for `seconds`, then healthz for `seconds`.
-    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, peakRSS: () -> Int?, serverCPU: () -> Double?, writerCPU: () -> Double?, durability: String) throws -> HTTPRunResult {
+    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, journeys: Journeys, peakRSS: () -> Int?, serverCPU: () -> Double?, writerCPU: () -> Double?, durability: String) throws -> HTTPRunResult {
         var users: [VirtualUser] = []
         for index in 0..<virtualUsers {
-            let user = try VirtualUser(index: index, host: host, port: port, photos: photos)
+            let user = try VirtualUser(index: index, host: host, port: port, photos: photos, tabs: journeys.walksTabs(index))
             try user.prepare()
             users.append(user)
         }

@@ -37,6 +37,7 @@ extension PhotosBench {
         @Option(help: "Comma-separated numbers of virtual users; one run each.") var vus = "64"
         @Option(help: "Seconds per phase (actions, then healthz).") var duration = 10.0
         @Option(help: "Photos in the catalogue.") var photos = 100
+        @Option(help: "Journeys: stack, tabs (tab switches and deep links), or mixed (every fourth user tabs).") var journeys = HTTPBenchmark.Journeys.mixed
         @Option(help: "Durability of the daemon started here: full or normal.") var durability = "full"
         @Option(help: "Target a running photosd instead (users bench-0… must exist: see `photos-bench http --help`).") var url: String?
         @Option(help: "The photosd binary to start (default: next to photos-bench).") var photosd: String?
@@ -82,7 +83,7 @@ extension PhotosBench {
                 guard let parsed = URL(string: url), let host = parsed.host, let port = parsed.port else {
                     throw ValidationError("--url must look like http://127.0.0.1:8080")
                 }
-                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, peakRSS: { nil }, serverCPU: { nil }, writerCPU: { nil }, durability: "unknown")
+                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, journeys: journeys, peakRSS: { nil }, serverCPU: { nil }, writerCPU: { nil }, durability: "unknown")
             }
             let base = directory ?? FileManager.default.currentDirectoryPath + "/.build-bench"
             let runDirectory = base + "/http-\(virtualUsers)-\(UUID().uuidString.prefix(8))"
@@ -98,7 +99,7 @@ extension PhotosBench {
                     "PHOTOSD_AUDIT_SIGNING_KEY_PATH": runDirectory + "/audit-signing.key",
                 ])
             let result = try HTTPBenchmark.run(
-                host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos,
+                host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos, journeys: journeys,
                 peakRSS: { daemon.peakResidentBytes }, serverCPU: { daemon.cpuSeconds }, writerCPU: { daemon.writerCPUSeconds },
                 durability: durability)
             let status = daemon.stop()

@@ -84,6 +84,45 @@ struct AdminSessionTests {
     }
 }
 
+extension AdminSessionTests {
+    @Test("a tabs session: show draws the tab bar and each tab's stack (now and --at); sign-in and purchase --session work on it")
+    func tabsSession() async throws {
+        let (directory, db, _) = try await prepared()
+        defer { directory.remove() }
+        let database = try PhotosDatabase.open(path: db[1])
+        var configuration = PhotosConfiguration()
+        configuration.databasePath = db[1]
+        configuration.bcryptCost = 4
+        let sessions = try PhotosServices(configuration: configuration, database: database).sessions
+        let id = try await sessions.createSession(layout: .tabs, link: .buy(1)).session.id
+        database.close()
+
+        let waiting = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        #expect(waiting.status == 0, "\(waiting.stderr)")
+        #expect(waiting.stdout.contains("tab bar: [photos] |  purchases "), "\(waiting.stdout)")
+        #expect(waiting.stdout.contains("* photos: photos > photo(1) > signIn"), "\(waiting.stdout)")
+        #expect(waiting.stdout.contains("  purchases: purchases(none)"), "\(waiting.stdout)")
+        #expect(waiting.stdout.contains("tab photos: photos > photo(1) > signIn"), "\(waiting.stdout)")
+        #expect(waiting.stdout.contains("├─ tab (tab-photos)") && waiting.stdout.contains("└─ tab (tab-purchases)"), "\(waiting.stdout)")
+
+        #expect(try AdminProcess.admin(["sign-in", "bob", "--session", id] + db, in: directory.path).status == 0)
+        let bought = try AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
+        #expect(bought.status == 0, "\(bought.stderr)")
+        let done = try AdminProcess.admin(["sessions", "show", id, "--format", "json"] + db, in: directory.path)
+        let snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(done.stdout.utf8))
+        #expect(snapshot.session.tabs?.items.last?.screens.first?.photos?.map(\.id) == [1], "the purchase is not on the purchases tab")
+        let drawn = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        #expect(drawn.stdout.contains("  purchases: purchases(1)"), "\(drawn.stdout)")
+
+        // --at rebuilds the tab bar from the trail alone: right after the tabs started (step 6).
+        let past = try AdminProcess.admin(["sessions", "show", id, "--at", "6"] + db, in: directory.path)
+        #expect(past.status == 0, "\(past.stderr)")
+        #expect(past.stdout.contains("* photos: photos\n"), "\(past.stdout)")
+        #expect(past.stdout.contains("  purchases: purchases\n"), "\(past.stdout)")
+        #expect(try AdminProcess.admin(["audit", "verify"] + db, in: directory.path).status == 0)
+    }
+}
+
 @Suite("photos-admin audit --follow")
 struct AuditFollowTests {
     @Test("--follow prints rows written after it started, as they come")

@@ -117,11 +117,11 @@ struct LiveEndToEndTests {
         }
     }
 
-    /// The README's API walkthrough, between `<!-- api-walkthrough:start -->` and `…:end -->`.
-    static func readmeWalkthrough() throws -> String {
+    /// A README walkthrough, between `<!-- NAME:start -->` and `<!-- NAME:end -->`.
+    static func readmeWalkthrough(_ name: String = "api-walkthrough") throws -> String {
         let readme = try String(contentsOfFile: Daemon.packageRoot + "/README.md", encoding: .utf8)
-        guard let start = readme.range(of: "<!-- api-walkthrough:start -->"),
-              let end = readme.range(of: "<!-- api-walkthrough:end -->", range: start.upperBound..<readme.endIndex)
+        guard let start = readme.range(of: "<!-- \(name):start -->"),
+              let end = readme.range(of: "<!-- \(name):end -->", range: start.upperBound..<readme.endIndex)
         else { return "" }
         return readme[start.upperBound..<end.lowerBound].split(separator: "\n")
             .filter { !$0.hasPrefix("```") }.joined(separator: "\n")
@@ -141,5 +141,26 @@ struct LiveEndToEndTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains(#""outcome":"purchased""#), "\(output)")
         #expect(output.contains("purchase.completed"), "\(output)")
+    }
+
+    @Test("the README's tabs and deep-link lines work as written against a real photosd")
+    func readmeTabsWalkthrough() async throws {
+        let script = try Self.readmeWalkthrough("api-tabs-walkthrough")
+        #expect(script.contains("openLink"))
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon(["--seed-demo"], in: directory.path)
+        defer { _ = daemon.stop() }
+        let (status, output) = try runTool("/bin/bash", ["-c", "set -euo pipefail\n" + script], in: directory.path, environment: ["PHOTOSD": daemon.baseURL])
+        #expect(status == 0, "\(output)")
+        let lines = output.split(separator: "\n").map(String.init)
+        #expect(lines.first == #"{"items":[{"screens":[{"screen":"photos"},{"photoId":2,"purchased":false,"screen":"photo"}],"tab":"photos"},{"screens":[{"photos":[],"screen":"purchases"}],"tab":"purchases"}],"selected":"photos"}"#, "\(output)")
+        #expect(lines.contains(#"{"selected":"purchases","top":{"actions":["selectPhoto","signIn","selectTab"],"screen":"purchases"}}"#), "\(output)")
+        #expect(lines.contains(#"["photos","photo"]"#), "\(output)")
+        #expect(lines.contains(#"link.open app - {"link":"/photos/3/buy"}"#), "\(output)")
+        #expect(lines.contains(#"screen.pop app/photos photo {"photoId":2}"#), "\(output)")
+        #expect(lines.contains { $0.hasPrefix("coordinator.start app/photos/buy - ") }, "\(output)")
+        #expect(lines.contains(#"{"stacks":[["photos","photo","signIn"]],"top":{"actions":["submit","cancel","back"],"screen":"signIn"}}"#), "\(output)")
+        #expect(lines.last?.contains(#""code":"not_found""#) == true, "\(output)")
     }
 }

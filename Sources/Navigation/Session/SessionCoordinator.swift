@@ -349,7 +349,7 @@ public struct SessionCoordinator: Sendable {
     /// The session as the API shows it: with whether each `photo` screen's photo is owned,
     /// and, when a `purchases` screen is on any stack, the user's purchased photos.
     static func view(id: String, version: Int, state: SessionState, on connection: Connection) throws -> SessionView {
-        guard let user = state.user else { return SessionView(id: id, version: version, state: state, owned: []) }
+        guard let user = state.user else { return SessionView(id: id, version: version, state: state, owned: [], purchases: []) }
         let screens = state.allStacks.flatMap(\.screens)
         var owned = Set<Int64>()
         for photoId in Set(screens.filter { $0.screen == .photo }.compactMap(\.photoId))

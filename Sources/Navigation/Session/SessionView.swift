@@ -101,13 +101,14 @@ public struct CoordinatorView: Codable, Sendable, Equatable {
 
 extension SessionView {
     /// Renders `state`; `owned` is the set of photo ids the user has bought, `purchases` the
-    /// photos they bought, newest first (shown on `purchases` screens).
-    public init(id: String, version: Int, state: SessionState, owned: Set<Int64>, purchases: [Photo] = []) {
+    /// photos they bought, newest first (shown on `purchases` screens; nil where unknown, as for
+    /// a state rebuilt from the trail).
+    public init(id: String, version: Int, state: SessionState, owned: Set<Int64>, purchases: [Photo]? = nil) {
         self.id = id
         self.version = version
         user = state.user
         layout = state.sessionLayout
-        let purchased = purchases.map { PurchasedPhotoView(id: $0.id, title: $0.title, url: $0.url, priceCents: $0.priceCents, purchased: true) }
+        let purchased = purchases?.map { PurchasedPhotoView(id: $0.id, title: $0.title, url: $0.url, priceCents: $0.priceCents, purchased: true) }
         func screens(_ stack: StackState) -> [ScreenView] {
             stack.screens.map { screen in
                 ScreenView(
