@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // The system's libsqlite3, used directly (no ORM, no bundled copy).
@@ -33,11 +34,22 @@ let package = Package(
         ),
         // Linux's epoll for photos-bench's load generator (a header only, nothing to link).
         .systemLibrary(name: "CEpoll"),
+        // What both stores' migrators share: the migration type, its checksum, the refusals.
+        .target(
+            name: "SchemaMigrations",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "SQLiteStore",
+            dependencies: ["CSQLite", "SchemaMigrations"]
+        ),
+        // The PostgreSQL store over postgres-nio: where a database is, its migrator.
+        .target(
+            name: "PostgresStore",
             dependencies: [
-                "CSQLite",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "SchemaMigrations",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -120,6 +132,10 @@ let package = Package(
         .testTarget(
             name: "SQLiteStoreTests",
             dependencies: ["SQLiteStore", "CSQLite", "PhotosTestSupport"]
+        ),
+        .testTarget(
+            name: "PostgresStoreTests",
+            dependencies: ["PostgresStore", "PhotosCore", "PhotosTestSupport", "SQLiteStore"]
         ),
         .testTarget(
             name: "PhotosCoreTests",

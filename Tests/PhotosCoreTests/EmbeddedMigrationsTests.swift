@@ -9,17 +9,24 @@ struct EmbeddedMigrationsTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Migrations").path
 
-    @Test("the binary carries exactly the files in Migrations/, byte for byte (run scripts/embed-migrations)")
-    func embeddedEqualFiles() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.migrationsDirectory)
-            .filter { $0.hasSuffix(".sql") }.sorted()
+    @Test("the binary carries exactly the files in Migrations/sqlite and Migrations/postgres, byte for byte (run scripts/embed-migrations)", arguments: ["sqlite", "postgres"])
+    func embeddedEqualFiles(dialect: String) throws {
+        let directory = Self.migrationsDirectory + "/" + dialect
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }.sorted()
+        let embedded = dialect == "sqlite" ? PhotosMigrations.all : PhotosMigrations.postgres
         #expect(!files.isEmpty)
-        #expect(PhotosMigrations.all.map(\.name) == files)
-        for migration in PhotosMigrations.all {
-            let text = try String(contentsOfFile: Self.migrationsDirectory + "/" + migration.name, encoding: .utf8)
-            #expect(migration.sql == text, "\(migration.name) differs from its embedded copy")
+        #expect(embedded.map(\.name) == files)
+        for migration in embedded {
+            let text = try String(contentsOfFile: directory + "/" + migration.name, encoding: .utf8)
+            #expect(migration.sql == text, "\(dialect)/\(migration.name) differs from its embedded copy")
             #expect(migration.version == Int(migration.name.prefix(while: \.isNumber)))
         }
+    }
+
+    @Test("the two dialects have the same numbers and names")
+    func sameMigrationsInBothDialects() {
+        #expect(PhotosMigrations.all.map(\.name) == PhotosMigrations.postgres.map(\.name))
+        #expect(PhotosMigrations.all.map(\.version) == PhotosMigrations.postgres.map(\.version))
     }
 
     @Test("the schema has the audit_trail view with the contract's columns")

@@ -2,8 +2,11 @@ import SQLiteStore
 
 /// The project's schema migrations, carried inside the binaries.
 public enum PhotosMigrations {
-    /// Every migration, from `Migrations/*.sql` (see `scripts/embed-migrations`).
+    /// Every SQLite migration, from `Migrations/sqlite/*.sql` (see `scripts/embed-migrations`).
     public static var all: [Migration] { embedded }
+
+    /// Every PostgreSQL migration, from `Migrations/postgres/*.sql`: the same numbers and names.
+    public static var postgres: [Migration] { embeddedPostgres }
 
     /// A migrator for `all`.
     public static var migrator: Migrator { Migrator(migrations: embedded) }

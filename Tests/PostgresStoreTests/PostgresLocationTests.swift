@@ -1,0 +1,55 @@
+import PostgresStore
+import Testing
+
+@Suite("PostgreSQL URLs")
+struct PostgresLocationTests {
+    @Test("postgres:// and postgresql:// URLs, with a port, a unix-socket directory, a password or PGPASSWORD")
+    func parses() throws {
+        let plain = try PostgresLocation(url: "postgres://photos@db.example.com/shop", environment: [:])
+        #expect(plain.username == "photos" && plain.host == "db.example.com" && plain.port == 5432 && plain.database == "shop" && plain.password == nil)
+        let full = try PostgresLocation(url: "postgresql://photos:s%40cret@127.0.0.1:6543/shop", environment: ["PGPASSWORD": "other"])
+        #expect(full.password == "s@cret" && full.port == 6543)
+        let fromEnvironment = try PostgresLocation(url: "postgres://photos@localhost/shop", environment: ["PGPASSWORD": "from-env"])
+        #expect(fromEnvironment.password == "from-env")
+        let socket = try PostgresLocation(url: "postgres://photos@/shop?host=/var/run/postgresql", environment: [:])
+        #expect(socket.socketDirectory == "/var/run/postgresql" && socket.host == nil)
+        #expect(PostgresLocation.isURL("postgresql://x@y/z") && !PostgresLocation.isURL("data/photos.db"))
+    }
+
+    @Test("the password appears in no description and no error")
+    func passwordNeverShown() throws {
+        let location = try PostgresLocation(url: "postgres://photos:hunter2-secret@db:5433/shop", environment: [:])
+        #expect(!location.description.contains("hunter2"))
+        #expect(location.description == "postgres://photos@db:5433/shop")
+        for bad in ["postgres://photos:hunter2-secret@db:5433/", "postgres://:hunter2-secret@db/shop", "postgres://photos:hunter2-secret@db/shop?sslmode=x",
+                    "postgres://photos:hunter2-secret@db:99999/shop", "postgres://photos:hunter2-secret@/shop"] {
+            let error = #expect(throws: PostgresLocationError.self, "\(bad)") { try PostgresLocation(url: bad, environment: [:]) }
+            #expect(error?.description.contains("hunter2") == false, "\(String(describing: error))")
+        }
+    }
+}
+
+@Suite("Migration scripts split into statements")
+struct SQLScriptTests {
+    @Test("semicolons inside strings, identifiers, dollar-quoted bodies and comments do not split")
+    func splits() {
+        let script = """
+            -- a comment; with a semicolon
+            CREATE TABLE t (x TEXT DEFAULT 'a;b', "y;z" INT);
+            /* block; comment */
+            CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE EXCEPTION 'no; %', TG_OP;
+            END;
+            $$;
+            INSERT INTO t (x) VALUES ('it''s; fine');
+            ;
+            -- only a comment at the end;
+            """
+        let statements = SQLScript.statements(script)
+        #expect(statements.count == 3, "\(statements)")
+        #expect(statements[0].hasSuffix(#"CREATE TABLE t (x TEXT DEFAULT 'a;b', "y;z" INT)"#))
+        #expect(statements[1].contains("RAISE EXCEPTION 'no; %', TG_OP;\nEND;\n$$"))
+        #expect(statements[2].hasSuffix("VALUES ('it''s; fine')"))
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import PhotosCore
+import PhotosTestSupport
+import PostgresNIO
+import PostgresStore
+import SQLiteStore
+import Testing
+
+/// The PostgreSQL migrations and migrator on a real server.
+@Suite("PostgreSQL migrations", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+struct PostgresMigratorTests {
+    static let logger = PostgresTestDatabase.logger
+    static let migrator = PostgresMigrator(migrations: PhotosMigrations.postgres)
+
+    @Test("a fresh database gets every migration once; a second run applies nothing; status says so")
+    func migratesOnce() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        try await database.withClient { client in
+            let first = try await Self.migrator.migrate(client, logger: Self.logger)
+            #expect(first.map(\.name) == PhotosMigrations.postgres.map(\.name))
+            #expect(try await Self.migrator.migrate(client, logger: Self.logger).isEmpty)
+            let status = try await Self.migrator.status(client, logger: Self.logger)
+            #expect(status.allSatisfy { $0.appliedAt?.hasSuffix("Z") == true })
+        }
+    }
+
+    // Without the lock the racing instances fail or wait on each other's DDL; the limit turns a
+    // wait into a failure.
+    @Test("instances starting together apply each migration once (the advisory lock)", .timeLimit(.minutes(1)))
+    func concurrentInstances() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let applied = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<4 {
+                group.addTask { try await database.withClient { client in try await Self.migrator.migrate(client, logger: Self.logger).map(\.name) } }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(applied.sorted() == PhotosMigrations.postgres.map(\.name).sorted(), "applied more or less than once: \(applied)")
+        let rows = try await database.withClient { client in
+            var count = 0
+            for try await value in try await client.query("SELECT count(*) FROM schema_migrations", logger: Self.logger).decode(Int.self) { count = value }
+            return count
+        }
+        #expect(rows == PhotosMigrations.postgres.count)
+    }
+
+    @Test("an edited migration, or a database newer than the binary, is refused and nothing is applied")
+    func refusals() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        try await database.withClient { client in
+            let known = PhotosMigrations.postgres
+            try await PostgresMigrator(migrations: Array(known.prefix(2))).migrate(client, logger: Self.logger)
+            var edited = known
+            edited[0] = Migration(version: edited[0].version, name: edited[0].name, sql: edited[0].sql + "\n-- edited\n")
+            let editError = await #expect(throws: MigrationError.self) { try await PostgresMigrator(migrations: edited).migrate(client, logger: Self.logger) }
+            #expect(editError?.description.contains("was changed after it was applied") == true)
+            let older = await #expect(throws: MigrationError.self) { try await PostgresMigrator(migrations: Array(known.prefix(1))).migrate(client, logger: Self.logger) }
+            #expect(older?.description.contains("is newer than this binary") == true)
+            // Nothing past the first two was applied by the refused runs.
+            let status = try await Self.migrator.status(client, logger: Self.logger)
+            #expect(status.map { $0.appliedAt != nil } == [true, true, false, false])
+        }
+    }
+
+    @Test("the audit tables refuse UPDATE, DELETE and TRUNCATE")
+    func appendOnly() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        try await database.withClient { client in
+            try await Self.migrator.migrate(client, logger: Self.logger)
+            try await client.query(
+                """
+                INSERT INTO audit_events (session_id, seq, at, actor, step, prev_hash, hash)
+                VALUES ('operator', 1, '2026-11-22T00:00:00.000Z', 'system', 'photo.added', 'p', 'h')
+                """, logger: Self.logger)
+            for statement in ["UPDATE audit_events SET actor = 'x'", "DELETE FROM audit_events", "TRUNCATE audit_events",
+                              "TRUNCATE audit_checkpoints", "UPDATE audit_chain_cutover SET global_chain_until_id = 5"] {
+                do {
+                    try await client.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
+                    Issue.record("\(statement) was allowed")
+                } catch {
+                    let text = PostgresStoreError(describing: error, doing: statement).description
+                    #expect(text.contains("refused"), "\(text)")
+                }
+            }
+            var count = 0
+            for try await value in try await client.query("SELECT count(*) FROM audit_events", logger: Self.logger).decode(Int.self) { count = value }
+            #expect(count == 1)
+        }
+    }
+
+    @Test("the contract's views exist with the same columns as on SQLite")
+    func sameViews() async throws {
+        let sqlite = try TestDatabase()
+        defer { sqlite.close() }
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        try await database.withClient { client in
+            try await Self.migrator.migrate(client, logger: Self.logger)
+            for view in ["audit_trail", "purchase_funnel", "buy_exits"] {
+                let expected = try await sqlite.database.read { connection in
+                    try connection.query("SELECT name FROM pragma_table_info(?)", view).map { $0.string(0) }
+                }
+                var columns: [String] = []
+                let rows = try await client.query(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = \(view) ORDER BY ordinal_position", logger: Self.logger)
+                for try await name in rows.decode(String.self) { columns.append(name) }
+                #expect(!expected.isEmpty)
+                #expect(columns == expected, "\(view)")
+            }
+        }
+    }
+}
