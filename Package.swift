@@ -56,6 +56,7 @@ let package = Package(
             name: "PhotosCore",
             dependencies: [
                 "SQLiteStore",
+                "PostgresStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -99,6 +100,9 @@ let package = Package(
             name: "photos-admin",
             dependencies: [
                 "PhotosCore",
+                "PostgresStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 "SQLiteStore",
                 "Navigation",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

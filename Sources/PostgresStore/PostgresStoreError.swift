@@ -13,8 +13,14 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
             sqlState = info[.sqlState]
             description = "\(doing): \(info[.message] ?? "error") (SQLSTATE \(info[.sqlState] ?? "?"))"
         } else if let error = error as? PSQLError {
+            // No answer from the server: say what failed underneath (connection refused, …).
             sqlState = nil
-            description = "\(doing): \(error.code)"
+            description = "\(doing): \(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+        } else if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
+            // The pool gave up creating connections (postgres-nio's circuit breaker): the
+            // server is not there, refuses us, or is unreachable.
+            sqlState = nil
+            description = "\(doing): cannot connect to the server (is it running, and does it accept this user?)"
         } else {
             sqlState = nil
             description = "\(doing): \(error)"

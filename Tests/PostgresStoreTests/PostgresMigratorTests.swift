@@ -114,3 +114,53 @@ struct PostgresMigratorTests {
         }
     }
 }
+
+/// What the binaries do with a `postgres://` database today: `photos-admin migrate` prepares it;
+/// everything else refuses it clearly instead of taking the URL for a file name.
+@Suite("postgres:// URLs in photosd and photos-admin", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+struct PostgresURLCommandTests {
+    /// The test database's URL, with a password (the test server trusts loopback and ignores it).
+    static func url(_ database: PostgresTestDatabase) -> String {
+        "postgres://postgres:pw-never-shown@\(database.location.host ?? "127.0.0.1"):\(database.location.port)/\(database.name)"
+    }
+
+    @Test("photos-admin migrate applies the PostgreSQL migrations once, naming the database without its password")
+    func adminMigrates() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = Self.url(database)
+        for _ in 0..<2 {
+            let result = try runProcess(BuiltProducts.binDirectory + "/photos-admin", ["migrate", "--db", url], in: directory.path)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.stdout.contains("is at schema version \(PhotosMigrations.postgres.last?.version ?? 0)"))
+            #expect(!result.output.contains("pw-never-shown"))
+        }
+        let status = try await database.withClient { client in
+            try await PostgresMigrator(migrations: PhotosMigrations.postgres).status(client, logger: PostgresTestDatabase.logger)
+        }
+        #expect(status.allSatisfy { $0.appliedAt != nil })
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a URL was taken for a file name")
+    }
+
+    @Test("every other command, and photosd's database opening, refuse a URL in one clear line without the password")
+    func othersRefuse() async throws {
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let url = Self.url(database)
+        let error = #expect(throws: PhotosError.self) { try PhotosDatabase.open(path: url) }
+        #expect(error?.message.contains("not available in this version yet") == true)
+        #expect(error?.message.contains("pw-never-shown") == false)
+        for arguments in [["users", "list"], ["check"], ["audit", "verify"]] {
+            let result = try runProcess(BuiltProducts.binDirectory + "/photos-admin", arguments + ["--db", url], in: directory.path)
+            #expect(result.status != 0, "\(arguments)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("not available in this version yet"), "\(result.stderr)")
+            #expect(!result.output.contains("pw-never-shown"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a URL was taken for a file name")
+    }
+}

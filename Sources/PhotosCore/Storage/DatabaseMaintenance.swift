@@ -24,6 +24,7 @@ public enum DatabaseMaintenance {
     /// Checks the database at `path` read-only: SQLite's integrity, the migration state, and
     /// the audit trail (one snapshot for the whole audit check).
     public static func check(path: String, publicKey: AuditPublicKey?) throws -> CheckReport {
+        try PhotosDatabase.refusePostgresURL(path)
         guard FileManager.default.fileExists(atPath: path) else { throw PhotosError.notFound("no database at \(path)") }
         let connection = try Connection(path: path, mode: .readOnly)
         defer { connection.close() }

@@ -1,4 +1,5 @@
 import Foundation
+import PostgresStore
 import SQLiteStore
 
 /// Opens the photos database: checks and applies migrations, then starts the writer and readers.
@@ -17,6 +18,7 @@ public enum PhotosDatabase {
         vfs: String? = nil,
         migrate: Bool = true
     ) throws -> SQLiteDatabase {
+        try refusePostgresURL(path)
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -39,5 +41,15 @@ public enum PhotosDatabase {
             throw MigrationError.notADatabase(path: path)
         }
         return try SQLiteDatabase(path: path, options: options, readerCount: readerCount, maxBatchSize: maxBatchSize)
+    }
+
+    /// Throws a clear error for a `postgres://` URL, so that it is never taken for a file name
+    /// (the PostgreSQL store is not wired into photosd yet). Parsing it first gives a bad URL
+    /// its own error; neither message shows the password.
+    public static func refusePostgresURL(_ path: String) throws {
+        guard PostgresLocation.isURL(path) else { return }
+        let location = try PostgresLocation(url: path)
+        throw PhotosError.badRequest(
+            "\(location): serving from PostgreSQL is not available in this version yet (photos-admin migrate can prepare its schema); use a SQLite file")
     }
 }
