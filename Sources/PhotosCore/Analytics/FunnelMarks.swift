@@ -48,7 +48,7 @@ public enum FunnelMarks {
                 // Another process marked meanwhile: read again from where it got to.
                 guard try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) == from else { return false }
                 for (day, stage, session) in marks {
-                    try connection.execute("INSERT OR IGNORE INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?)", day, stage, session)
+                    try connection.execute("INSERT INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", day, stage, session)
                 }
                 try connection.execute("UPDATE funnel_marks_progress SET marked_until_id = ?", newest)
                 return true

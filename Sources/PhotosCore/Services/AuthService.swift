@@ -60,12 +60,15 @@ public struct AuthService: Sendable {
         let hash = await offload.run { Bcrypt.hash(password, cost: cost) }
         let at = timestamp()
         return try await database.write { connection in
+            // RETURNING rather than SQLite's last-insert rowid: the same statement on PostgreSQL.
+            let id: Int64
             do {
-                try connection.execute("INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?)", username, hash, at)
+                id = try connection.queryOne(
+                    "INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING id", username, hash, at)?.int64(0) ?? 0
             } catch let error as SQLiteError where error.isUniqueViolation {
                 throw PhotosError(.conflict, "user \(username) already exists")
             }
-            let user = User(id: connection.lastInsertRowID, username: username, createdAt: at)
+            let user = User(id: id, username: username, createdAt: at)
             try AuditLog.append(
                 [AuditEntry(actor: actor, userID: user.id, username: username, step: .userCreated, detail: ["userId": .int(user.id)])],
                 to: actor.outOfSessionID, at: at, on: connection)
@@ -127,10 +130,10 @@ public struct AuthService: Sendable {
         let token = SecureToken.random(byteCount: 32)
         let issued = now()
         let expiresAt = ISO8601Timestamp.string(from: issued.addingTimeInterval(tokenLifetime))
-        try connection.execute(
-            "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?)",
-            SecureToken.sha256Hex(token), userID, ISO8601Timestamp.string(from: issued), expiresAt)
-        return (connection.lastInsertRowID, IssuedToken(token: token, expiresAt: expiresAt))
+        let id = try connection.queryOne(
+            "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?) RETURNING id",
+            SecureToken.sha256Hex(token), userID, ISO8601Timestamp.string(from: issued), expiresAt)?.int64(0) ?? 0
+        return (id, IssuedToken(token: token, expiresAt: expiresAt))
     }
 
     /// Signs in outside any client session (token API): checks the password, issues a token,

@@ -33,10 +33,10 @@ public struct CatalogService: Sendable {
             added.reserveCapacity(checked.count)
             for photo in checked {
                 let url = photo.url ?? ""
-                try connection.execute(
-                    "INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?)",
-                    photo.title, url, photo.priceCents, at)
-                added.append(Photo(id: connection.lastInsertRowID, title: photo.title, url: url, priceCents: photo.priceCents))
+                let id = try connection.queryOne(
+                    "INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+                    photo.title, url, photo.priceCents, at)?.int64(0) ?? 0
+                added.append(Photo(id: id, title: photo.title, url: url, priceCents: photo.priceCents))
                 if added.count % 10_000 == 0 { progress?(added.count) }
             }
             var detail: JSONObject = ["count": .int(Int64(added.count))]
