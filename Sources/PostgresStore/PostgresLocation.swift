@@ -65,6 +65,16 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         return "postgres://\(username)@\(host ?? ""):\(port)/\(database)\(place)"
     }
 
+    /// One connection's configuration (the same place and credentials as the client's).
+    public var connectionConfiguration: PostgresConnection.Configuration {
+        if let socketDirectory {
+            return PostgresConnection.Configuration(
+                unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
+        }
+        return PostgresConnection.Configuration(
+            host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: .disable)
+    }
+
     /// The client configuration: TLS off (loopback and unix sockets; a deployment across hosts
     /// puts TLS in front, or extends this).
     public var clientConfiguration: PostgresClient.Configuration {

@@ -28,6 +28,8 @@ extension PhotosAdmin {
                     }
                 } catch let error as MigrationError {
                     throw error
+                } catch let error as PostgresStoreError {
+                    throw error
                 } catch {
                     throw PostgresStoreError(describing: error, doing: "migrating \(location)")
                 }

@@ -1,3 +1,5 @@
+import Foundation
+import PhotosTestSupport
 import PostgresStore
 import Testing
 
@@ -51,5 +53,23 @@ struct SQLScriptTests {
         #expect(statements[0].hasSuffix(#"CREATE TABLE t (x TEXT DEFAULT 'a;b', "y;z" INT)"#))
         #expect(statements[1].contains("RAISE EXCEPTION 'no; %', TG_OP;\nEND;\n$$"))
         #expect(statements[2].hasSuffix("VALUES ('it''s; fine')"))
+    }
+}
+
+@Suite("photos-admin migrate without a server")
+struct PostgresUnreachableTests {
+    @Test("a server that is not there: one line with the reason, at once, without the password")
+    func unreachable() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // Port 1 on loopback: nothing listens there.
+        let result = try runProcess(
+            BuiltProducts.binDirectory + "/photos-admin", ["migrate", "--db", "postgres://photos:pw-never-shown@127.0.0.1:1/shop"], in: directory.path)
+        #expect(result.status != 0)
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("connecting to postgres://photos@127.0.0.1:1/shop"), "\(result.stderr)")
+        #expect(result.stderr.contains("Connection refused"), "\(result.stderr)")
+        #expect(!result.output.contains("pw-never-shown"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 }
