@@ -58,7 +58,7 @@ class ContentCoordinator: Coordinator {
 
     private func startBuy(photoId: Int64, presentation: FlowPresentation) {
         let child = CoordinatorState(kind: .buy, id: newChildID(.buy), presentation: presentation, photoId: photoId)
-        pushCoordinator(BuyCoordinator(model: child, path: path + "/buy", context: context))
+        pushCoordinator(BuyCoordinator(model: child, path: childPath(child), context: context))
     }
 }
 
@@ -74,7 +74,7 @@ final class AppCoordinator: ContentCoordinator {
             let child = CoordinatorState(kind: .tab, id: tab.coordinatorID, tab: tab)
             // Each tab starts on its own stack, selected or not.
             context.onTab(tab) {
-                pushCoordinator(TabCoordinator(model: child, path: path + "/" + tab.rawValue, context: context))
+                pushCoordinator(TabCoordinator(model: child, path: childPath(child), context: context))
             }
         }
     }
@@ -87,7 +87,8 @@ final class AppCoordinator: ContentCoordinator {
     /// `selectTab`: shows `tab` as it was left; the selected tab again pops it to its root,
     /// finishing the flows whose screens that pops (UIKit's behaviour).
     func selectTab(_ tab: TabName) {
-        let tabPath = path + "/" + tab.rawValue
+        // Every tab has its coordinator for the whole session (an invariant the tests check).
+        guard let tabPath = tabCoordinator(tab)?.path else { return }
         let reselected = context.state.tabs?.selected == tab
         context.selectTab(tab, by: tabPath)
         if reselected {

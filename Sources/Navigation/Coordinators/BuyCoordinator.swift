@@ -52,7 +52,7 @@ final class BuyCoordinator: Coordinator {
             finish(.cancelled)
         case (.buy, .showTerms):
             let child = CoordinatorState(kind: .terms, id: newChildID(.terms))
-            pushCoordinator(TermsCoordinator(model: child, path: path + "/terms", context: context))
+            pushCoordinator(TermsCoordinator(model: child, path: childPath(child), context: context))
         default:
             break
         }

@@ -90,12 +90,11 @@ class Coordinator {
 
     /// Rebuilds the object tree from its persisted form.
     static func restore(_ state: CoordinatorState, prefix: String = "", context: NavigationContext) -> Coordinator {
-        let path = prefix.isEmpty ? state.pathComponent : prefix + "/" + state.pathComponent
         var bare = state
         bare.children = []
-        let coordinator = make(bare, path: path, context: context)
+        let coordinator = make(bare, path: prefix.isEmpty ? state.pathComponent : prefix + "/" + state.pathComponent, context: context)
         for child in state.children {
-            coordinator.adopt(restore(child, prefix: path, context: context))
+            coordinator.adopt(restore(child, prefix: coordinator.path, context: context))
         }
         return coordinator
     }
@@ -107,6 +106,12 @@ class Coordinator {
         for coordinator in subtree.dropFirst().reversed() where !owners.contains(coordinator.id) {
             coordinator.finish(reason)
         }
+    }
+
+    /// Where a child with this state sits in the tree: this path and the child's path component
+    /// (its kind, or its tab: `app/photos/buy`), the rule `restore` and the replay also follow.
+    func childPath(_ child: CoordinatorState) -> String {
+        path + "/" + child.pathComponent
     }
 
     /// A new child's id: its kind and the seq of its `coordinator.start` step.
