@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
     ],
     targets: [
         // The system's libsqlite3, used directly (no ORM, no bundled copy).
@@ -39,15 +40,20 @@ let package = Package(
             name: "SchemaMigrations",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
+        // What services see of either store: the connection and store protocols, values, rows.
+        .target(name: "DatabaseAccess"),
         .target(
             name: "SQLiteStore",
-            dependencies: ["CSQLite", "SchemaMigrations"]
+            dependencies: ["CSQLite", "DatabaseAccess", "SchemaMigrations"]
         ),
-        // The PostgreSQL store over postgres-nio: where a database is, its migrator.
+        // The PostgreSQL store over postgres-nio: where a database is, its migrator, the store.
         .target(
             name: "PostgresStore",
             dependencies: [
+                "DatabaseAccess",
                 "SchemaMigrations",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -6,7 +6,7 @@ import SQLiteStore
 /// and what `photos-admin` runs, built the same way in both.
 public struct PhotosServices: Sendable {
     /// The database.
-    public let database: SQLiteDatabase
+    public let database: any DatabaseStore
     /// Users, passwords, tokens and the sign-in limits.
     public let auth: AuthService
     /// The photo catalogue.
@@ -22,7 +22,7 @@ public struct PhotosServices: Sendable {
 
     /// Wires the services over `database`. The server secret and the audit signing key are read
     /// (or created) when first needed.
-    public init(configuration: PhotosConfiguration, database: SQLiteDatabase, now: @escaping @Sendable () -> Date = Date.init) throws {
+    public init(configuration: PhotosConfiguration, database: any DatabaseStore, now: @escaping @Sendable () -> Date = Date.init) throws {
         self.database = database
         auth = AuthService(
             database: database, bcryptCost: configuration.bcryptCost, tokenLifetimeSeconds: configuration.tokenLifetimeSeconds,

@@ -8,16 +8,15 @@ import SQLiteStore
 /// Builds the `photosd` application: opens (and migrates) the database, wires the services,
 /// the router and its middleware. `photosd`'s `@main` and the tests both call it.
 ///
-/// The database is closed — after the server has stopped and finished its in-flight requests,
-/// with a WAL checkpoint — when the application shuts down gracefully.
+/// The database is a SQLite file or a PostgreSQL database (`database.path` a `postgres://` URL);
+/// it is closed — after the server has stopped and finished its in-flight requests (SQLite: with
+/// a WAL checkpoint; PostgreSQL: the connection pool stops) — when the application shuts down
+/// gracefully.
 public func buildApplication(
     configuration: PhotosConfiguration,
     logger: Logger = Logger(label: "photosd")
 ) async throws -> some ApplicationProtocol {
-    let database = try PhotosDatabase.open(
-        path: configuration.databasePath, durability: configuration.durability,
-        readerCount: configuration.readerCount, maxBatchSize: configuration.maxBatchSize,
-        busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS)
+    let database = try await PhotosDatabase.open(configuration, logger: logger)
     let services: PhotosServices
     do {
         services = try PhotosServices(configuration: configuration, database: database)
@@ -28,7 +27,7 @@ public func buildApplication(
             try await DemoData.seed(services.catalog)
         }
     } catch {
-        database.close()
+        await database.close()
         throw error
     }
     let api = PhotosAPI(services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger))
@@ -48,7 +47,7 @@ public func buildApplication(
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             logger.notice("photosd listening on \(configuration.host):\(port)", metadata: [
-                "database": "\(configuration.databasePath)", "durability": "\(configuration.durability.rawValue)",
+                "database": "\(database)", "durability": "\(configuration.durability.rawValue)",
             ])
         },
         logger: logger.with(metadataKey: "address", value: "\(address)"))

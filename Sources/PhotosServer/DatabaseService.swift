@@ -2,15 +2,17 @@ import Logging
 import SQLiteStore
 import ServiceLifecycle
 
-/// Closes the database when the application shuts down; the server shuts down first (services
-/// stop in reverse order), so no request is still using it.
+/// Owns the database for the application's lifetime and closes it when the application shuts
+/// down; the server shuts down first (services stop in reverse order), so no request is still
+/// using it. For PostgreSQL this is the service the `PostgresClient` runs under: its pool runs
+/// from opening (migrations and the demo seed need it before the server starts) to this close.
 struct DatabaseService: Service {
-    let database: SQLiteDatabase
+    let database: any DatabaseStore
     let logger: Logger
 
     func run() async throws {
         try? await gracefulShutdown()
-        database.close()
+        await database.close()
         logger.notice("database closed")
     }
 }

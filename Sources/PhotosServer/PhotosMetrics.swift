@@ -39,12 +39,15 @@ final class PhotosMetrics: Sendable {
     }
 
     /// The Prometheus text, with the writer's counters brought up to date first.
-    func render(writer: WriterStatistics.Snapshot) -> String {
-        Gauge(label: "photosd_writer_commits").record(writer.commits)
-        Gauge(label: "photosd_writer_requests").record(writer.requests)
-        Gauge(label: "photosd_writer_largest_batch").record(writer.largestBatch)
-        Gauge(label: "photosd_writer_reopens").record(writer.reopens)
-        Gauge(label: "photosd_writer_mean_batch").record(writer.commits == 0 ? 0 : Double(writer.requests) / Double(writer.commits))
+    /// (Only SQLite has a writer; on PostgreSQL there are no writer figures.)
+    func render(writer: WriterStatistics.Snapshot?) -> String {
+        if let writer {
+            Gauge(label: "photosd_writer_commits").record(writer.commits)
+            Gauge(label: "photosd_writer_requests").record(writer.requests)
+            Gauge(label: "photosd_writer_largest_batch").record(writer.largestBatch)
+            Gauge(label: "photosd_writer_reopens").record(writer.reopens)
+            Gauge(label: "photosd_writer_mean_batch").record(writer.commits == 0 ? 0 : Double(writer.requests) / Double(writer.commits))
+        }
         return registry.emitToString()
     }
 }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Navigation
 import PhotosCore
+import SQLiteStore
 
 /// The HTTP routes (docs/openapi.yaml; a test holds `router.routes` against it).
 extension PhotosAPI {
@@ -12,7 +13,7 @@ extension PhotosAPI {
         router.on("/metrics", method: .get) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: api.metrics.render(writer: api.services.database.writerStatistics))))
+                body: .init(byteBuffer: ByteBuffer(string: api.metrics.render(writer: (api.services.database as? SQLiteDatabase)?.writerStatistics))))
         }
 
         router.on("/v1/sessions", method: .post) { request, _ in

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import PostgresNIO
 
 /// A PostgreSQL failure in words an operator can act on: the server's SQLSTATE and message
@@ -6,24 +7,62 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
     /// The SQLSTATE, e.g. `23505` for a unique violation; nil when the server did not answer.
     public let sqlState: String?
     public let description: String
+    /// What failed without saying what was under way: the server's message, or the reason it
+    /// was not reached.
+    public let summary: String
 
     /// Describes `error` from postgres-nio, `doing` saying what was under way.
     public init(describing error: any Error, doing: String) {
-        if let error = error as? PSQLError, let info = error.serverInfo {
+        if let error = error as? PostgresStoreError {
+            self = error  // already described where it happened
+        } else if let error = error as? PSQLError, let info = error.serverInfo {
             sqlState = info[.sqlState]
-            description = "\(doing): \(info[.message] ?? "error") (SQLSTATE \(info[.sqlState] ?? "?"))"
+            summary = info[.message] ?? "error"
+            description = "\(doing): \(summary) (SQLSTATE \(info[.sqlState] ?? "?"))"
         } else if let error = error as? PSQLError {
             // No answer from the server: say what failed underneath (connection refused, …).
             sqlState = nil
-            description = "\(doing): \(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+            summary = "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+            description = "\(doing): \(summary)"
         } else if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
             // The pool gave up creating connections (postgres-nio's circuit breaker): the
             // server is not there, refuses us, or is unreachable.
             sqlState = nil
-            description = "\(doing): cannot connect to the server (is it running, and does it accept this user?)"
+            summary = "cannot connect to the server (is it running, and does it accept this user?)"
+            description = "\(doing): \(summary)"
         } else {
             sqlState = nil
-            description = "\(doing): \(error)"
+            summary = "\(error)"
+            description = "\(doing): \(summary)"
         }
     }
+}
+
+extension PostgresStoreError: DatabaseFailure {
+    /// SQLSTATE 23505.
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+
+    /// No answer from the server, a lost connection (class 08), a serialization failure or
+    /// deadlock (class 40), resources exhausted — a full disk is 53100 — (class 53), or the
+    /// server shutting down (57P01–57P03).
+    public var isTransient: Bool {
+        guard let sqlState else { return true }
+        return ["08", "40", "53"].contains(sqlState.prefix(2)) || ["57P01", "57P02", "57P03"].contains(sqlState)
+    }
+
+    /// No answer from the server, a lost connection, resources exhausted, an I/O error (class
+    /// 58) or corrupted data (XX001, XX002).
+    public var isStorageFailure: Bool {
+        guard let sqlState else { return true }
+        return ["08", "53", "58"].contains(sqlState.prefix(2)) || ["XX001", "XX002", "57P01", "57P02", "57P03"].contains(sqlState)
+    }
+
+    /// The server's message, or why it could not be reached.
+    public var failureSummary: String { summary }
+
+    /// "SQLSTATE xxxxx", or "no answer from the server".
+    public var failureCode: String { sqlState.map { "SQLSTATE \($0)" } ?? "no answer from the server" }
+
+    /// A serialization failure (40001) or a deadlock (40P01): the whole transaction may be run again.
+    public var isRetryableTransaction: Bool { sqlState == "40001" || sqlState == "40P01" }
 }

@@ -110,11 +110,6 @@ public final class DatabaseWriter: Sendable {
     }
 }
 
-/// Thrown to requests that reach a closed database.
-public struct DatabaseClosedError: Error, CustomStringConvertible {
-    public var description: String { "the database is closed" }
-}
-
 /// Thrown to requests that find `maxQueuedRequests` requests already waiting for the writer.
 public struct DatabaseOverloadedError: Error, CustomStringConvertible {
     /// The bound that was reached.

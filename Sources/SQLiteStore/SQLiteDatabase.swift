@@ -1,7 +1,7 @@
 import Foundation
 
 /// A database file served by one writer (with group commit) and a few readers.
-public final class SQLiteDatabase: Sendable {
+public final class SQLiteDatabase: DatabaseStore {
     /// The database file.
     public let path: String
     /// The single writer.
@@ -16,16 +16,22 @@ public final class SQLiteDatabase: Sendable {
         self.readers = try DatabaseReaders(path: path, count: readerCount, options: options)
     }
 
+    /// SQLite's dialect.
+    public var dialect: SQLDialect { .sqlite }
+
+    /// The file, as logs and errors name the database.
+    public var description: String { path }
+
     /// Runs `body` in the writer's transaction (see `DatabaseWriter.write`).
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await writer.write(body)
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try await writer.write { connection in try body(connection) }
     }
 
     /// Runs `body` on a reader in one snapshot (see `DatabaseReaders.read`).
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await readers.read(body)
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try await readers.read { connection in try body(connection) }
     }
 
     /// What the writer has done so far (for metrics and benchmarks).

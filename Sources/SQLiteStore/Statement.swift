@@ -43,7 +43,7 @@ public final class Statement {
         for (offset, argument) in arguments.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
-            switch argument.sqliteValue {
+            switch argument.databaseValue {
             case .null: code = sqlite3_bind_null(handle, index)
             case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
             case .real(let value): code = sqlite3_bind_double(handle, index, value)

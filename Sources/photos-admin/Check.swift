@@ -4,7 +4,7 @@ import PhotosCore
 extension PhotosAdmin {
     struct Check: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the database: SQLite integrity, migration state and the audit trail.")
+            abstract: "Check the database: SQLite integrity, migration state and the audit trail (SQLite file or PostgreSQL).")
 
         @OptionGroup var global: GlobalOptions
         @Option(help: "The trusted public key for the audit checkpoints, hex (default: from audit.signingKeyPath).") var publicKey: String?
@@ -12,8 +12,10 @@ extension PhotosAdmin {
         func run() async throws {
             let configuration = try await global.configuration()
             let key = try AuditService.trustedKey(explicit: publicKey, signingKeyPath: configuration.auditSigningKeyPath)
-            let report = try DatabaseMaintenance.check(path: configuration.databasePath, publicKey: key)
-            if report.integrity == ["ok"] {
+            let report = try await DatabaseMaintenance.check(configuration, publicKey: key, logger: GlobalOptions.logger)
+            if report.integrity.isEmpty {
+                print("integrity: not checked here (PostgreSQL: use the server's tools, e.g. amcheck)")
+            } else if report.integrity == ["ok"] {
                 print("integrity: ok")
             } else {
                 print("integrity: FAILED: \(report.integrity.prefix(5).joined(separator: "; "))")

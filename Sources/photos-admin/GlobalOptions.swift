@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import Logging
 import Navigation
 import PhotosCore
 import SQLiteStore
 
 /// Options every subcommand takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "The database file (default: $PHOTOS_DB, else database.path from the config file).")
+    @Option(name: .long, help: "The database: a SQLite file or a postgres:// URL (default: $PHOTOS_DB, else database.path from the config file).")
     var db: String?
 
     @Option(name: .long, help: "The JSON config file (default: $PHOTOSD_CONFIG, else config/photosd.json if present).")
@@ -25,12 +26,23 @@ struct GlobalOptions: ParsableArguments {
     /// Opens the database (migrating it unless `migrate` is false) and hands `body` the services.
     func withServices<T>(migrate: Bool = true, _ body: (AdminContext) async throws -> T) async throws -> T {
         let configuration = try await configuration()
-        let database = try PhotosDatabase.open(
-            path: configuration.databasePath, durability: configuration.durability, readerCount: 1,
-            busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS, migrate: migrate)
-        defer { database.close() }
-        let context = AdminContext(configuration: configuration, services: try PhotosServices(configuration: configuration, database: database))
-        return try await body(context)
+        let database = try await PhotosDatabase.open(configuration, readerCount: 1, migrate: migrate, logger: Self.logger)
+        do {
+            let context = AdminContext(configuration: configuration, services: try PhotosServices(configuration: configuration, database: database))
+            let result = try await body(context)
+            await database.close()
+            return result
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    /// The tools' logger: errors only (what the operator needs is printed by the command).
+    static var logger: Logger {
+        var logger = Logger(label: "photos-admin")
+        logger.logLevel = .error
+        return logger
     }
 }
 
@@ -52,7 +64,7 @@ struct AdminContext {
     /// The operator, by login name: `operator:<name>` in the audit trail.
     var actor: AuditActor { .operator(Self.loginName) }
 
-    var database: SQLiteDatabase { services.database }
+    var database: any DatabaseStore { services.database }
     var auth: AuthService { services.auth }
     var catalog: CatalogService { services.catalog }
     var purchases: PurchaseService { services.purchases }

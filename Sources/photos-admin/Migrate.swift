@@ -1,8 +1,6 @@
 import ArgumentParser
 import Logging
 import PhotosCore
-import PostgresNIO
-import PostgresStore
 import SQLiteStore
 
 extension PhotosAdmin {
@@ -15,30 +13,10 @@ extension PhotosAdmin {
 
         func run() async throws {
             let configuration = try await global.configuration()
-            let path = configuration.databasePath
-            if PostgresLocation.isURL(path) {
-                let location = try PostgresLocation(url: path)
-                let migrator = PostgresMigrator(migrations: PhotosMigrations.postgres)
-                var quiet = Logger(label: "photos-admin")
-                quiet.logLevel = .error
-                let logger = quiet
-                do {
-                    try await PostgresClient.withClient(location, logger: logger) { client in
-                        try await migrator.migrate(client, logger: logger)
-                    }
-                } catch let error as MigrationError {
-                    throw error
-                } catch let error as PostgresStoreError {
-                    throw error
-                } catch {
-                    throw PostgresStoreError(describing: error, doing: "migrating \(location)")
-                }
-                print("database \(location) is at schema version \(PhotosMigrations.postgres.last?.version ?? 0)")
-                return
-            }
-            let database = try PhotosDatabase.open(path: path, readerCount: 1, vfs: configuration.databaseVFS, migrate: true)
-            database.close()
-            print("database \(path) is at schema version \(PhotosMigrations.all.last?.version ?? 0)")
+            let database = try await PhotosDatabase.open(configuration, readerCount: 1, migrate: true, logger: GlobalOptions.logger)
+            await database.close()
+            let newest = (database.dialect == .postgres ? PhotosMigrations.postgres : PhotosMigrations.all).last?.version ?? 0
+            print("database \(database) is at schema version \(newest)")
         }
     }
 }

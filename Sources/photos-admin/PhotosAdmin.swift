@@ -1,3 +1,4 @@
+import PostgresStore
 import ArgumentParser
 import Foundation
 import SQLiteStore
@@ -54,8 +55,12 @@ extension PhotosAdmin {
     /// (full disk, I/O error) says so plainly, and that nothing of the command was committed
     /// (every command writes in one transaction); the statement it hit is of no use to them.
     static func operatorMessage(for error: any Error) -> String {
-        if let error = error as? SQLiteError, error.isStorageFailure {
-            return "storage failure: \(error.primaryDescription) (SQLite error \(error.resultCode)); nothing of this command was committed"
+        if let error = error as? PostgresStoreError {
+            // It says what was under way (connecting to the URL, without its password) and why.
+            return error.isStorageFailure ? "\(error); nothing of this command was committed" : "\(error)"
+        }
+        if let error = error as? any DatabaseFailure, error.isStorageFailure {
+            return "storage failure: \(error.failureSummary) (\(error.failureCode)); nothing of this command was committed"
         }
         return message(for: error)
     }

@@ -20,7 +20,7 @@ struct BackupTests {
             for index in 0..<300 { try await database.write { try $0.execute("INSERT INTO items (name) VALUES (?)", "late\(index)") } }
         }
         let target = directory.file("copy.db")
-        let copied = try await database.read { connection in
+        let copied = try await database.readers.read { connection in
             let count = try connection.queryOne("SELECT count(*) FROM items")?.int(0) ?? 0
             try connection.backup(to: target)
             return count
@@ -31,7 +31,7 @@ struct BackupTests {
         #expect(try copy.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
         #expect(try copy.queryOne("SELECT count(*) FROM items")?.int(0) == copied)
         await #expect(throws: SQLiteError.self) {
-            try await database.read { try $0.backup(to: target) }
+            try await database.readers.read { try $0.backup(to: target) }
         }
     }
 }

@@ -24,7 +24,7 @@ struct WriterTests {
         try await withThrowingTaskGroup(of: Int64.self) { group in
             for index in 0..<count {
                 group.addTask {
-                    try await database.write { connection in
+                    try await database.writer.write { connection in
                         try connection.execute("INSERT INTO items (name) VALUES (?)", "item-\(index)")
                         return connection.lastInsertRowID
                     }

@@ -38,7 +38,7 @@ public struct IdempotencyStore: Sendable {
 
     /// The answer stored for `key` on `sessionID`, if it is younger than the retention period.
     /// Throws `conflict` when the key was used for a different request.
-    func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: Connection) throws -> ActionResult? {
+    func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) throws -> ActionResult? {
         let secret = try secretSource.secret()
         guard let row = try connection.queryOne(
             "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?",
@@ -61,7 +61,7 @@ public struct IdempotencyStore: Sendable {
     }
 
     /// Stores `result` as the answer for `key` (replacing an expired answer not yet pruned).
-    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: Connection) throws {
+    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) throws {
         let secret = try secretSource.secret()
         var stored = StoredResult(result: result, sealedToken: nil)
         if let token = result.token {
@@ -79,7 +79,7 @@ public struct IdempotencyStore: Sendable {
     }
 
     /// Deletes the answers older than the retention period; returns how many.
-    public func prune(now: Date, on connection: Connection) throws -> Int {
+    public func prune(now: Date, on connection: any DatabaseConnection) throws -> Int {
         try connection.execute(
             "DELETE FROM idempotency_keys WHERE created_at <= ?",
             ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))

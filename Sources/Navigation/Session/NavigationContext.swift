@@ -11,7 +11,7 @@ final class NavigationContext {
     let trail: AuditTrailWriter
     var sessionID: String { trail.sessionID }
     let actor: AuditActor
-    let connection: Connection
+    let connection: any DatabaseConnection
     let services: SessionServices
     /// The result of checking the submitted credentials before the transaction (bcrypt).
     let credentialCheck: CredentialCheck?
@@ -22,7 +22,7 @@ final class NavigationContext {
     /// An error to report after committing (a failed sign-in is recorded, then refused).
     var reportedError: PhotosError?
 
-    init(state: SessionState, trail: AuditTrailWriter, actor: AuditActor, connection: Connection, services: SessionServices, credentialCheck: CredentialCheck?) {
+    init(state: SessionState, trail: AuditTrailWriter, actor: AuditActor, connection: any DatabaseConnection, services: SessionServices, credentialCheck: CredentialCheck?) {
         self.state = state
         self.trail = trail
         self.actor = actor

@@ -10,14 +10,14 @@ import SQLiteStore
 /// trail, and save the new state with version + 1. The state is plain JSON in `sessions.state`,
 /// so a restarted process resumes every session exactly where it was.
 public struct SessionCoordinator: Sendable {
-    let database: SQLiteDatabase
+    let database: any DatabaseStore
     let auth: AuthService
     let idempotency: IdempotencyStore
     let cache: StateCache
 
     /// Creates the coordinator over `database`, signing users in through `auth` (whose clock
     /// also stamps every step) and answering retries from `idempotency`.
-    public init(database: SQLiteDatabase, auth: AuthService, idempotency: IdempotencyStore) {
+    public init(database: any DatabaseStore, auth: AuthService, idempotency: IdempotencyStore) {
         self.database = database
         self.auth = auth
         self.idempotency = idempotency
@@ -90,9 +90,10 @@ public struct SessionCoordinator: Sendable {
     /// Lists sessions, most recently changed first.
     public func list(limit: Int = 100) async throws -> [Summary] {
         try await database.read { connection in
-            try connection.query(
+            let topScreen = connection.dialect == .postgres ? "s.state::jsonb #>> '{top,screen}'" : "json_extract(s.state, '$.top.screen')"
+            return try connection.query(
                 """
-                SELECT s.id, s.version, u.username, json_extract(s.state, '$.top.screen'), s.updated_at
+                SELECT s.id, s.version, u.username, \(topScreen), s.updated_at
                 FROM sessions s LEFT JOIN users u ON u.id = s.user_id ORDER BY s.updated_at DESC, s.id LIMIT ?
                 """, limit
             ).map { row in
@@ -162,7 +163,7 @@ public struct SessionCoordinator: Sendable {
     public func operatorSignIn(sessionID: String, username: String, actor: AuditActor) async throws -> ActionResult {
         guard let user = try await auth.user(named: username) else { throw PhotosError.notFound("no user named \(username)") }
         return try await database.write { connection in
-            let loaded = try Self.load(sessionID, on: connection)
+            let loaded = try Self.load(sessionID, forUpdate: true, on: connection)
             if let current = loaded.state.user { throw PhotosError(.conflict, "session \(sessionID) is already signed in as \(current.username)") }
             if loaded.state.availableActions().contains(.submit) {
                 return try applyInTransaction(
@@ -180,7 +181,7 @@ public struct SessionCoordinator: Sendable {
     /// Completes the `buy` screen of a live session on the operator's authority.
     public func operatorPurchase(sessionID: String, actor: AuditActor) async throws -> ActionResult {
         try await database.write { connection in
-            let state = try Self.load(sessionID, on: connection).state
+            let state = try Self.load(sessionID, forUpdate: true, on: connection).state
             guard let top = state.topScreen, top.screen == .buy else {
                 throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(state.topScreen?.screen.rawValue ?? "no") screen, not buy")
             }
@@ -209,15 +210,17 @@ public struct SessionCoordinator: Sendable {
     struct CredentialsNotChecked: Error {}
 
     /// Applies one action inside the writer's transaction: idempotency, version, the action.
-    func applyInTransaction(_ request: ActionApplication, on connection: Connection) throws -> ActionResult {
+    func applyInTransaction(_ request: ActionApplication, on connection: any DatabaseConnection) throws -> ActionResult {
         let action = request.action
         let fingerprint = action.fingerprint
         let now = auth.now()
+        // The session first, locked (PostgreSQL: other instances' actions on it wait here), then
+        // the idempotency key: a retry that reached another instance finds the first answer.
+        let loaded = try Self.load(request.sessionID, cache: cache, forUpdate: true, on: connection)
         if let key = request.idempotencyKey,
            let earlier = try idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
             return earlier
         }
-        let loaded = try Self.load(request.sessionID, cache: cache, on: connection)
         if let expectVersion = request.expectVersion, expectVersion != loaded.version {
             throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
         }
@@ -278,7 +281,7 @@ public struct SessionCoordinator: Sendable {
     /// Rebuilds the loaded session's tree, runs `body`, then saves the state and the audit rows.
     func mutate(
         _ loaded: LoadedSession, sessionID: String, actor: AuditActor, credentialCheck: CredentialCheck? = nil,
-        cache: StateCache? = nil, on connection: Connection,
+        cache: StateCache? = nil, on connection: any DatabaseConnection,
         _ body: (NavigationContext, Coordinator) throws -> Verdict
     ) throws -> ActionResult {
         let before = loaded.state
@@ -330,9 +333,14 @@ public struct SessionCoordinator: Sendable {
     }
 
     /// Reads a session's version and state (one query); decodes the state unless `cache`
-    /// holds it for exactly this text.
-    static func load(_ sessionID: String, cache: StateCache? = nil, on connection: Connection) throws -> LoadedSession {
-        guard let row = try connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", sessionID) else {
+    /// holds it for exactly this text. `forUpdate` (in a write transaction) locks the session's
+    /// row until the transaction ends on PostgreSQL, where several instances may act on one
+    /// session; SQLite's single writer already runs one transaction at a time.
+    static func load(_ sessionID: String, cache: StateCache? = nil, forUpdate: Bool = false, on connection: any DatabaseConnection) throws -> LoadedSession {
+        let sql = forUpdate && connection.dialect == .postgres
+            ? "SELECT version, state FROM sessions WHERE id = ? FOR UPDATE"
+            : "SELECT version, state FROM sessions WHERE id = ?"
+        guard let row = try connection.queryOne(sql, sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
         let text = row.string(1)
@@ -348,7 +356,7 @@ public struct SessionCoordinator: Sendable {
 
     /// The session as the API shows it: with whether each `photo` screen's photo is owned,
     /// and, when a `purchases` screen is on any stack, the user's purchased photos.
-    static func view(id: String, version: Int, state: SessionState, on connection: Connection) throws -> SessionView {
+    static func view(id: String, version: Int, state: SessionState, on connection: any DatabaseConnection) throws -> SessionView {
         guard let user = state.user else { return SessionView(id: id, version: version, state: state, owned: [], purchases: []) }
         let screens = state.allStacks.flatMap(\.screens)
         var owned = Set<Int64>()

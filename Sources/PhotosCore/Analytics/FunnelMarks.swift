@@ -33,16 +33,18 @@ public enum FunnelMarks {
 
     /// Marks every audit row committed so far; returns how many marks were added.
     @discardableResult
-    public static func catchUp(_ database: SQLiteDatabase, chunk: Int64 = 200_000) async throws -> Int {
+    public static func catchUp(_ database: any DatabaseStore, chunk: Int64 = 200_000) async throws -> Int {
         var added = 0
         while true {
-            let (from, newest, marks) = try await database.read { connection -> (Int64, Int64, [(String, Int, String)]) in
+            // On PostgreSQL the settled id needs a write transaction (it waits for appends in flight).
+            let read = { @Sendable (connection: any DatabaseConnection) throws -> (Int64, Int64, [(String, Int, String)]) in
                 let from = try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
-                let newest = try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+                let newest = try AuditLog.settledNewestID(on: connection)
                 let until = min(newest, from + chunk)
                 let marks = try connection.query(newMarks, from, until).map { ($0.string(0), $0.int(1), $0.string(2)) }
                 return (from, until, marks)
             }
+            let (from, newest, marks) = database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
             guard newest > from else { return added }
             let written = try await database.write { connection -> Bool in
                 // Another process marked meanwhile: read again from where it got to.

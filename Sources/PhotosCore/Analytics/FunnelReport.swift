@@ -57,7 +57,7 @@ public struct FunnelReport: Codable, Sendable, Equatable {
 
     /// Reads the report for the `days` days ending with `until` (a UTC date), inside the
     /// caller's read transaction.
-    public static func load(days: Int, until: Date, on connection: Connection) throws -> FunnelReport {
+    public static func load(days: Int, until: Date, on connection: any DatabaseConnection) throws -> FunnelReport {
         let last = String(ISO8601Timestamp.string(from: until).prefix(10))
         let first = String(ISO8601Timestamp.string(from: until.addingTimeInterval(-Double(days - 1) * 86_400)).prefix(10))
         let rows = try connection.query(

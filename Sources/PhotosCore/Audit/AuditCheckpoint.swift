@@ -68,7 +68,9 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
 /// heads are read from a snapshot (`changes`) — every trail with a row after the previous
 /// checkpoint's `coversUntilID` — and then written (`write`) if no other checkpoint came in
 /// between. Row ids grow in commit order behind SQLite's single writer, so a snapshot's newest
-/// id says exactly what it covers.
+/// id says exactly what it covers. On PostgreSQL they do not; there both steps run in one write
+/// transaction that first waits for the appends in flight (`AuditLog.settledNewestID`), which
+/// also makes instances write their checkpoints one at a time.
 public enum AuditCheckpoints {
     /// What changed since the newest checkpoint, as of the caller's read snapshot.
     public struct Changes: Sendable {
@@ -80,11 +82,12 @@ public enum AuditCheckpoints {
         public var newestID: Int64
     }
 
-    /// Reads what a new checkpoint would cover, inside the caller's read transaction.
-    public static func changes(on connection: Connection) throws -> Changes {
+    /// Reads what a new checkpoint would cover, inside the caller's read transaction (on
+    /// PostgreSQL: its write transaction).
+    public static func changes(on connection: any DatabaseConnection) throws -> Changes {
         let previous = try newest(on: connection)
         let since = previous?.coversUntilID ?? 0
-        let newestID = try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+        let newestID = try AuditLog.settledNewestID(on: connection)
         // A trail's newest row has its largest id (a trail's rows are appended in seq order).
         let heads = try connection.query(
             """
@@ -99,7 +102,7 @@ public enum AuditCheckpoints {
     /// Writes the checkpoint of `changes`, signed with `key`, inside the caller's write
     /// transaction. Returns nil (and writes nothing) if another checkpoint was written since
     /// `changes` was read: the caller reads again.
-    public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: Connection) throws -> AuditCheckpoint? {
+    public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: any DatabaseConnection) throws -> AuditCheckpoint? {
         guard try newest(on: connection)?.number == changes.previous?.number else { return nil }
         var checkpoint = AuditCheckpoint(
             number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
@@ -117,7 +120,7 @@ public enum AuditCheckpoints {
     }
 
     /// The newest checkpoint, if any.
-    public static func newest(on connection: Connection) throws -> AuditCheckpoint? {
+    public static func newest(on connection: any DatabaseConnection) throws -> AuditCheckpoint? {
         try connection.queryOne(
             "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1"
         ).map(checkpoint)

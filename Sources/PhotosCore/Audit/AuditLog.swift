@@ -18,16 +18,48 @@ public enum AuditLog {
     /// Appends `entries`, in order and all stamped `at`, to the trail `sessionID` (a session
     /// id, `operatorSession` or `apiSession`), and returns the rows as written.
     @discardableResult
-    public static func append(_ entries: [AuditEntry], to sessionID: String, at: String, on connection: Connection) throws -> [AuditRow] {
+    public static func append(_ entries: [AuditEntry], to sessionID: String, at: String, on connection: any DatabaseConnection) throws -> [AuditRow] {
         guard !entries.isEmpty else { return [] }
         let trail = try AuditTrailWriter(sessionID: sessionID, on: connection)
         for entry in entries { trail.record(entry) }
         return try trail.write(at: at)
     }
 
+    /// The PostgreSQL advisory lock every transaction that appends holds shared, and
+    /// `settledNewestID` exclusively ("audit" in ASCII).
+    static let appendLockKey: Int64 = 0x61_75_64_69_74
+
+    /// The newest audit row id such that every row with an id up to it is settled: committed,
+    /// or never to be. What a checkpoint covers, what `audit --follow` and the funnel marks have
+    /// read up to, are ids below it.
+    ///
+    /// SQLite gives ids in commit order behind its one writer: the snapshot's newest id. On
+    /// PostgreSQL an id is taken from a sequence before its transaction commits, so row 99 may
+    /// become visible after row 100: every appending transaction holds `appendLockKey` shared
+    /// (taken in `head`), and this takes it exclusively, which waits for the appends in flight
+    /// to end (and holds new ones back until the caller's transaction ends). On PostgreSQL call
+    /// it in a write transaction (READ COMMITTED: the statements after it see what those
+    /// appends committed).
+    public static func settledNewestID(on connection: any DatabaseConnection) throws -> Int64 {
+        if connection.dialect == .postgres {
+            try connection.execute("SELECT pg_advisory_xact_lock(?)", appendLockKey)
+        }
+        return try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+    }
+
     /// A trail's head: its last `seq` (0 for a new trail) and the hash its next row chains to
     /// (`genesisHash` for a new trail).
-    static func head(of sessionID: String, on connection: Connection) throws -> (seq: Int, hash: String) {
+    ///
+    /// On PostgreSQL it first takes, for the rest of the transaction, the append lock (shared,
+    /// see `settledNewestID`) and the trail's own lock, so that two instances appending to one
+    /// trail (`api`, `operator`; a session's trail is already held by its row lock) take turns
+    /// instead of both reading the same head. Different trails never wait for each other.
+    static func head(of sessionID: String, on connection: any DatabaseConnection) throws -> (seq: Int, hash: String) {
+        if connection.dialect == .postgres {
+            try connection.execute(
+                "SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(hashtextextended('audit trail ' || ?, 0))",
+                appendLockKey, sessionID)
+        }
         guard let row = try connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
             return (0, genesisHash)
         }
@@ -36,7 +68,7 @@ public enum AuditLog {
 
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
     /// chained to the one before it (the first to `previousHash`). Returns the new head's hash.
-    static func insert(_ rows: [StoredFields], after previousHash: String, on connection: Connection) throws -> String {
+    static func insert(_ rows: [StoredFields], after previousHash: String, on connection: any DatabaseConnection) throws -> String {
         var previousHash = previousHash
         for fields in rows {
             let hash = fields.hash(previous: previousHash)
@@ -54,7 +86,7 @@ public enum AuditLog {
 
     /// Rows of the `audit_trail` view, oldest first, at most `limit`: one session's after its
     /// `seq` `after`, or (no session) every session's after the row with id `after`.
-    public static func rows(sessionID: String? = nil, after: Int = 0, limit: Int = 1_000, on connection: Connection) throws -> [AuditRow] {
+    public static func rows(sessionID: String? = nil, after: Int = 0, limit: Int = 1_000, on connection: any DatabaseConnection) throws -> [AuditRow] {
         guard let sessionID else {
             return try rows(afterID: Int64(after), sessionID: nil, limit: limit, on: connection).map(\.row)
         }
@@ -66,7 +98,7 @@ public enum AuditLog {
 
     /// Rows after the row with id `afterID` (all sessions, or one), oldest first, with their ids:
     /// for following the trail as it grows.
-    public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: Connection) throws -> [(id: Int64, row: AuditRow)] {
+    public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: any DatabaseConnection) throws -> [(id: Int64, row: AuditRow)] {
         let result = try connection.query(
             """
             SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail, id FROM audit_events
@@ -126,7 +158,7 @@ public enum AuditLog {
     /// read transaction. `publicKey` is the trusted key the checkpoints must be signed with (nil:
     /// checkpoints cannot be trusted, and their existence is a problem); `against`, an exported
     /// checkpoint the database must still hold.
-    public static func verify(on connection: Connection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil) throws -> Verification {
+    public static func verify(on connection: any DatabaseConnection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil) throws -> Verification {
         try AuditVerifier(connection: connection, publicKey: publicKey, against: against).run()
     }
 }

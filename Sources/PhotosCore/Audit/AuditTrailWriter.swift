@@ -18,10 +18,10 @@ public final class AuditTrailWriter {
     /// The hash the next written row chains to.
     private var headHash: String
     private var recorded: [(seq: Int, entry: AuditEntry)] = []
-    private let connection: Connection
+    private let connection: any DatabaseConnection
 
     /// Opens the trail `sessionID` in the transaction of `connection`.
-    public init(sessionID: String, on connection: Connection) throws {
+    public init(sessionID: String, on connection: any DatabaseConnection) throws {
         self.sessionID = sessionID
         self.connection = connection
         let head = try AuditLog.head(of: sessionID, on: connection)

@@ -13,7 +13,7 @@ import SQLiteStore
 ///    there with the hash it signed; the trail not ending before the seq its newest checkpoint
 ///    signed; and no trail that a checkpoint names missing.
 struct AuditVerifier {
-    let connection: Connection
+    let connection: any DatabaseConnection
     let publicKey: AuditPublicKey?
     let against: AuditCheckpoint?
 
@@ -31,7 +31,7 @@ struct AuditVerifier {
     func run() throws -> AuditLog.Verification {
         var verification = AuditLog.Verification(rowsChecked: 0)
         do {
-            let hasV2 = try connection.queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'audit_chain_cutover'") != nil
+            let hasV2 = try connection.tableExists("audit_chain_cutover")
             let cutover = hasV2
                 ? try connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0
                 : Int64.max

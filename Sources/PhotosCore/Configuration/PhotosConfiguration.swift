@@ -18,7 +18,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// A connection that completes no request part for this long is closed: an idle
     /// keep-alive connection, and one that sent only part of a request head.
     public var idleTimeoutSeconds = 60
-    /// The SQLite file (created on first start).
+    /// The SQLite file (created on first start), or a `postgres://` URL (see `PostgresLocation`).
     public var databasePath = "data/photos.db"
     /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
     public var durability: Connection.Synchronous = .full
@@ -30,6 +30,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var busyTimeoutMilliseconds = 5_000
     /// The SQLite VFS to open the file with, by its registered name; empty for the system's.
     public var databaseVFS = ""
+    /// PostgreSQL: the most connections (and transactions at once) one instance opens.
+    public var maxConnections = 20
     /// Lifetime of a bearer token.
     public var tokenLifetimeSeconds = 86_400
     /// bcrypt cost (4–31; each step doubles the time).
@@ -70,12 +72,14 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.port": .init(.int(defaults.port), isSecret: false),
             "server.maxBodyBytes": .init(.int(defaults.maxBodyBytes), isSecret: false),
             "server.idleTimeoutSeconds": .init(.int(defaults.idleTimeoutSeconds), isSecret: false),
-            "database.path": .init(.string(defaults.databasePath), isSecret: false),
+            // A postgres:// URL may carry a password: never printed by the configuration's logging.
+            "database.path": .init(.string(defaults.databasePath), isSecret: true),
             "database.durability": .init(.string(defaults.durability.rawValue), isSecret: false),
             "database.readers": .init(.int(defaults.readerCount), isSecret: false),
             "database.maxBatchSize": .init(.int(defaults.maxBatchSize), isSecret: false),
             "database.busyTimeoutMs": .init(.int(defaults.busyTimeoutMilliseconds), isSecret: false),
             "database.vfs": .init(.string(defaults.databaseVFS), isSecret: false),
+            "database.maxConnections": .init(.int(defaults.maxConnections), isSecret: false),
             "auth.tokenLifetimeSeconds": .init(.int(defaults.tokenLifetimeSeconds), isSecret: false),
             "auth.bcryptCost": .init(.int(defaults.bcryptCost), isSecret: false),
             "auth.secretKeyPath": .init(.string(defaults.secretKeyPath), isSecret: false),
@@ -157,6 +161,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         maxBatchSize = try int("database.maxBatchSize", 1...10_000)
         busyTimeoutMilliseconds = try int("database.busyTimeoutMs", 0...600_000)
         databaseVFS = try string("database.vfs")
+        maxConnections = try int("database.maxConnections", 1...1_000)
         tokenLifetimeSeconds = try int("auth.tokenLifetimeSeconds", 1...(366 * 86_400))
         bcryptCost = try int("auth.bcryptCost", 4...31)
         secretKeyPath = try string("auth.secretKeyPath")

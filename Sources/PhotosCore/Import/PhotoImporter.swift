@@ -10,7 +10,7 @@ public enum PhotoImporter {
     /// Imports `path` (`.csv` or `.json`) and records one `photo.added` step with the count.
     /// Throws `bad_request` naming the file and line (or element) of the first problem, and then
     /// nothing is written.
-    public static func importFile(_ path: String, into database: SQLiteDatabase, actor: AuditActor, progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
+    public static func importFile(_ path: String, into database: any DatabaseStore, actor: AuditActor, progress: (@Sendable (Int) -> Void)? = nil) async throws -> Int {
         guard FileManager.default.fileExists(atPath: path) else {
             throw PhotosError.badRequest("\(path): no such file")
         }
@@ -30,7 +30,7 @@ public enum PhotoImporter {
         }
     }
 
-    static func audit(count: Int, actor: AuditActor, on connection: Connection) throws {
+    static func audit(count: Int, actor: AuditActor, on connection: any DatabaseConnection) throws {
         guard count > 0 else { throw PhotosError.badRequest("no photos to add") }
         try AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: ["count": .int(Int64(count))])], to: actor.outOfSessionID, at: ISO8601Timestamp.now(), on: connection)
     }
@@ -43,11 +43,14 @@ public enum PhotoImporter {
         var needed: Int { max(title, price, url ?? 0) + 1 }
     }
 
-    static func importCSV(_ path: String, on connection: Connection, progress: (@Sendable (Int) -> Void)?) throws -> Int {
+    static func importCSV(_ path: String, on connection: any DatabaseConnection, progress: (@Sendable (Int) -> Void)?) throws -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw PhotosError.badRequest("\(path): cannot open") }
         defer { try? handle.close() }
-        let insert = try connection.prepare("INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?)")
-        let createdAt = ISO8601Timestamp.now()
+        let rows: any ImportedRows = if let sqlite = connection as? Connection {
+            try SQLiteImportedRows(sqlite, createdAt: ISO8601Timestamp.now())
+        } else {
+            BatchedImportedRows(connection, createdAt: ISO8601Timestamp.now())
+        }
         var parser = CSVByteParser()
         var columns: Columns?
         var count = 0
@@ -70,23 +73,19 @@ public enum PhotoImporter {
                 try PhotoRules.checkPrice(cents: cents)
                 try fields[base + known.title].withUnsafeBufferPointer { field in
                     let title = UnsafeBufferPointer(rebasing: field[try PhotoRules.checkTitle(field)])
-                    try insert.bindText(title, at: 1)
                     let url = known.url.map { fields[base + $0] } ?? []
                     try url.withUnsafeBufferPointer { field in
                         if let range = try PhotoRules.checkURL(field) {
-                            try insert.bindText(UnsafeBufferPointer(rebasing: field[range]), at: 2)
+                            try rows.add(title: title, url: UnsafeBufferPointer(rebasing: field[range]), cents: cents)
                         } else {
                             PhotoRules.defaultURL(title: title, into: &slug)
-                            try slug.withUnsafeBufferPointer { try insert.bindText($0, at: 2) }
+                            try slug.withUnsafeBufferPointer { try rows.add(title: title, url: $0, cents: cents) }
                         }
                     }
                 }
-                try insert.bindInt(Int64(cents), at: 3)
             } catch let error as PhotosError {
                 throw fail(line, error.message)
             }
-            try insert.bindText(createdAt, at: 4)
-            try insert.run()
             count += 1
             if count % 10_000 == 0 { progress?(count) }
         }
@@ -96,11 +95,68 @@ public enum PhotoImporter {
                 try chunk.withUnsafeBytes { try parser.feed($0, onRecord: take) }
             }
             try parser.finish(onRecord: take)
+            try rows.finish()
         } catch let error as CSVByteParser.ParseError {
             throw fail(error.line, "malformed CSV: \(error.message)")
         }
         guard columns != nil else { throw PhotosError.badRequest("\(path): empty file (expected a header title,url,price)") }
         return count
+    }
+}
+
+/// Where `importCSV` puts each checked row.
+protocol ImportedRows: AnyObject {
+    /// Adds one photo; the bytes are valid only during the call.
+    func add(title: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>, cents: Int) throws
+    /// Writes what is still held.
+    func finish() throws
+}
+
+/// SQLite: each row bound straight from the file's bytes into one prepared statement (no
+/// `String` per field) and run at once; there is no round trip to save.
+final class SQLiteImportedRows: ImportedRows {
+    let insert: Statement
+    let createdAt: String
+
+    init(_ connection: Connection, createdAt: String) throws {
+        insert = try connection.prepare("INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?)")
+        self.createdAt = createdAt
+    }
+
+    func add(title: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>, cents: Int) throws {
+        try insert.bindText(title, at: 1)
+        try insert.bindText(url, at: 2)
+        try insert.bindInt(Int64(cents), at: 3)
+        try insert.bindText(createdAt, at: 4)
+        try insert.run()
+    }
+
+    func finish() throws {}
+}
+
+/// Any other store (PostgreSQL): rows gathered into multi-row INSERTs of `batch` rows, one
+/// round trip each instead of one per photo.
+final class BatchedImportedRows: ImportedRows {
+    let connection: any DatabaseConnection
+    let createdAt: String
+    let batch = 500
+    var arguments: [any DatabaseBindable] = []
+
+    init(_ connection: any DatabaseConnection, createdAt: String) {
+        self.connection = connection
+        self.createdAt = createdAt
+    }
+
+    func add(title: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>, cents: Int) throws {
+        arguments += [String(decoding: title, as: UTF8.self), String(decoding: url, as: UTF8.self), cents, createdAt]
+        if arguments.count == batch * 4 { try finish() }
+    }
+
+    func finish() throws {
+        guard !arguments.isEmpty else { return }
+        let rows = Array(repeating: "(?, ?, ?, ?)", count: arguments.count / 4).joined(separator: ", ")
+        try connection.execute("INSERT INTO photos (title, url, price_cents, created_at) VALUES " + rows, arguments: arguments)
+        arguments.removeAll(keepingCapacity: true)
     }
 }
 

@@ -3,7 +3,7 @@ import SQLiteStore
 
 /// Checkpoints and verification of the audit trail, with the signing key from its file.
 public struct AuditService: Sendable {
-    let database: SQLiteDatabase
+    let database: any DatabaseStore
     /// `audit.signingKeyPath`.
     public let signingKeyPath: String
     let now: @Sendable () -> Date
@@ -11,7 +11,7 @@ public struct AuditService: Sendable {
     private let oneAtATime = AsyncSlots(count: 1)
 
     /// Creates the service; the key file is read (or created) when first needed.
-    public init(database: SQLiteDatabase, signingKeyPath: String, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: any DatabaseStore, signingKeyPath: String, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.signingKeyPath = signingKeyPath
         self.now = now
@@ -42,7 +42,8 @@ public struct AuditService: Sendable {
         // Read on a snapshot, write one row: the writer is held for the INSERT only. Another
         // process's checkpoint in between (photos-admin beside photosd) means reading again;
         // the last try reads inside the write transaction, which nothing can overtake.
-        for attempt in 1...3 {
+        // On PostgreSQL always the last way: the newest settled id needs a write transaction.
+        for attempt in (database.dialect == .postgres ? 3 : 1)...3 {
             let at = ISO8601Timestamp.string(from: now())
             if attempt == 3 {
                 return try await database.write { connection in

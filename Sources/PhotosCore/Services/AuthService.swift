@@ -9,19 +9,21 @@ import Synchronization
 /// Passwords are stored as bcrypt hashes (computed off the event loops, a bounded number at a
 /// time); tokens are 256 random bits shown once and stored only as their SHA-256.
 public struct AuthService: Sendable {
-    let database: SQLiteDatabase
+    let database: any DatabaseStore
     let bcryptCost: Int
     let tokenLifetime: TimeInterval
     let offload: Offload
     /// Failed password checks per username (`auth.signInMaxAttempts` in `auth.signInWindowSeconds`).
     let limiter: SignInLimiter
+    /// The limits counted in the database, for stores several instances share (nil on SQLite).
+    let sharedLimiter: SharedSignInLimiter?
     /// The one clock for token issue, expiry and revocation, the sign-in limits, and the times
     /// the session coordinator stamps on its steps. Tests move it by hand.
     public let now: @Sendable () -> Date
 
     /// Creates the service.
     public init(
-        database: SQLiteDatabase, bcryptCost: Int = 12, tokenLifetimeSeconds: Int = 86_400,
+        database: any DatabaseStore, bcryptCost: Int = 12, tokenLifetimeSeconds: Int = 86_400,
         signInMaxAttempts: Int = 5, signInWindowSeconds: Int = 300,
         offload: Offload = Offload(), now: @escaping @Sendable () -> Date = Date.init
     ) {
@@ -31,6 +33,8 @@ public struct AuthService: Sendable {
         self.offload = offload
         self.now = now
         self.limiter = SignInLimiter(maxAttempts: signInMaxAttempts, windowSeconds: signInWindowSeconds, now: now)
+        self.sharedLimiter = database.dialect == .sqlite ? nil
+            : SharedSignInLimiter(database: database, maxAttempts: signInMaxAttempts, windowSeconds: signInWindowSeconds, now: now)
     }
 
     /// The clock's time as stored (ISO-8601 UTC with milliseconds).
@@ -65,7 +69,7 @@ public struct AuthService: Sendable {
             do {
                 id = try connection.queryOne(
                     "INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING id", username, hash, at)?.int64(0) ?? 0
-            } catch let error as SQLiteError where error.isUniqueViolation {
+            } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "user \(username) already exists")
             }
             let user = User(id: id, username: username, createdAt: at)
@@ -90,7 +94,7 @@ public struct AuthService: Sendable {
     }
 
     /// Finds a user by name inside a transaction.
-    public static func user(named username: String, on connection: Connection) throws -> User? {
+    public static func user(named username: String, on connection: any DatabaseConnection) throws -> User? {
         try connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ?", username)
             .map { User(id: $0.int64(0), username: $0.string(1), createdAt: $0.string(2)) }
     }
@@ -99,20 +103,42 @@ public struct AuthService: Sendable {
     /// alike and in about the same time, and `too_many_attempts` (without checking) past the
     /// sign-in limits.
     public func authenticate(username: String, password: String) async throws -> User {
+        if let sharedLimiter {
+            let place = try await sharedLimiter.begin(username)
+            var outcome = SignInLimiter.Outcome.abandoned
+            do {
+                let user = try await checkPassword(username: username, password: password)
+                outcome = .succeeded
+                await sharedLimiter.finish(place, username: username, outcome)
+                return user
+            } catch {
+                if let error = error as? PhotosError, error.code == .invalidCredentials { outcome = .failed }
+                await sharedLimiter.finish(place, username: username, outcome)
+                throw error
+            }
+        }
         let attempt = try limiter.begin(username)
         var outcome = SignInLimiter.Outcome.abandoned
         defer { limiter.finish(attempt, outcome) }
+        do {
+            let user = try await checkPassword(username: username, password: password)
+            outcome = .succeeded
+            return user
+        } catch let error as PhotosError where error.code == .invalidCredentials {
+            outcome = .failed
+            throw error
+        }
+    }
+
+    /// bcrypt against the user's hash, or against a decoy for an unknown user (same time).
+    private func checkPassword(username: String, password: String) async throws -> User {
         let found = try await database.read { connection -> (user: User, hash: String)? in
             guard let row = try connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
             return (User(id: row.int64(0), username: row.string(1), createdAt: row.string(2)), row.string(3))
         }
         let cost = bcryptCost
         let matches = await offload.run { Bcrypt.verify(password, hash: found?.hash ?? DecoyHash.hash(cost: cost)) }
-        guard let user = found?.user, matches else {
-            outcome = .failed
-            throw PhotosError.invalidCredentials
-        }
-        outcome = .succeeded
+        guard let user = found?.user, matches else { throw PhotosError.invalidCredentials }
         return user
     }
 
@@ -126,7 +152,7 @@ public struct AuthService: Sendable {
 
     /// Stores a new token for `userID` inside the caller's transaction and returns it with its
     /// row id.
-    public func issueToken(for userID: Int64, on connection: Connection) throws -> (id: Int64, token: IssuedToken) {
+    public func issueToken(for userID: Int64, on connection: any DatabaseConnection) throws -> (id: Int64, token: IssuedToken) {
         let token = SecureToken.random(byteCount: 32)
         let issued = now()
         let expiresAt = ISO8601Timestamp.string(from: issued.addingTimeInterval(tokenLifetime))
@@ -197,7 +223,7 @@ public struct AuthService: Sendable {
     }
 
     /// `validate(token:)` inside a transaction.
-    public func validate(token: String, on connection: Connection) throws -> User {
+    public func validate(token: String, on connection: any DatabaseConnection) throws -> User {
         guard let row = try connection.queryOne(
             """
             SELECT u.id, u.username, u.created_at, t.expires_at, t.revoked_at
@@ -211,13 +237,13 @@ public struct AuthService: Sendable {
 
     /// True when the token with row id `tokenID` is neither revoked nor expired (a session's
     /// sign-in, checked before each of its actions).
-    public func isLive(tokenID: Int64, on connection: Connection) throws -> Bool {
+    public func isLive(tokenID: Int64, on connection: any DatabaseConnection) throws -> Bool {
         guard let row = try connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) else { return false }
         return row.optionalString(1) == nil && isUnexpired(row.string(0))
     }
 
     /// Revokes the token with row id `tokenID` if it is live (a session signing out).
-    public func revoke(tokenID: Int64, on connection: Connection) throws {
+    public func revoke(tokenID: Int64, on connection: any DatabaseConnection) throws {
         try connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", timestamp(), tokenID)
     }
 

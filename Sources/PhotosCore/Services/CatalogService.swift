@@ -3,10 +3,10 @@ import SQLiteStore
 
 /// The photo catalogue.
 public struct CatalogService: Sendable {
-    let database: SQLiteDatabase
+    let database: any DatabaseStore
 
     /// Creates the service.
-    public init(database: SQLiteDatabase) {
+    public init(database: any DatabaseStore) {
         self.database = database
     }
 
@@ -60,7 +60,7 @@ public struct CatalogService: Sendable {
     }
 
     /// One photo inside a transaction, or nil.
-    public static func photo(id: Int64, on connection: Connection) throws -> Photo? {
+    public static func photo(id: Int64, on connection: any DatabaseConnection) throws -> Photo? {
         try connection.queryOne("SELECT id, title, url, price_cents FROM photos WHERE id = ?", id).map(photo)
     }
 

@@ -6,10 +6,10 @@ import SQLiteStore
 /// At most one row per user and photo (a UNIQUE constraint, so concurrent buys cannot double);
 /// a second buy is `alreadyOwned` and writes nothing.
 public struct PurchaseService: Sendable {
-    let database: SQLiteDatabase
+    let database: any DatabaseStore
 
     /// Creates the service.
-    public init(database: SQLiteDatabase) {
+    public init(database: any DatabaseStore) {
         self.database = database
     }
 
@@ -32,7 +32,7 @@ public struct PurchaseService: Sendable {
 
     /// Records a purchase inside the caller's transaction (the caller audits it).
     /// Throws `not_found` for an unknown photo or user.
-    public static func buy(userID: Int64, photoID: Int64, sessionID: String?, at: String = ISO8601Timestamp.now(), on connection: Connection) throws -> PurchaseOutcome {
+    public static func buy(userID: Int64, photoID: Int64, sessionID: String?, at: String = ISO8601Timestamp.now(), on connection: any DatabaseConnection) throws -> PurchaseOutcome {
         guard let photo = try CatalogService.photo(id: photoID, on: connection) else {
             throw PhotosError.notFound("no photo with id \(photoID)")
         }
@@ -51,14 +51,14 @@ public struct PurchaseService: Sendable {
     }
 
     /// The user's purchase of a photo, if any.
-    public static func purchase(userID: Int64, photoID: Int64, on connection: Connection) throws -> Purchase? {
+    public static func purchase(userID: Int64, photoID: Int64, on connection: any DatabaseConnection) throws -> Purchase? {
         try connection.queryOne(
             "SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? AND photo_id = ?", userID, photoID)
             .map(purchase)
     }
 
     /// The photos a user bought, newest purchase first (the `purchases` screen).
-    public static func purchasedPhotos(userID: Int64, on connection: Connection) throws -> [Photo] {
+    public static func purchasedPhotos(userID: Int64, on connection: any DatabaseConnection) throws -> [Photo] {
         try connection.query(
             """
             SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id

@@ -10,7 +10,9 @@ import Synchronization
 /// pass the check and then all be counted: of 50 simultaneous wrong passwords, exactly
 /// `maxAttempts` reach bcrypt.
 ///
-/// In memory, per process: a restart forgets the counts (documented in the README).
+/// In memory, per process: a restart forgets the counts (documented in the README). This is the
+/// SQLite store's limiter (one process serves the file); on PostgreSQL, where several instances
+/// serve one database, `SharedSignInLimiter` keeps the counts in the database instead.
 public final class SignInLimiter: Sendable {
     private let maxAttempts: Int
     private let window: TimeInterval
@@ -46,12 +48,13 @@ public final class SignInLimiter: Sendable {
         self.now = now
     }
 
-    private func key(_ username: String) -> String { String(username.lowercased().prefix(128)) }
+    /// The username as limits count it: lower-cased, at most 128 characters.
+    static func key(_ username: String) -> String { String(username.lowercased().prefix(128)) }
 
     /// Takes a place for one password check of `username`, or throws `too_many_attempts` when
     /// recent failures and checks in flight already reach the limit.
     public func begin(_ username: String) throws -> Attempt {
-        let key = key(username)
+        let key = Self.key(username)
         let at = now()
         let cutoff = at.addingTimeInterval(-window)
         return try state.withLock { state in

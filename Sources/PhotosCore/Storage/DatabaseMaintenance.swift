@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresStore
 import SQLiteStore
 
 /// What an operator does to a database as a whole: check it, back it up, read and verify its
@@ -6,7 +8,8 @@ import SQLiteStore
 public enum DatabaseMaintenance {
     /// The findings of `check`.
     public struct CheckReport: Sendable {
-        /// `PRAGMA integrity_check`'s lines: `["ok"]` when sound.
+        /// `PRAGMA integrity_check`'s lines: `["ok"]` when sound; empty when not checked here
+        /// (PostgreSQL: the server's own tools, such as amcheck, do that).
         public var integrity: [String]
         /// Every migration this binary knows, applied or not.
         public var migrations: [MigrationStatus]
@@ -17,7 +20,7 @@ public enum DatabaseMaintenance {
         public var pendingMigrations: [MigrationStatus] { migrations.filter { $0.appliedAt == nil } }
         /// How many problems were found.
         public var problemCount: Int {
-            (integrity == ["ok"] ? 0 : 1) + (pendingMigrations.isEmpty ? 0 : 1) + (audit?.isIntact == false ? 1 : 0)
+            (integrity == ["ok"] || integrity.isEmpty ? 0 : 1) + (pendingMigrations.isEmpty ? 0 : 1) + (audit?.isIntact == false ? 1 : 0)
         }
     }
 
@@ -41,10 +44,35 @@ public enum DatabaseMaintenance {
         }
     }
 
+    /// Checks the database `configuration` names: a SQLite file as `check(path:publicKey:)` does;
+    /// a PostgreSQL database for its migration state and audit trail (one snapshot).
+    public static func check(_ configuration: PhotosConfiguration, publicKey: AuditPublicKey?, logger: Logger) async throws -> CheckReport {
+        guard PostgresLocation.isURL(configuration.databasePath) else {
+            return try check(path: configuration.databasePath, publicKey: publicKey)
+        }
+        let storage = try await PostgresStorage.open(try PostgresLocation(url: configuration.databasePath), options: .init(maximumConnections: 1), logger: logger)
+        do {
+            let migrations = try await PostgresMigrator(migrations: PhotosMigrations.postgres).status(storage.client, logger: logger)
+            var audit: AuditLog.Verification?
+            if migrations.contains(where: { $0.appliedAt != nil }) {
+                audit = try await storage.read { try AuditLog.verify(on: $0, publicKey: publicKey) }
+            }
+            await storage.close()
+            return CheckReport(integrity: [], migrations: migrations, audit: audit)
+        } catch {
+            await storage.close()
+            throw error
+        }
+    }
+
     /// Copies the database to a new file at `path` with SQLite's online backup, from one
     /// snapshot (safe while `photosd` writes).
-    public static func backup(_ database: SQLiteDatabase, to path: String) async throws {
-        try await database.read { connection in
+    public static func backup(_ database: any DatabaseStore, to path: String) async throws {
+        guard let database = database as? SQLiteDatabase else {
+            throw PhotosError.badRequest(
+                "backup copies a SQLite file; for \(database) use pg_dump, or photos-admin copy --to FILE for a SQLite copy")
+        }
+        try await database.readers.read { connection in
             // Reading first opens the read transaction: every page comes from the same snapshot.
             _ = try connection.query("SELECT count(*) FROM sqlite_schema")
             try connection.backup(to: path)
@@ -52,17 +80,24 @@ public enum DatabaseMaintenance {
     }
 
     /// Rows of the `audit_trail` view (see `AuditLog.rows(sessionID:after:limit:on:)`).
-    public static func auditRows(_ database: SQLiteDatabase, sessionID: String?, limit: Int) async throws -> [AuditRow] {
+    public static func auditRows(_ database: any DatabaseStore, sessionID: String?, limit: Int) async throws -> [AuditRow] {
         try await database.read { try AuditLog.rows(sessionID: sessionID, limit: limit, on: $0) }
     }
 
-    /// Rows after the row with id `afterID`, with their ids (for following the trail).
-    public static func auditRows(_ database: SQLiteDatabase, afterID: Int64, sessionID: String?) async throws -> [(id: Int64, row: AuditRow)] {
-        try await database.read { try AuditLog.rows(afterID: afterID, sessionID: sessionID, on: $0) }
+    /// Settled rows after the row with id `afterID`, with their ids (for following the trail):
+    /// none with an id past `AuditLog.settledNewestID`, so a row that commits late (PostgreSQL
+    /// gives ids before commit) is never skipped by a follower that moved past a newer one.
+    public static func auditRows(_ database: any DatabaseStore, afterID: Int64, sessionID: String?) async throws -> [(id: Int64, row: AuditRow)] {
+        let read = { @Sendable (connection: any DatabaseConnection) in
+            let settled = try AuditLog.settledNewestID(on: connection)
+            return try AuditLog.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
+        }
+        return database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
     }
 
-    /// The id of the newest audit row, 0 for none.
-    public static func newestAuditRowID(_ database: SQLiteDatabase) async throws -> Int64 {
-        try await database.read { try $0.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0 }
+    /// The id of the newest settled audit row, 0 for none.
+    public static func newestAuditRowID(_ database: any DatabaseStore) async throws -> Int64 {
+        let read = { @Sendable (connection: any DatabaseConnection) in try AuditLog.settledNewestID(on: connection) }
+        return database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
     }
 }

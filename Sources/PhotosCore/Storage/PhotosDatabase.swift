@@ -1,9 +1,46 @@
 import Foundation
+import Logging
 import PostgresStore
 import SQLiteStore
 
-/// Opens the photos database: checks and applies migrations, then starts the writer and readers.
+/// Opens the photos database: checks and applies migrations, then starts the writer and readers
+/// (SQLite) or the connection pool (PostgreSQL).
 public enum PhotosDatabase {
+    /// Opens the database `configuration.databasePath` names: a SQLite file, or a PostgreSQL
+    /// database for a `postgres://` / `postgresql://` URL, migrating it unless `migrate` is false
+    /// (then pending migrations are an error). `readerCount` overrides the configuration's.
+    ///
+    /// Errors name a PostgreSQL database by its URL without the password.
+    public static func open(
+        _ configuration: PhotosConfiguration, readerCount: Int? = nil, migrate: Bool = true,
+        logger: Logger = Logger(label: "photosd.database")
+    ) async throws -> any DatabaseStore {
+        guard PostgresLocation.isURL(configuration.databasePath) else {
+            return try open(
+                path: configuration.databasePath, durability: configuration.durability,
+                readerCount: readerCount ?? configuration.readerCount, maxBatchSize: configuration.maxBatchSize,
+                busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS, migrate: migrate)
+        }
+        let location = try PostgresLocation(url: configuration.databasePath)
+        let storage = try await PostgresStorage.open(
+            location,
+            options: .init(synchronousCommit: configuration.durability == .full, maximumConnections: configuration.maxConnections),
+            logger: logger)
+        do {
+            let migrator = PostgresMigrator(migrations: PhotosMigrations.postgres)
+            if migrate {
+                try await migrator.migrate(storage.client, logger: logger)
+            } else if let first = try await migrator.status(storage.client, logger: logger).first(where: { $0.appliedAt == nil }) {
+                throw PhotosError.badRequest("database \(location) needs migration \(first.name); run `photos-admin migrate`")
+            }
+        } catch {
+            await storage.close()
+            if error is MigrationError || error is PhotosError || error is PostgresStoreError { throw error }
+            throw PostgresStoreError(describing: error, doing: "migrating \(location)")
+        }
+        return storage
+    }
+
     /// Opens (creating if needed) the database at `path`, migrating it when `migrate` is true;
     /// `vfs` names the SQLite VFS (nil or empty: the system's).
     ///
@@ -43,13 +80,12 @@ public enum PhotosDatabase {
         return try SQLiteDatabase(path: path, options: options, readerCount: readerCount, maxBatchSize: maxBatchSize)
     }
 
-    /// Throws a clear error for a `postgres://` URL, so that it is never taken for a file name
-    /// (the PostgreSQL store is not wired into photosd yet). Parsing it first gives a bad URL
-    /// its own error; neither message shows the password.
-    public static func refusePostgresURL(_ path: String) throws {
+    /// Throws a clear error for a `postgres://` URL given where only a SQLite file will do (a
+    /// file-level operation, `what`), so that it is never taken for a file name. Parsing it
+    /// first gives a bad URL its own error; neither message shows the password.
+    public static func refusePostgresURL(_ path: String, for what: String = "this") throws {
         guard PostgresLocation.isURL(path) else { return }
         let location = try PostgresLocation(url: path)
-        throw PhotosError.badRequest(
-            "\(location): serving from PostgreSQL is not available in this version yet (photos-admin migrate can prepare its schema); use a SQLite file")
+        throw PhotosError.badRequest("\(location): \(what) needs a SQLite file, not a PostgreSQL database")
     }
 }

@@ -37,4 +37,11 @@ public enum ISO8601Timestamp {
 
     /// The timestamp for now.
     public static func now() -> String { string(from: Date()) }
+
+    /// The date of a timestamp in this form, nil for anything else.
+    public static func date(from text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
 }

@@ -49,8 +49,8 @@ extension PhotosError {
     /// database closing — and nil for anything else.
     public static func unavailable(from error: any Error) -> PhotosError? {
         switch error {
-        case let error as SQLiteError where error.isTransient:
-            return PhotosError(.unavailable, "storage is unavailable (\(error.primaryDescription)); nothing was saved, try again shortly")
+        case let error as any DatabaseFailure where error.isTransient:
+            return PhotosError(.unavailable, "storage is unavailable (\(error.failureSummary)); nothing was saved, try again shortly")
         case is DatabaseOverloadedError:
             return PhotosError(.unavailable, "the server is overloaded; nothing was saved, try again shortly")
         case is DatabaseClosedError:

@@ -1,13 +1,13 @@
 /// One result row, copied out of the statement so it outlives the next `step`.
 public struct Row: Sendable {
     /// The values, in column order.
-    public let values: [SQLiteValue]
+    public let values: [DatabaseValue]
 
     /// Creates a row from its values.
-    public init(values: [SQLiteValue]) { self.values = values }
+    public init(values: [DatabaseValue]) { self.values = values }
 
     /// The raw value of column `index`.
-    public subscript(index: Int) -> SQLiteValue { values[index] }
+    public subscript(index: Int) -> DatabaseValue { values[index] }
 
     /// Column `index` as an integer; NULL and non-integers read as nil.
     public func optionalInt64(_ index: Int) -> Int64? {

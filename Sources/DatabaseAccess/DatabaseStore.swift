@@ -1,0 +1,38 @@
+/// An open database, as services see it: write transactions and read snapshots.
+///
+/// Two implementations: `SQLiteDatabase` (one writer thread with group commit, a few readers)
+/// and `PostgresStorage` (a pool of connections to a server several instances share). The
+/// closures are synchronous — services stay free of `await` inside a transaction, which keeps
+/// SQLite's group commit on its own thread with no executor hop per statement — and each store
+/// decides where they run.
+public protocol DatabaseStore: Sendable, CustomStringConvertible {
+    /// The dialect of the store's connections.
+    var dialect: SQLDialect { get }
+
+    /// Runs `body` in a write transaction and returns its result once it is committed. If `body`
+    /// throws, nothing it wrote is kept and the error is rethrown.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T
+
+    /// Runs `body` in one read-only snapshot and returns its result.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T
+
+    /// Finishes what is running and closes the connections; later calls fail.
+    func close() async
+}
+
+/// An error from a store, classified the same way for both, so services and the HTTP layer map
+/// it to one `PhotosError` code whichever store raised it.
+public protocol DatabaseFailure: Error {
+    /// A UNIQUE or PRIMARY KEY violation.
+    var isUniqueViolation: Bool { get }
+    /// A failure that may pass by itself (a lock held too long, a full disk, a server that cannot
+    /// be reached now): the request may be retried as it is.
+    var isTransient: Bool { get }
+    /// The storage itself failed (I/O, full disk, a lost server connection): the operator's tools
+    /// say so in their own words, and nothing of the command was committed.
+    var isStorageFailure: Bool { get }
+    /// What failed in a few words, without SQL or values (e.g. "database or disk is full").
+    var failureSummary: String { get }
+    /// The store's code for it (e.g. "SQLite error 13", "SQLSTATE 53100").
+    var failureCode: String { get }
+}

@@ -1,0 +1,141 @@
+import DatabaseAccess
+import Logging
+import NIOPosix
+import PostgresNIO
+import Synchronization
+
+/// A PostgreSQL database as a `DatabaseStore`: a `PostgresClient` (a pool of connections) and a
+/// pool of threads where transactions run.
+///
+/// Services' transactions are synchronous closures (see `DatabaseStore`). Here each one takes a
+/// connection from the pool, moves to a thread of `threads` — where waiting is allowed, unlike
+/// an event loop or a task's cooperative thread — and runs `BEGIN`, the closure's statements
+/// (each sent and waited for) and `COMMIT` there. The thread pool is as large as the connection
+/// pool, so a transaction that has a connection always has a thread.
+///
+/// Several instances may share the database: what must be serialized across them is serialized
+/// by the database (row locks and advisory locks, see `PostgresLocks`), not in this process.
+public final class PostgresStorage: DatabaseStore {
+    /// Where the database is (its description leaves the password out).
+    public let location: PostgresLocation
+    /// The connection pool; it runs from `open` until `close`.
+    public let client: PostgresClient
+    private let threads: NIOThreadPool
+    private let logger: Logger
+    private let running: Mutex<Task<Void, Never>?>
+    private let closed = Atomic<Bool>(false)
+
+    /// How photosd uses the server.
+    public struct Options: Sendable {
+        /// `synchronous_commit` for photosd's connections: on (`full` durability: a commit is
+        /// acknowledged once the server's WAL is on disk) or off (`normal`: the server may lose
+        /// the last few hundred milliseconds of commits in a crash of its own, never consistency).
+        public var synchronousCommit: Bool = true
+        /// The most connections (and transactions at once) this process opens.
+        public var maximumConnections: Int = 20
+        /// Creates options.
+        public init(synchronousCommit: Bool = true, maximumConnections: Int = 20) {
+            self.synchronousCommit = synchronousCommit
+            self.maximumConnections = maximumConnections
+        }
+    }
+
+    /// Connects to `location` (one connection first, alone, so that a server that is down or
+    /// refuses the user is reported at once with its reason) and starts the pool.
+    public static func open(_ location: PostgresLocation, options: Options = .init(), logger: Logger) async throws -> PostgresStorage {
+        let parameters = [("synchronous_commit", options.synchronousCommit ? "on" : "off"), ("application_name", "photosd")]
+        do {
+            var configuration = location.connectionConfiguration
+            configuration.options.additionalStartupParameters = parameters
+            let probe = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try await probe.close()
+        } catch {
+            throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
+        }
+        var configuration = location.clientConfiguration
+        configuration.options.additionalStartupParameters = parameters
+        configuration.options.maximumConnections = max(1, options.maximumConnections)
+        return PostgresStorage(location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+                               threadCount: max(1, options.maximumConnections), logger: logger)
+    }
+
+    private init(location: PostgresLocation, client: PostgresClient, threadCount: Int, logger: Logger) {
+        self.location = location
+        self.client = client
+        self.logger = logger
+        threads = NIOThreadPool(numberOfThreads: threadCount)
+        threads.start()
+        running = Mutex(Task { await client.run() })
+    }
+
+    /// PostgreSQL's dialect.
+    public var dialect: SQLDialect { .postgres }
+
+    /// The URL without the password.
+    public var description: String { location.description }
+
+    /// Runs `body` in a `READ COMMITTED` transaction on a pooled connection. A transaction the
+    /// server ends for a deadlock or a serialization failure is run again (at most 4 times in
+    /// all): nothing of it was kept.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await transaction("BEGIN", body)
+            } catch let error as PostgresStoreError where error.isRetryableTransaction && attempt < 4 {
+                attempt += 1
+                logger.debug("transaction retried", metadata: ["sqlstate": "\(error.sqlState ?? "")", "attempt": "\(attempt)"])
+            }
+        }
+    }
+
+    /// Runs `body` in a `REPEATABLE READ READ ONLY` transaction: one snapshot for all its queries.
+    @discardableResult
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        guard !closed.load(ordering: .relaxed) else { throw DatabaseClosedError() }
+        let logger = self.logger
+        let threads = self.threads
+        do {
+            return try await client.withConnection { connection in
+                try await threads.runIfActive {
+                    let transaction = PostgresTransactionConnection(connection, logger: logger)
+                    try transaction.run(begin, [])
+                    let result: T
+                    do {
+                        result = try body(transaction)
+                        try transaction.run("COMMIT", [])
+                    } catch {
+                        // After a failed statement the server has aborted the transaction; after
+                        // an error of the closure's own it is still open. Either way: roll back.
+                        _ = try? transaction.run("ROLLBACK", [])
+                        throw error
+                    }
+                    return result
+                }
+            }
+        } catch is NIOThreadPoolError.ThreadPoolInactive {
+            throw DatabaseClosedError()
+        } catch let error where error is PSQLError || String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
+            // From the pool itself (no connection to be had), not from a statement.
+            if closed.load(ordering: .relaxed) { throw DatabaseClosedError() }
+            throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
+        }
+    }
+
+    /// Refuses new transactions, lets the running ones finish, then closes the connections.
+    public func close() async {
+        guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        try? await threads.shutdownGracefully()
+        let task = running.withLock { task -> Task<Void, Never>? in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+    }
+}

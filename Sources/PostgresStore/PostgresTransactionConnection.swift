@@ -1,0 +1,98 @@
+import DatabaseAccess
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// One pooled PostgreSQL connection inside a transaction, seen through the synchronous
+/// `DatabaseConnection` protocol: each statement is sent and then waited for.
+///
+/// It is only ever used on a thread of `PostgresStorage`'s blocking pool (never an event loop,
+/// never a task's cooperative thread), for the duration of one `write` or `read` call.
+final class PostgresTransactionConnection: DatabaseConnection {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    init(_ connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    var dialect: SQLDialect { .postgres }
+
+    @discardableResult
+    func execute(_ sql: String, arguments: [any DatabaseBindable]) throws -> Int {
+        try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    func query(_ sql: String, arguments: [any DatabaseBindable]) throws -> [Row] {
+        try run(sql, arguments).rows.map(Self.row)
+    }
+
+    func executeScript(_ sql: String) throws {
+        // One statement per query: postgres-nio speaks only the extended protocol.
+        for statement in SQLScript.statements(sql) { try run(statement, []) }
+    }
+
+    func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) throws -> Void) throws {
+        // postgres-nio hands rows to a callback on its event loop; `body` runs here, so the rows
+        // are collected first (the audit verifier's scans: one row per audit event).
+        for row in try run(sql, arguments).rows { try body(Self.row(row)) }
+    }
+
+    /// Sends one statement and waits for all of its rows.
+    func run(_ sql: String, _ arguments: [any DatabaseBindable]) throws -> PostgresQueryResult {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument.databaseValue {
+            case .null: binds.appendNull()
+            case .integer(let value): binds.append(value)
+            case .real(let value): binds.append(value)
+            case .text(let value): binds.append(value)
+            case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: PostgresPlaceholders.rewrite(sql), binds: binds)
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            throw PostgresStoreError(describing: error, doing: "running \(Self.excerpt(sql))")
+        }
+    }
+
+    /// The statement as an error names it: its first line, shortened (never the values).
+    static func excerpt(_ sql: String) -> String {
+        let flat = sql.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        return flat.count > 100 ? String(flat.prefix(100)) + "…" : flat
+    }
+
+    /// A row as services read it: integers, reals, text and bytes, like SQLite's storage classes.
+    static func row(_ row: PostgresRow) -> Row {
+        var values: [DatabaseValue] = []
+        values.reserveCapacity(row.count)
+        for cell in row { values.append(value(cell)) }
+        return Row(values: values)
+    }
+
+    static func value(_ cell: PostgresCell) -> DatabaseValue {
+        guard cell.bytes != nil else { return .null }
+        switch cell.dataType {
+        case .int2, .int4, .int8, .oid:
+            return (try? cell.decode(Int64.self)).map(DatabaseValue.integer) ?? .null
+        case .bool:
+            return (try? cell.decode(Bool.self)).map { .integer($0 ? 1 : 0) } ?? .null
+        case .float4, .float8:
+            return (try? cell.decode(Double.self)).map(DatabaseValue.real) ?? .null
+        case .numeric:
+            // sum() and avg() of integers: whole numbers read as integers, as SQLite gives them.
+            guard let text = (try? cell.decode(Decimal.self))?.description else { return .null }
+            if let integer = Int64(text) { return .integer(integer) }
+            return Double(text).map(DatabaseValue.real) ?? .text(text)
+        case .bytea:
+            return (try? cell.decode(ByteBuffer.self)).map { .blob(Array($0.readableBytesView)) } ?? .null
+        default:
+            if let text = try? cell.decode(String.self) { return .text(text) }
+            return cell.bytes.map { .text(String(decoding: $0.readableBytesView, as: UTF8.self)) } ?? .null
+        }
+    }
+}
