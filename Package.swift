@@ -125,7 +125,11 @@ let package = Package(
         // Helpers shared by the test targets: temporary directories, migrated test databases.
         .target(
             name: "PhotosTestSupport",
-            dependencies: ["CFaultVFS", "PhotosCore", "SQLiteStore", "Navigation"],
+            dependencies: [
+                "CFaultVFS", "PhotosCore", "SQLiteStore", "PostgresStore", "Navigation",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/PhotosTestSupport"
         ),
         .executableTarget(

@@ -8,9 +8,9 @@ import Testing
 /// The 12 flows of DESIGN §2, each an acceptance scenario.
 @Suite("Flows")
 struct FlowTests {
-    @Test("1. start: [photos], tree app")
-    func start() async throws {
-        let h = try await SessionHarness.make()
+    @Test("1. start: [photos], tree app", arguments: TestStore.all)
+    func start(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let result = try await h.coordinator.createSession()
         #expect(stacks(result.session) == "[photos]")
@@ -27,9 +27,9 @@ struct FlowTests {
         try await h.checkInvariants(result.session.id)
     }
 
-    @Test("2. selectPhoto pushes photo; back pops it")
-    func selectAndBack() async throws {
-        let h = try await SessionHarness.make()
+    @Test("2. selectPhoto pushes photo; back pops it", arguments: TestStore.all)
+    func selectAndBack(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         let selected = try await h.act(id, .selectPhoto, photoId: 2)
@@ -46,9 +46,9 @@ struct FlowTests {
         #expect(back.session.version == 3)
     }
 
-    @Test("3. modal sign-in from photos: success dismisses and signs in; cancel and failure do not")
-    func modalSignIn() async throws {
-        let h = try await SessionHarness.make()
+    @Test("3. modal sign-in from photos: success dismisses and signs in; cancel and failure do not", arguments: TestStore.all)
+    func modalSignIn(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         let shown = try await h.act(id, .signIn)
@@ -85,9 +85,9 @@ struct FlowTests {
         await #expect(throws: PhotosError.unauthorized("token revoked")) { try await h.auth.validate(token: signedIn.token ?? "") }
     }
 
-    @Test("4. horizontal purchase, signed out: sign-in is inserted, then the flow resumes")
-    func horizontalPurchaseSignedOut() async throws {
-        let h = try await SessionHarness.make()
+    @Test("4. horizontal purchase, signed out: sign-in is inserted, then the flow resumes", arguments: TestStore.all)
+    func horizontalPurchaseSignedOut(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.act(id, .selectPhoto, photoId: 1)
@@ -125,9 +125,9 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 1)
     }
 
-    @Test("sample regression: signed out, buy → signIn → submit → the buy screen appears")
-    func flowDoesNotSilentlyStop() async throws {
-        let h = try await SessionHarness.make()
+    @Test("sample regression: signed out, buy → signIn → submit → the buy screen appears", arguments: TestStore.all)
+    func flowDoesNotSilentlyStop(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.act(id, .selectPhoto, photoId: 3)
@@ -137,9 +137,9 @@ struct FlowTests {
         #expect(tree(afterSignIn.session) == "app(buy)")
     }
 
-    @Test("5. horizontal purchase, signed in: buy is pushed directly")
-    func horizontalPurchaseSignedIn() async throws {
-        let h = try await SessionHarness.make()
+    @Test("5. horizontal purchase, signed in: buy is pushed directly", arguments: TestStore.all)
+    func horizontalPurchaseSignedIn(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.signIn(id)
@@ -152,9 +152,9 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 1)
     }
 
-    @Test("6. cancel on signIn or buy inside the purchase flow returns to the initial screen")
-    func cancelInsideFlow() async throws {
-        let h = try await SessionHarness.make()
+    @Test("6. cancel on signIn or buy inside the purchase flow returns to the initial screen", arguments: TestStore.all)
+    func cancelInsideFlow(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.act(id, .selectPhoto, photoId: 1)
@@ -175,9 +175,9 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 0)
     }
 
-    @Test("7. terms: a child of buy presents [terms]; cancel or dismiss returns to buy")
-    func terms() async throws {
-        let h = try await SessionHarness.make()
+    @Test("7. terms: a child of buy presents [terms]; cancel or dismiss returns to buy", arguments: TestStore.all)
+    func terms(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.signIn(id)
@@ -207,9 +207,9 @@ struct FlowTests {
         #expect(steps(dismissed.events).last == "coordinator.finish app/buy/terms - {\"reason\":\"dismissed\"}")
     }
 
-    @Test("8. vertical purchase: a modal stack [signIn] then [buy]; finishing dismisses it")
-    func verticalPurchase() async throws {
-        let h = try await SessionHarness.make()
+    @Test("8. vertical purchase: a modal stack [signIn] then [buy]; finishing dismisses it", arguments: TestStore.all)
+    func verticalPurchase(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         let started = try await h.act(id, .buyPhoto, photoId: 3)
@@ -240,9 +240,9 @@ struct FlowTests {
         #expect(stacks(again.session) == "[photos] | [buy]")
     }
 
-    @Test("9. back below a pushed child's screens finishes it; dismiss finishes the presenter")
-    func navigatingBackwards() async throws {
-        let h = try await SessionHarness.make()
+    @Test("9. back below a pushed child's screens finishes it; dismiss finishes the presenter", arguments: TestStore.all)
+    func navigatingBackwards(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.act(id, .selectPhoto, photoId: 1)
@@ -274,9 +274,9 @@ struct FlowTests {
         ])
     }
 
-    @Test("10. an action the top screen does not offer: 409 with the allowed list, only an action.rejected row")
-    func rejectedAction() async throws {
-        let h = try await SessionHarness.make()
+    @Test("10. an action the top screen does not offer: 409 with the allowed list, only an action.rejected row", arguments: TestStore.all)
+    func rejectedAction(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         let before = try await h.coordinator.session(id: id)
@@ -290,9 +290,9 @@ struct FlowTests {
         try await h.checkInvariants(id)
     }
 
-    @Test("11. buying a photo already owned records no second purchase and finishes")
-    func alreadyOwned() async throws {
-        let h = try await SessionHarness.make()
+    @Test("11. buying a photo already owned records no second purchase and finishes", arguments: TestStore.all)
+    func alreadyOwned(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.signIn(id)
@@ -308,15 +308,16 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 1)
     }
 
-    @Test("12. a session survives a restart: fresh connections and objects continue the flow")
-    func survivesRestart() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.file("photos.db")
-        var configuration = PhotosConfiguration()
-        configuration.databasePath = path
+    @Test("12. a session survives a restart: fresh connections and objects continue the flow", arguments: TestStore.all)
+    func survivesRestart(store: TestStore) async throws {
+        let test = try await TestDatabase.make(store)
+        defer { test.close() }
+        await test.database.close()
+        var configuration = test.configuration()
         configuration.bcryptCost = 4
-        var database = try PhotosDatabase.open(path: path)
+        configuration.auditSigningKeyPath = test.directory.file("audit-signing.key")
+        configuration.secretKeyPath = test.directory.file("photosd-secret.key")
+        var database = try await PhotosDatabase.open(configuration)
         var services = try PhotosServices(configuration: configuration, database: database)
         _ = try await services.catalog.add(NewPhoto(title: "Sunset", priceCents: 250), actor: testOperator)
         _ = try await services.auth.createUser(username: "alice", password: SessionHarness.password, actor: testOperator)
@@ -325,10 +326,10 @@ struct FlowTests {
         _ = try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
         _ = try await coordinator.apply(ClientAction(.buy), to: id)
         let before = try await coordinator.session(id: id)
-        database.close()
+        await database.close()
 
-        database = try PhotosDatabase.open(path: path)
-        defer { database.close() }
+        database = try await PhotosDatabase.open(configuration)
+        defer { Task { [database] in await database.close() } }
         services = try PhotosServices(configuration: configuration, database: database)
         coordinator = services.sessions
         #expect(try await coordinator.session(id: id) == before)

@@ -8,9 +8,9 @@ import Testing
 
 @Suite("SessionCoordinator")
 struct SessionCoordinatorTests {
-    @Test("expectVersion: a stale version is a version_conflict and writes nothing")
-    func expectVersion() async throws {
-        let h = try await SessionHarness.make()
+    @Test("expectVersion: a stale version is a version_conflict and writes nothing", arguments: TestStore.all)
+    func expectVersion(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         let ok = try await h.coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, expectVersion: 1)
@@ -21,9 +21,9 @@ struct SessionCoordinatorTests {
         #expect(try await h.coordinator.events(sessionID: id).count == 5)
     }
 
-    @Test("a retried buy with the same Idempotency-Key returns the first answer and one purchase")
-    func idempotentBuy() async throws {
-        let h = try await SessionHarness.make()
+    @Test("a retried buy with the same Idempotency-Key returns the first answer and one purchase", arguments: TestStore.all)
+    func idempotentBuy(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.signIn(id)
@@ -40,9 +40,9 @@ struct SessionCoordinatorTests {
         }
     }
 
-    @Test("a retried sign-in returns the same token, which the database holds only encrypted")
-    func idempotentSignIn() async throws {
-        let h = try await SessionHarness.make()
+    @Test("a retried sign-in returns the same token, which the database holds only encrypted", arguments: TestStore.all)
+    func idempotentSignIn(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.act(id, .signIn)
@@ -52,16 +52,17 @@ struct SessionCoordinatorTests {
         let token = try #require(first.token)
         #expect(retried.token == token)
         #expect(retried == first)
-        h.test.database.close()
-        var bytes = Data()
-        for suffix in ["", "-wal"] { bytes.append(FileManager.default.contents(atPath: h.test.path + suffix) ?? Data()) }
+        await h.test.database.close()
+        let bytes = try h.test.storedBytes()
+        #expect(bytes.count > 10_000, "nothing was searched")
+        #expect(bytes.range(of: Data(SessionHarness.password.utf8)) == nil)
         #expect(bytes.range(of: Data(token.utf8)) == nil)
         #expect(bytes.range(of: Data("sign-in-1".utf8)) == nil)
     }
 
-    @Test("the database alone reveals nothing of a stored sign-in: no plain key hash, no token without the server secret")
-    func idempotencyNeedsTheServerSecret() async throws {
-        let h = try await SessionHarness.make()
+    @Test("the database alone reveals nothing of a stored sign-in: no plain key hash, no token without the server secret", arguments: TestStore.all)
+    func idempotencyNeedsTheServerSecret(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.act(id, .signIn)
@@ -121,9 +122,9 @@ struct SessionCoordinatorTests {
         #expect(try await test.database.read { try $0.queryOne("SELECT count(*) FROM idempotency_keys")?.int(0) } == 0)
     }
 
-    @Test("a sign-in whose session reached signIn while its password was not yet checked is checked then, not a version_conflict")
-    func credentialRace() async throws {
-        let h = try await SessionHarness.make()
+    @Test("a sign-in whose session reached signIn while its password was not yet checked is checked then, not a version_conflict", arguments: TestStore.all)
+    func credentialRace(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         // Hold the writer so that the signIn below and the submit's read both happen before
@@ -145,9 +146,9 @@ struct SessionCoordinatorTests {
         #expect(result.session.user?.username == "alice")
     }
 
-    @Test("a session whose token was revoked is signed out at its next action, audited")
-    func revokedTokenSignsOut() async throws {
-        let h = try await SessionHarness.make()
+    @Test("a session whose token was revoked is signed out at its next action, audited", arguments: TestStore.all)
+    func revokedTokenSignsOut(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.signIn(id)
@@ -158,9 +159,9 @@ struct SessionCoordinatorTests {
         #expect(next.events.first?.actor == "system")
     }
 
-    @Test("bad parameters and unknown sessions change nothing")
-    func badInput() async throws {
-        let h = try await SessionHarness.make()
+    @Test("bad parameters and unknown sessions change nothing", arguments: TestStore.all)
+    func badInput(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         await #expect(throws: PhotosError.badRequest("selectPhoto needs photoId")) { try await h.coordinator.apply(ClientAction(.selectPhoto), to: id) }
@@ -171,9 +172,9 @@ struct SessionCoordinatorTests {
         #expect(try await h.coordinator.events(sessionID: id).count == 3)
     }
 
-    @Test("operator sign-in resumes a purchase flow waiting on signIn; operator purchase completes buy")
-    func operatorCommands() async throws {
-        let h = try await SessionHarness.make()
+    @Test("operator sign-in resumes a purchase flow waiting on signIn; operator purchase completes buy", arguments: TestStore.all)
+    func operatorCommands(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         try await h.act(id, .selectPhoto, photoId: 2)
@@ -190,9 +191,9 @@ struct SessionCoordinatorTests {
         try await h.checkInvariants(id)
     }
 
-    @Test("50 concurrent actions on one session are serialized: versions strictly increase, none lost")
-    func concurrentActionsOnOneSession() async throws {
-        let h = try await SessionHarness.make()
+    @Test("50 concurrent actions on one session are serialized: versions strictly increase, none lost", arguments: TestStore.all)
+    func concurrentActionsOnOneSession(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
         let coordinator = h.coordinator

@@ -13,8 +13,8 @@ struct SessionHarness {
     let auth: AuthService
     static let password = "correct horse"
 
-    static func make(durability: Connection.Synchronous = .normal) async throws -> SessionHarness {
-        let test = try TestDatabase(durability: durability)
+    static func make(_ store: TestStore = .sqlite, durability: Connection.Synchronous = .normal) async throws -> SessionHarness {
+        let test = try await TestDatabase.make(store, durability: durability)
         let auth = test.auth()
         _ = try await test.catalog.importPhotos(
             [NewPhoto(title: "Sunset", priceCents: 250), NewPhoto(title: "Harbour", priceCents: 100), NewPhoto(title: "Snow", priceCents: 300)],

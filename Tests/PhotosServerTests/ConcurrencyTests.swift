@@ -7,9 +7,9 @@ import Testing
 
 @Suite("Concurrency", .serialized)
 struct ConcurrencyTests {
-    @Test("50 concurrent buys of one photo by one user across 50 sessions: exactly one purchase")
-    func concurrentBuysAcrossSessions() async throws {
-        let h = try await ServerHarness.make()
+    @Test("50 concurrent buys of one photo by one user across 50 sessions: exactly one purchase", arguments: TestStore.all)
+    func concurrentBuysAcrossSessions(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
             var sessions: [String] = []
@@ -33,8 +33,8 @@ struct ConcurrencyTests {
             #expect(outcomes.filter { $0 == "purchased" }.count == 1)
             #expect(outcomes.filter { $0 == "alreadyOwned" }.count == 49)
         }
-        #expect(try h.query("SELECT count(*) FROM purchases").first?.int(0) == 1)
-        #expect(try h.query("SELECT count(*) FROM audit_trail WHERE step = 'purchase.completed'").first?.int(0) == 1)
+        #expect(try await h.query("SELECT count(*) FROM purchases").first?.int(0) == 1)
+        #expect(try await h.query("SELECT count(*) FROM audit_trail WHERE step = 'purchase.completed'").first?.int(0) == 1)
     }
 
     @Test("photos-admin purchases, imports and signs sessions in while photosd serves under load: nobody sees 'database is locked'")

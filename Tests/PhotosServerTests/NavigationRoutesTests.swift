@@ -58,7 +58,7 @@ struct NavigationRoutesTests {
                 #expect(response.status == status, "\(body)")
                 #expect(response.errorCode == (status == .notFound ? "not_found" : "bad_request"), "\(body)")
             }
-            #expect(try h.query("SELECT count(*) FROM sessions").first?.int(0) == 0)
+            #expect(try await h.query("SELECT count(*) FROM sessions").first?.int(0) == 0)
         }
     }
 

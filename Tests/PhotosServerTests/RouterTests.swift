@@ -9,9 +9,9 @@ import Testing
 
 @Suite("HTTP routes")
 struct RouterTests {
-    @Test("healthz and metrics")
-    func healthAndMetrics() async throws {
-        let h = try await ServerHarness.make()
+    @Test("healthz and metrics", arguments: TestStore.all)
+    func healthAndMetrics(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
             let health = try await client.get("/healthz")
@@ -26,9 +26,9 @@ struct RouterTests {
         }
     }
 
-    @Test("sessions: create, get, act, events")
-    func sessions() async throws {
-        let h = try await ServerHarness.make()
+    @Test("sessions: create, get, act, events", arguments: TestStore.all)
+    func sessions(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
             let created = try await client.execute(uri: "/v1/sessions", method: .post)
@@ -58,9 +58,9 @@ struct RouterTests {
         }
     }
 
-    @Test("action errors: 409 with allowed, 400s naming the problem, 404, 413, version conflict")
-    func actionErrors() async throws {
-        let h = try await ServerHarness.make { $0.maxBodyBytes = 1_024 }
+    @Test("action errors: 409 with allowed, 400s naming the problem, 404, 413, version conflict", arguments: TestStore.all)
+    func actionErrors(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store) { $0.maxBodyBytes = 1_024 }
         defer { h.close() }
         try await h.test { client in
             let id = try await client.newSession()
@@ -109,7 +109,7 @@ struct RouterTests {
             #expect(fresh.status == .ok)
 
             // Nothing above left a trace but the one action.rejected row and the accepted action.
-            let steps = try h.query("SELECT step FROM audit_trail WHERE session_id = '\(id)' AND seq > 3").map { $0.string(0) }
+            let steps = try await h.query("SELECT step FROM audit_trail WHERE session_id = '\(id)' AND seq > 3").map { $0.string(0) }
             #expect(steps == ["action.rejected", "action", "screen.push"])
             let unknownRoute = try await client.get("/v2/whatever")
             #expect(unknownRoute.status == .notFound)
@@ -117,9 +117,9 @@ struct RouterTests {
         }
     }
 
-    @Test("a retried buy with the same Idempotency-Key gives the same answer and one purchase row")
-    func idempotentBuy() async throws {
-        let h = try await ServerHarness.make()
+    @Test("a retried buy with the same Idempotency-Key gives the same answer and one purchase row", arguments: TestStore.all)
+    func idempotentBuy(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
             let id = try await client.newSession()
@@ -134,15 +134,15 @@ struct RouterTests {
             #expect(first.status == .ok)
             #expect(first.json["outcome"] as? String == "purchased")
             #expect(second.text == first.text)
-            #expect(try h.query("SELECT count(*) FROM purchases").first?.int(0) == 1)
+            #expect(try await h.query("SELECT count(*) FROM purchases").first?.int(0) == 1)
             let reused = try await client.act(id, #"{"action": "back"}"#, headers: headers)
             #expect(reused.status == .conflict)
         }
     }
 
-    @Test("photos: list with pagination, get, purchased with a bearer token")
-    func photos() async throws {
-        let h = try await ServerHarness.make()
+    @Test("photos: list with pagination, get, purchased with a bearer token", arguments: TestStore.all)
+    func photos(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
             let page = try await client.get("/v1/photos?limit=2")
@@ -170,9 +170,9 @@ struct RouterTests {
         }
     }
 
-    @Test("auth: sign-in, sign-out, me/purchases; wrong password 401; limits 429, audited")
-    func auth() async throws {
-        let h = try await ServerHarness.make { $0.signInMaxAttempts = 3 }
+    @Test("auth: sign-in, sign-out, me/purchases; wrong password 401; limits 429, audited", arguments: TestStore.all)
+    func auth(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store) { $0.signInMaxAttempts = 3 }
         defer { h.close() }
         try await h.test { client in
             #expect(try await client.get("/v1/me/purchases").status == .unauthorized)
@@ -203,14 +203,14 @@ struct RouterTests {
             _ = try await client.act(id, #"{"action": "signIn"}"#)
             let inSession = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#)
             #expect(inSession.status == .tooManyRequests)
-            let reasons = try h.query("SELECT json_extract(detail, '$.reason') FROM audit_trail WHERE step = 'auth.signInFailed' AND json_extract(detail, '$.reason') IS NOT NULL")
+            let reasons = try await h.query("SELECT \(h.jsonText("detail", "reason")) FROM audit_trail WHERE step = 'auth.signInFailed' AND \(h.jsonText("detail", "reason")) IS NOT NULL")
             #expect(reasons.count == 2)
         }
     }
 
-    @Test("SQL-looking strings in every text field and a million-character username change nothing and leak nothing")
-    func hostileStrings() async throws {
-        let h = try await ServerHarness.make()
+    @Test("SQL-looking strings in every text field and a million-character username change nothing and leak nothing", arguments: TestStore.all)
+    func hostileStrings(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         let sqlish = #"x'); DROP TABLE audit_events; --"#
         try await h.test { client in
@@ -229,15 +229,15 @@ struct RouterTests {
             #expect(try await client.get("/v1/sessions/\(id)/events?after=1%20OR%201=1").errorCode == "bad_request")
             #expect(try await client.get("/v1/sessions/\(id)").status == .ok)
         }
-        #expect(try h.query("SELECT count(*) FROM audit_events").first?.int(0) ?? 0 > 0)
+        #expect(try await h.query("SELECT count(*) FROM audit_events").first?.int(0) ?? 0 > 0)
         // The attempted name is not a well-formed username, so it is not recorded anywhere.
-        let stored = try h.query("SELECT count(*) FROM audit_events WHERE detail LIKE '%DROP TABLE%' OR username LIKE '%DROP TABLE%'").first?.int(0)
+        let stored = try await h.query("SELECT count(*) FROM audit_events WHERE detail LIKE '%DROP TABLE%' OR username LIKE '%DROP TABLE%'").first?.int(0)
         #expect(stored == 0)
     }
 
-    @Test("a failed sign-in inside a session is 401 invalid_credentials and stays on signIn")
-    func sessionSignInFailure() async throws {
-        let h = try await ServerHarness.make()
+    @Test("a failed sign-in inside a session is 401 invalid_credentials and stays on signIn", arguments: TestStore.all)
+    func sessionSignInFailure(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
             let id = try await client.newSession()
@@ -251,9 +251,9 @@ struct RouterTests {
         }
     }
 
-    @Test("a retried sign-in (same Idempotency-Key) gets its first answer, is not counted again, and is never 429")
-    func retriedSignInIsNotLimited() async throws {
-        let h = try await ServerHarness.make { $0.signInMaxAttempts = 2 }
+    @Test("a retried sign-in (same Idempotency-Key) gets its first answer, is not counted again, and is never 429", arguments: TestStore.all)
+    func retriedSignInIsNotLimited(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store) { $0.signInMaxAttempts = 2 }
         defer { h.close() }
         try await h.test { client in
             let id = try await client.newSession()
@@ -268,20 +268,18 @@ struct RouterTests {
             // One failure counted, not four: the right password still gets through.
             let right = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#)
             #expect(right.status == .ok)
-            let failures = try h.query("SELECT count(*) FROM audit_trail WHERE step = 'auth.signInFailed'")
+            let failures = try await h.query("SELECT count(*) FROM audit_trail WHERE step = 'auth.signInFailed'")
             #expect(failures.first?.int(0) == 1)
         }
     }
 
-    @Test("a corrupt session state is a logged 500 internal that shows nothing of the decoder")
-    func corruptState() async throws {
-        let h = try await ServerHarness.make()
+    @Test("a corrupt session state is a logged 500 internal that shows nothing of the decoder", arguments: TestStore.all)
+    func corruptState(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
             let id = try await client.newSession()
-            let connection = try Connection(path: h.configuration.databasePath)
-            try connection.execute("UPDATE sessions SET state = ? WHERE id = ?", #"{"stacks": "not a list"}"#, id)
-            connection.close()
+            try await h.execute("UPDATE sessions SET state = ? WHERE id = ?", #"{"stacks": "not a list"}"#, id)
             for response in [try await client.get("/v1/sessions/\(id)"), try await client.act(id, #"{"action": "back"}"#)] {
                 #expect(response.status == .internalServerError)
                 #expect(response.errorCode == "internal")

@@ -13,26 +13,38 @@ import Testing
 struct ServerHarness {
     let directory: TemporaryDirectory
     var configuration: PhotosConfiguration
+    /// The PostgreSQL database (nil on SQLite), dropped at `close`.
+    let postgres: PostgresTestDatabase?
     static let password = "correct horse"
 
-    static func make(_ adjust: (inout PhotosConfiguration) -> Void = { _ in }) async throws -> ServerHarness {
+    static func make(_ store: TestStore = .sqlite, _ adjust: (inout PhotosConfiguration) -> Void = { _ in }) async throws -> ServerHarness {
         let directory = try TemporaryDirectory()
         var configuration = PhotosConfiguration()
-        configuration.databasePath = directory.file("photos.db")
+        let postgres = store == .postgres ? try await PostgresTestDatabase.create() : nil
+        configuration.databasePath = postgres?.url() ?? directory.file("photos.db")
+        configuration.maxConnections = 8
         configuration.bcryptCost = 4
         configuration.durability = .normal
         configuration.seedDemoData = true
         configuration.port = 0
         configuration.auditSigningKeyPath = directory.file("audit-signing.key")
         adjust(&configuration)
-        let database = try PhotosDatabase.open(path: configuration.databasePath)
+        let database = try await PhotosDatabase.open(configuration)
         let auth = AuthService(database: database, bcryptCost: 4)
         for name in ["alice", "bob"] { _ = try await auth.createUser(username: name, password: password, actor: testOperator) }
-        database.close()
-        return ServerHarness(directory: directory, configuration: configuration)
+        await database.close()
+        return ServerHarness(directory: directory, configuration: configuration, postgres: postgres)
     }
 
-    func close() { directory.remove() }
+    func close() {
+        directory.remove()
+        if let postgres { Task { await postgres.drop() } }
+    }
+
+    /// SQL for the text of `key` in the JSON column `column`, in the store's dialect.
+    func jsonText(_ column: String, _ key: String) -> String {
+        postgres == nil ? "json_extract(\(column), '$.\(key)')" : "(\(column)::jsonb ->> '\(key)')"
+    }
 
     /// Runs `body` against the application through HummingbirdTesting's router framework.
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
@@ -40,11 +52,34 @@ struct ServerHarness {
         try await app.test(.router) { client in try await body(client) }
     }
 
+    /// Writes to the database directly (behind the server's back).
+    func execute(_ sql: String, _ arguments: any DatabaseBindable...) async throws {
+        let database = try await PhotosDatabase.open(configuration, migrate: false)
+        do {
+            try await database.write { try $0.execute(sql, arguments: arguments) }
+            await database.close()
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
     /// Reads the database directly.
-    func query(_ sql: String) throws -> [Row] {
-        let connection = try Connection(path: configuration.databasePath, mode: .readOnly)
-        defer { connection.close() }
-        return try connection.query(sql)
+    func query(_ sql: String) async throws -> [Row] {
+        guard postgres != nil else {
+            let connection = try Connection(path: configuration.databasePath, mode: .readOnly)
+            defer { connection.close() }
+            return try connection.query(sql)
+        }
+        let database = try await PhotosDatabase.open(configuration, migrate: false)
+        do {
+            let rows = try await database.read { try $0.query(sql) }
+            await database.close()
+            return rows
+        } catch {
+            await database.close()
+            throw error
+        }
     }
 }
 

@@ -51,7 +51,7 @@ struct StorageFaultTests {
             vfs.clearFailures()
             let session = try await client.get("/v1/sessions/\(id)")
             #expect(session.json["version"] as? Int == 2, "a refused action changed the session")
-            #expect(try h.query("SELECT count(*) FROM sessions").first?.int(0) == 1, "a refused session was kept")
+            #expect(try await h.query("SELECT count(*) FROM sessions").first?.int(0) == 1, "a refused session was kept")
 
             // One failing write, then one failing fsync: each refuses its request, and the
             // next request goes through without a restart.

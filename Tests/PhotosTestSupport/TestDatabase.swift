@@ -3,17 +3,74 @@ import Navigation
 import PhotosCore
 import SQLiteStore
 import Synchronization
+import Testing
 
-/// A migrated database in a temporary directory, with services using bcrypt's minimum cost.
+/// The stores a test runs on: SQLite always, PostgreSQL when `PHOTOSD_TEST_POSTGRES_URL` names
+/// a server (`scripts/test` starts one). Suites that must hold on both take these as arguments.
+public enum TestStore: String, Sendable, CaseIterable, CustomTestStringConvertible {
+    case sqlite, postgres
+
+    /// The stores available in this run.
+    public static var all: [TestStore] { PostgresTestDatabase.available ? [.sqlite, .postgres] : [.sqlite] }
+
+    public var testDescription: String { rawValue }
+}
+
+/// A migrated database — a SQLite file in a temporary directory, or a fresh database on the
+/// test PostgreSQL server — with services using bcrypt's minimum cost.
 public struct TestDatabase: Sendable {
     public let directory: TemporaryDirectory
-    public let database: SQLiteDatabase
+    public let database: any DatabaseStore
+    /// The PostgreSQL database, dropped at `close` (nil on SQLite).
+    public let postgres: PostgresTestDatabase?
     public var path: String { directory.file("photos.db") }
 
-    /// Creates and migrates the database.
+    /// Creates and migrates a SQLite database.
     public init(durability: Connection.Synchronous = .full) throws {
         directory = try TemporaryDirectory()
         database = try PhotosDatabase.open(path: directory.file("photos.db"), durability: durability, readerCount: 2)
+        postgres = nil
+    }
+
+    private init(directory: TemporaryDirectory, database: any DatabaseStore, postgres: PostgresTestDatabase?) {
+        self.directory = directory
+        self.database = database
+        self.postgres = postgres
+    }
+
+    /// Creates and migrates a database on `store`.
+    public static func make(_ store: TestStore, durability: Connection.Synchronous = .full) async throws -> TestDatabase {
+        guard store == .postgres else { return try TestDatabase(durability: durability) }
+        let directory = try TemporaryDirectory()
+        let postgres = try await PostgresTestDatabase.create()
+        var configuration = PhotosConfiguration()
+        configuration.databasePath = postgres.url()
+        configuration.durability = durability
+        configuration.maxConnections = 8
+        let database = try await PhotosDatabase.open(configuration, logger: PostgresTestDatabase.logger)
+        return TestDatabase(directory: directory, database: database, postgres: postgres)
+    }
+
+    /// Everything the store keeps, as bytes to search for secrets: the SQLite file and its WAL
+    /// (call after closing the database), or a `pg_dump` of the PostgreSQL database followed by
+    /// the server's log.
+    public func storedBytes() throws -> Data {
+        var bytes = Data()
+        if let postgres {
+            bytes.append(try postgres.dump())
+            bytes.append(PostgresTestDatabase.serverLog() ?? Data())
+        } else {
+            for suffix in ["", "-wal"] { bytes.append(FileManager.default.contents(atPath: path + suffix) ?? Data()) }
+        }
+        return bytes
+    }
+
+    /// The configuration of a server or tool over this database.
+    public func configuration() -> PhotosConfiguration {
+        var configuration = PhotosConfiguration()
+        configuration.databasePath = postgres?.url() ?? path
+        configuration.maxConnections = 8
+        return configuration
     }
 
     /// The auth service, bcrypt cost 4.
@@ -30,9 +87,18 @@ public struct TestDatabase: Sendable {
     public var catalog: CatalogService { CatalogService(database: database) }
     public var purchases: PurchaseService { PurchaseService(database: database) }
 
-    /// Closes the database and deletes the directory.
+    /// Closes the database and deletes the directory (and drops the PostgreSQL database, in
+    /// the background: `defer` cannot wait).
     public func close() {
-        database.close()
+        if let sqlite = database as? SQLiteDatabase {
+            sqlite.close()
+        } else {
+            let (database, postgres) = (self.database, self.postgres)
+            Task {
+                await database.close()
+                await postgres?.drop()
+            }
+        }
         directory.remove()
     }
 }

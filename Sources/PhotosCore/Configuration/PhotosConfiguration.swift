@@ -37,7 +37,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// bcrypt cost (4–31; each step doubles the time).
     public var bcryptCost = 12
     /// The server secret's file (see `ServerSecret`); empty means `photosd-secret.key` beside
-    /// the database file.
+    /// the database file. Instances sharing a PostgreSQL database must share this file (and the
+    /// audit signing key): a retried request's fingerprint and the checkpoints' signatures
+    /// depend on them.
     public var secretKeyPath = ""
     /// The Ed25519 key that signs audit checkpoints (created 0600 on first use).
     public var auditSigningKeyPath = "data/audit-signing.key"
@@ -57,9 +59,11 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// The defaults.
     public init() {}
 
-    /// `secretKeyPath`, or its default beside the database file.
+    /// `secretKeyPath`, or its default beside the database file (`data/photosd-secret.key` for a
+    /// PostgreSQL database, which has no directory).
     public var resolvedSecretKeyPath: String {
         guard secretKeyPath.isEmpty else { return secretKeyPath }
+        if databasePath.hasPrefix("postgres://") || databasePath.hasPrefix("postgresql://") { return "data/photosd-secret.key" }
         let directory = (databasePath as NSString).deletingLastPathComponent
         return directory.isEmpty ? "photosd-secret.key" : directory + "/photosd-secret.key"
     }
