@@ -56,6 +56,17 @@ struct CrashTests {
             lock.unlock()
         }
 
+        /// Versions a client saw go backwards (a session answered older than it was).
+        private(set) var versionsBackwards = 0
+
+        /// Records one answer's session version against the one the client saw before.
+        func observe(_ next: [String: Any], after previous: [String: Any]) {
+            guard let new = next["version"] as? Int, let old = previous["version"] as? Int, new < old else { return }
+            lock.lock()
+            versionsBackwards += 1
+            lock.unlock()
+        }
+
         var snapshot: (events: [String: [Int: String]], sessions: Set<String>, tokens: [String]) {
             lock.lock()
             defer { lock.unlock() }
@@ -63,15 +74,17 @@ struct CrashTests {
         }
     }
 
-    /// The current daemon's address (it changes at every restart: port 0).
+    /// The current daemons' addresses (they change at every restart: port 0); each request goes
+    /// to one of them at random.
     final class Target: @unchecked Sendable {
         // @unchecked Sendable: guarded by `lock`.
         private let lock = NSLock()
-        private var base = ""
+        private var bases: [String] = []
         private var stopped = false
-        var url: String { lock.lock(); defer { lock.unlock() }; return base }
+        var url: String { lock.lock(); defer { lock.unlock() }; return bases.randomElement() ?? "" }
         var isStopped: Bool { lock.lock(); defer { lock.unlock() }; return stopped }
-        func set(_ url: String) { lock.lock(); base = url; lock.unlock() }
+        func set(_ url: String) { set([url]) }
+        func set(_ urls: [String]) { lock.lock(); bases = urls; lock.unlock() }
         func stop() { lock.lock(); stopped = true; lock.unlock() }
     }
 
@@ -121,12 +134,14 @@ struct CrashTests {
             if let (status, result) = await send(target, "POST", "/v1/sessions/\(id)/actions", body: body), status == 200,
                let next = result["session"] as? [String: Any] {
                 ledger.record(session: id, events: result["events"] as? [[String: Any]] ?? [], token: result["token"] as? String)
+                ledger.observe(next, after: session)
                 session = next
             } else {
                 ledger.failed()
                 // Unknown outcome: learn the session's state again once the server answers.
                 while !target.isStopped {
                     if let (status, fresh) = await send(target, "GET", "/v1/sessions/\(id)"), status == 200 {
+                        ledger.observe(fresh, after: session)
                         session = fresh
                         break
                     }

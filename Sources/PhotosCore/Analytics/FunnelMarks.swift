@@ -31,20 +31,25 @@ public enum FunnelMarks {
         WHERE NOT EXISTS (SELECT 1 FROM funnel_marks m WHERE m.day = c.day AND m.stage = c.stage AND m.session_id = c.session_id)
         """
 
-    /// Marks every audit row committed so far; returns how many marks were added.
+    /// Marks every audit row committed (settled) when it starts; returns how many marks were
+    /// added. Rows that arrive meanwhile wait for the next call: under steady load a loop that
+    /// chased the newest row would never end (and would keep the checkpoints waiting).
     @discardableResult
     public static func catchUp(_ database: any DatabaseStore, chunk: Int64 = 200_000) async throws -> Int {
         var added = 0
+        var target = Int64.max
         while true {
             // On PostgreSQL the settled id needs a write transaction (it waits for appends in flight).
-            let read = { @Sendable (connection: any DatabaseConnection) throws -> (Int64, Int64, [(String, Int, String)]) in
+            let bound = target
+            let read = { @Sendable (connection: any DatabaseConnection) throws -> (Int64, Int64, Int64, [(String, Int, String)]) in
                 let from = try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
-                let newest = try AuditLog.settledNewestID(on: connection)
+                let newest = min(try AuditLog.settledNewestID(on: connection), bound)
                 let until = min(newest, from + chunk)
                 let marks = try connection.query(newMarks, from, until).map { ($0.string(0), $0.int(1), $0.string(2)) }
-                return (from, until, marks)
+                return (from, until, newest, marks)
             }
-            let (from, newest, marks) = database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
+            let (from, newest, settled, marks) = database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
+            target = settled
             guard newest > from else { return added }
             let written = try await database.write { connection -> Bool in
                 // Another process marked meanwhile: read again from where it got to.
