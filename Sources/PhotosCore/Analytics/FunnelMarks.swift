@@ -48,7 +48,7 @@ public enum FunnelMarks {
                 let marks = try connection.query(newMarks, from, until).map { ($0.string(0), $0.int(1), $0.string(2)) }
                 return (from, until, newest, marks)
             }
-            let (from, newest, settled, marks) = database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
+            let (from, newest, settled, marks) = try await AuditLog.readSettled(database, read)
             target = settled
             guard newest > from else { return added }
             let written = try await database.write { connection -> Bool in

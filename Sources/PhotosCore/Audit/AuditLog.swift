@@ -47,6 +47,12 @@ public enum AuditLog {
         return try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
     }
 
+    /// Runs `body`, which reads up to `settledNewestID`, where that works: a read snapshot on
+    /// SQLite, a write transaction on PostgreSQL (its exclusive lock and fresh statement snapshots).
+    public static func readSettled<T: Sendable>(_ database: any DatabaseStore, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+        database.dialect == .postgres ? try await database.write(body) : try await database.read(body)
+    }
+
     /// A trail's head: its last `seq` (0 for a new trail) and the hash its next row chains to
     /// (`genesisHash` for a new trail).
     ///

@@ -92,12 +92,12 @@ public enum DatabaseMaintenance {
             let settled = try AuditLog.settledNewestID(on: connection)
             return try AuditLog.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
         }
-        return database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
+        return try await AuditLog.readSettled(database, read)
     }
 
     /// The id of the newest settled audit row, 0 for none.
     public static func newestAuditRowID(_ database: any DatabaseStore) async throws -> Int64 {
         let read = { @Sendable (connection: any DatabaseConnection) in try AuditLog.settledNewestID(on: connection) }
-        return database.dialect == .postgres ? try await database.write(read) : try await database.read(read)
+        return try await AuditLog.readSettled(database, read)
     }
 }
