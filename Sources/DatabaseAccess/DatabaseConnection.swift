@@ -29,6 +29,10 @@ public protocol DatabaseConnection: AnyObject {
 
     /// Calls `body` for each row of a query (without holding them all, where the store can).
     func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) throws -> Void) throws
+
+    /// Runs a query and returns its first row, if any. A requirement (with a default) so that
+    /// SQLite's connection, on the hot path, steps once instead of collecting an array.
+    func queryOne(_ sql: String, arguments: [any DatabaseBindable]) throws -> Row?
 }
 
 extension DatabaseConnection {
@@ -45,10 +49,10 @@ extension DatabaseConnection {
 
     /// Runs a query and returns its first row, if any.
     public func queryOne(_ sql: String, _ arguments: any DatabaseBindable...) throws -> Row? {
-        try query(sql, arguments: arguments).first
+        try queryOne(sql, arguments: arguments)
     }
 
-    /// Runs a query and returns its first row, if any.
+    /// Runs a query and returns its first row, if any (the default: the first of all its rows).
     public func queryOne(_ sql: String, arguments: [any DatabaseBindable]) throws -> Row? {
         try query(sql, arguments: arguments).first
     }
@@ -65,6 +69,29 @@ extension DatabaseConnection {
         switch dialect {
         case .sqlite: try queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", name) != nil
         case .postgres: try queryOne("SELECT 1 WHERE to_regclass(?) IS NOT NULL", name) != nil
+        }
+    }
+
+    /// The names of the database's own tables (the current schema on PostgreSQL; SQLite's
+    /// internal `sqlite_…` tables left out), sorted.
+    public func tableNames() throws -> [String] {
+        let sql = switch dialect {
+        case .sqlite: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
+        case .postgres:
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
+        }
+        return try query(sql).map { $0.string(0) }
+    }
+
+    /// The columns of table `name`, in their declared order.
+    public func columnNames(of name: String) throws -> [String] {
+        switch dialect {
+        case .sqlite: try query("SELECT name FROM pragma_table_info(?) ORDER BY cid", name).map { $0.string(0) }
+        case .postgres:
+            try query(
+                "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+                name
+            ).map { $0.string(0) }
         }
     }
 }

@@ -61,6 +61,11 @@ struct HostileArgumentsTests {
         (["check", "--config", "/nonexistent.json"], ""),
         (["audit", "verify", "--config", "/nonexistent.json"], ""),
         (["users", "list", "--format", "csv"], ""),
+        (["copy"], ""),
+        (["copy", "--to", ""], ""),
+        (["copy", "--to", "photos.db"], ""),
+        (["copy", "--to", "postgres://someone:pw@127.0.0.1:1/photos"], ""),
+        (["copy", "--to", "postgres://not a url"], ""),
         (["sessions", "list", "--format", sqlish], ""),
     ]
 
@@ -91,5 +96,22 @@ struct HostileArgumentsTests {
             #expect(!result.stderr.contains("Fatal error") && !result.stderr.contains("Stack dump"), "\(label) crashed")
         }
         #expect(try digest() == before, "a failed command changed the database")
+    }
+
+    @Test("commands that do not migrate (verify, backup, report, copy, check), given a database that does not exist: one line, and no file created")
+    func missingDatabase() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = ["--db", "missing.db"]
+        let commands: [[String]] = [
+            ["audit", "verify"], ["backup", "copy.db"], ["report", "funnel"], ["copy", "--to", "copy.db"], ["check"],
+        ]
+        for command in commands {
+            let result = try AdminProcess.admin(command + db, in: directory.path)
+            #expect(result.status != 0, "\(command) succeeded: \(result.output)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
+            #expect(result.stderr.contains("no database at missing.db"), "\(command): \(result.stderr)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".db") }.isEmpty)
     }
 }

@@ -45,7 +45,8 @@ public enum PhotosDatabase {
     /// `vfs` names the SQLite VFS (nil or empty: the system's).
     ///
     /// Throws `MigrationError` for a file that is not a database, an edited migration or a
-    /// database newer than this binary; with `migrate == false`, also when migrations are pending.
+    /// database newer than this binary; with `migrate == false`, also when migrations are pending
+    /// or there is no file at `path` (none is created).
     public static func open(
         path: String,
         durability: Connection.Synchronous = .full,
@@ -56,6 +57,10 @@ public enum PhotosDatabase {
         migrate: Bool = true
     ) throws -> SQLiteDatabase {
         try refusePostgresURL(path)
+        if !migrate, !FileManager.default.fileExists(atPath: path) {
+            // Reading commands must not leave an empty database behind a mistyped path.
+            throw PhotosError.notFound("no database at \(path)")
+        }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
