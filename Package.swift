@@ -138,9 +138,12 @@ let package = Package(
                 "CEpoll",
                 "PhotosCore",
                 "PhotosdProcess",
+                "PostgresStore",
                 "SQLiteStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

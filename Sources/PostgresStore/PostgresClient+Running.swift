@@ -19,7 +19,13 @@ extension PostgresClient {
         }
         let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
         return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
-            group.addTask { await client.run() }
+            let (started, signal) = AsyncStream<Never>.makeStream()
+            group.addTask {
+                signal.finish()
+                await client.run()
+            }
+            // As in `PostgresStorage.open`: no lease before `run()` (postgres-nio warns).
+            for await _ in started {}
             defer { group.cancelAll() }
             return try await body(client)
         }

@@ -55,17 +55,26 @@ public final class PostgresStorage: DatabaseStore {
         var configuration = location.clientConfiguration
         configuration.options.additionalStartupParameters = parameters
         configuration.options.maximumConnections = max(1, options.maximumConnections)
-        return PostgresStorage(location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
-                               threadCount: max(1, options.maximumConnections), logger: logger)
+        let (started, signal) = AsyncStream<Never>.makeStream()
+        let storage = PostgresStorage(
+            location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
+            threadCount: max(1, options.maximumConnections), logger: logger, started: signal)
+        // Leasing before `run()` has begun works, but postgres-nio logs a warning for it (at
+        // every photosd start): wait until the task is about to call it.
+        for await _ in started {}
+        return storage
     }
 
-    private init(location: PostgresLocation, client: PostgresClient, threadCount: Int, logger: Logger) {
+    private init(location: PostgresLocation, client: PostgresClient, threadCount: Int, logger: Logger, started: AsyncStream<Never>.Continuation) {
         self.location = location
         self.client = client
         self.logger = logger
         threads = NIOThreadPool(numberOfThreads: threadCount)
         threads.start()
-        running = Mutex(Task { await client.run() })
+        running = Mutex(Task {
+            started.finish()
+            await client.run()
+        })
     }
 
     /// PostgreSQL's dialect.

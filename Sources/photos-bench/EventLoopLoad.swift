@@ -12,6 +12,8 @@ import Foundation
 final class EventLoopLoad {
     /// What one user sends next, and where its results go.
     protocol User: AnyObject {
+        /// The port of the server (one of several instances) this user talks to.
+        var port: Int { get }
         /// The next request, complete (head and body), as bytes.
         func nextRequest() -> [UInt8]
         /// The answer to the last request: its status and how long it took, in nanoseconds.
@@ -29,11 +31,9 @@ final class EventLoopLoad {
     }
 
     private let host: String
-    private let port: Int
 
-    init(host: String, port: Int) {
+    init(host: String) {
         self.host = host
-        self.port = port
     }
 
     /// Runs `users` until `seconds` have passed: each starts its next request as soon as the
@@ -46,7 +46,7 @@ final class EventLoopLoad {
         var slots: [Slot] = []
         defer { for slot in slots where slot.fd >= 0 { close(slot.fd) } }
         for index in users.indices {
-            let fd = try Self.connect(host: host, port: port)
+            let fd = try Self.connect(host: host, port: users[index].port)
             slots.append(Slot(fd: fd))
             var event = epoll_event()
             event.events = EPOLLIN.rawValue
@@ -100,7 +100,7 @@ final class EventLoopLoad {
             _ = epoll_ctl(epoll, EPOLL_CTL_DEL, slots[index].fd, nil)
             close(slots[index].fd)
             slots[index].fd = -1
-            guard let fd = try? Self.connect(host: host, port: port) else { return }
+            guard let fd = try? Self.connect(host: host, port: users[index].port) else { return }
             slots[index].fd = fd
             var event = epoll_event()
             event.events = EPOLLIN.rawValue

@@ -23,12 +23,18 @@ struct HTTPRunResult: Codable {
     /// photosd's CPU time per action and per healthz request (when it runs here).
     var serverCPUMicrosPerAction: Double?
     var serverCPUMicrosPerHealthz: Double?
-    /// CPU time of photosd's writer thread per action: the part that runs one at a time.
+    /// CPU time of photosd's writer thread per action: the part that runs one at a time (SQLite).
     var writerCPUMicrosPerAction: Double?
+    /// CPU time of the database server's processes per action (PostgreSQL on this machine).
+    var databaseCPUMicrosPerAction: Double?
     /// CPU time of this load generator per action and per healthz request (it shares the cores).
     var clientCPUMicrosPerAction: Double?
     var clientCPUMicrosPerHealthz: Double?
     var durability: String
+    /// `sqlite` or `postgres`.
+    var store: String = "sqlite"
+    /// How many photosd instances served the run (PostgreSQL: several may).
+    var instances: Int = 1
 }
 
 /// Virtual users walking realistic journeys through the API, each with its own connection,
@@ -54,10 +60,22 @@ enum HTTPBenchmark {
         }
     }
 
-    /// Creates `users` users (`bench-0`…) and `photos` photos in a fresh database at `path`.
-    static func seed(path: String, users: Int, photos: Int) async throws {
-        let database = try PhotosDatabase.open(path: path, durability: .normal)
-        defer { database.close() }
+    /// Creates `users` users (`bench-0`…) and `photos` photos in the database `configuration`
+    /// names (a fresh SQLite file or PostgreSQL database).
+    static func seed(_ configuration: PhotosConfiguration, users: Int, photos: Int) async throws {
+        var configuration = configuration
+        configuration.durability = .normal
+        let database = try await PhotosDatabase.open(configuration)
+        do {
+            try await seed(database, users: users, photos: photos)
+            await database.close()
+        } catch {
+            await database.close()
+            throw error
+        }
+    }
+
+    private static func seed(_ database: any DatabaseStore, users: Int, photos: Int) async throws {
         let catalog = CatalogService(database: database)
         if try await catalog.list(limit: 1).isEmpty {
             _ = try await catalog.importPhotos((1...photos).map { NewPhoto(title: "Bench photo \($0)", priceCents: 100 + $0) }, actor: .system)
@@ -78,6 +96,7 @@ enum HTTPBenchmark {
 
         let connection: HTTPConnection
         let index: Int
+        let port: Int
         /// True for the tabs journey, false for the stack journey.
         let tabs: Bool
         let host: String
@@ -98,6 +117,7 @@ enum HTTPBenchmark {
             self.index = index
             self.tabs = tabs
             self.host = host
+            self.port = port
             self.photos = photos
             self.connection = try HTTPConnection(host: host, port: port)
             self.random = UInt64(index) &* 0x9E37_79B9_7F4A_7C15 | 1
@@ -193,9 +213,9 @@ enum HTTPBenchmark {
     }
 
     /// Runs every user in `mode` for `seconds` on one event loop; returns the elapsed time.
-    static func runPhase(_ users: [VirtualUser], host: String, port: Int, seconds: Double, mode: VirtualUser.Mode) throws -> Double {
+    static func runPhase(_ users: [VirtualUser], host: String, seconds: Double, mode: VirtualUser.Mode) throws -> Double {
         for user in users { user.mode = mode }
-        return try EventLoopLoad(host: host, port: port).run(users, seconds: seconds)
+        return try EventLoopLoad(host: host).run(users, seconds: seconds)
     }
 
     static func reset(_ users: [VirtualUser]) {
@@ -218,27 +238,35 @@ enum HTTPBenchmark {
     }
 
     /// One run at `virtualUsers`: warm-up, actions for `seconds`, then healthz for `seconds`.
-    static func run(host: String, port: Int, virtualUsers: Int, seconds: Double, photos: Int, journeys: Journeys, peakRSS: () -> Int?, serverCPU: () -> Double?, writerCPU: () -> Double?, durability: String) throws -> HTTPRunResult {
+    /// User `i` talks to `ports[i % ports.count]` (several instances share the users).
+    static func run(
+        host: String, ports: [Int], virtualUsers: Int, seconds: Double, photos: Int, journeys: Journeys,
+        peakRSS: () -> Int?, serverCPU: () -> Double?, writerCPU: () -> Double?, databaseCPU: () -> Double? = { nil },
+        durability: String
+    ) throws -> HTTPRunResult {
         var users: [VirtualUser] = []
         for index in 0..<virtualUsers {
+            let port = ports[index % ports.count]
             let user = try VirtualUser(index: index, host: host, port: port, photos: photos, tabs: journeys.walksTabs(index))
             try user.prepare()
             users.append(user)
         }
         // Warm-up: caches, connections, the first purchases.
-        _ = try runPhase(users, host: host, port: port, seconds: min(2, seconds / 4), mode: .journey)
+        _ = try runPhase(users, host: host, seconds: min(2, seconds / 4), mode: .journey)
         reset(users)
         let cpuBeforeActions = serverCPU()
         let writerBeforeActions = writerCPU()
+        let databaseBeforeActions = databaseCPU()
         let clientBeforeActions = ProcessCPU.seconds(pid: getpid())
-        let actionSeconds = try runPhase(users, host: host, port: port, seconds: seconds, mode: .journey)
+        let actionSeconds = try runPhase(users, host: host, seconds: seconds, mode: .journey)
         let cpuAfterActions = serverCPU()
         let writerAfterActions = writerCPU()
+        let databaseAfterActions = databaseCPU()
         let clientAfterActions = ProcessCPU.seconds(pid: getpid())
         let (actionHistogram, actionCount, actionErrors) = merged(users)
         let rss = peakRSS()
         reset(users)
-        let healthSeconds = try runPhase(users, host: host, port: port, seconds: seconds, mode: .healthz)
+        let healthSeconds = try runPhase(users, host: host, seconds: seconds, mode: .healthz)
         let cpuAfterHealth = serverCPU()
         let clientAfterHealth = ProcessCPU.seconds(pid: getpid())
         let (healthHistogram, healthCount, healthErrors) = merged(users)
@@ -260,6 +288,7 @@ enum HTTPBenchmark {
             serverCPUMicrosPerAction: perRequest(cpuBeforeActions, cpuAfterActions, actionCount),
             serverCPUMicrosPerHealthz: perRequest(cpuAfterActions, cpuAfterHealth, healthCount),
             writerCPUMicrosPerAction: perRequest(writerBeforeActions, writerAfterActions, actionCount),
+            databaseCPUMicrosPerAction: perRequest(databaseBeforeActions, databaseAfterActions, actionCount),
             clientCPUMicrosPerAction: perRequest(clientBeforeActions, clientAfterActions, actionCount),
             clientCPUMicrosPerHealthz: perRequest(clientAfterActions, clientAfterHealth, healthCount),
             durability: durability)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotosdProcess
 import PhotosCore
+import PostgresStore
 import SQLiteStore
 
 /// `photos-bench`: throughput and latency of photosd, measured on this machine.
@@ -42,13 +43,23 @@ extension PhotosBench {
         @Option(help: "Target a running photosd instead (users bench-0… must exist: see `photos-bench http --help`).") var url: String?
         @Option(help: "The photosd binary to start (default: next to photos-bench).") var photosd: String?
         @Option(help: "Directory for the temporary database (default: a new one under .build-bench/).") var directory: String?
+        @Option(help: "Run on PostgreSQL: a postgres:// URL of a server (the user needs CREATEDB); each run creates a database photos_bench_… there and drops it after. Default: a SQLite file.")
+        var db: String?
+        @Option(help: "photosd instances on the one database (PostgreSQL only); the virtual users are spread over them.") var instances = 1
         @OptionGroup var output: ResultOptions
+
+        func validate() throws {
+            guard (1...16).contains(instances) else { throw ValidationError("--instances must be between 1 and 16") }
+            if let db, !PostgresLocation.isURL(db) { throw ValidationError("--db takes a postgres:// URL (SQLite runs need no option)") }
+            if instances > 1, db == nil { throw ValidationError("--instances above 1 needs --db postgres://…: a SQLite file is served by one process") }
+            if url != nil, db != nil || instances > 1 { throw ValidationError("--url targets a running photosd; --db and --instances start their own") }
+        }
 
         func run() async throws {
             let counts = vus.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !counts.isEmpty, counts.allSatisfy({ (1...2_000).contains($0) }) else { throw ValidationError("--vus must list numbers between 1 and 2000") }
             var results: [HTTPRunResult] = []
-            print("vus  actions/s   p50 ms  p90 ms  p99 ms  p99.9 ms  errors  healthz/s  ratio  peak RSS MB  server CPU µs/action  µs/healthz  writer µs/action  client µs/action  µs/healthz")
+            print("vus  actions/s   p50 ms  p90 ms  p99 ms  p99.9 ms  errors  healthz/s  ratio  peak RSS MB  server CPU µs/action  µs/healthz  writer µs/action  db µs/action  client µs/action  µs/healthz")
             for count in counts {
                 let result = try await runOnce(virtualUsers: count, maxUsers: counts.max() ?? count)
                 results.append(result)
@@ -73,6 +84,7 @@ extension PhotosBench {
             cells.append(cell(result.serverCPUMicrosPerAction.map { format($0, 0) } ?? "-", 21))
             cells.append(cell(result.serverCPUMicrosPerHealthz.map { format($0, 0) } ?? "-", 11))
             cells.append(cell(result.writerCPUMicrosPerAction.map { format($0, 0) } ?? "-", 17))
+            cells.append(cell(result.databaseCPUMicrosPerAction.map { format($0, 0) } ?? "-", 13))
             cells.append(cell(result.clientCPUMicrosPerAction.map { format($0, 0) } ?? "-", 17))
             cells.append(result.clientCPUMicrosPerHealthz.map { format($0, 0) } ?? "-")
             return cells.joined(separator: " ")
@@ -83,27 +95,60 @@ extension PhotosBench {
                 guard let parsed = URL(string: url), let host = parsed.host, let port = parsed.port else {
                     throw ValidationError("--url must look like http://127.0.0.1:8080")
                 }
-                return try HTTPBenchmark.run(host: host, port: port, virtualUsers: virtualUsers, seconds: duration, photos: photos, journeys: journeys, peakRSS: { nil }, serverCPU: { nil }, writerCPU: { nil }, durability: "unknown")
+                return try HTTPBenchmark.run(
+                    host: host, ports: [port], virtualUsers: virtualUsers, seconds: duration, photos: photos, journeys: journeys,
+                    peakRSS: { nil }, serverCPU: { nil }, writerCPU: { nil }, durability: "unknown")
             }
             let base = directory ?? FileManager.default.currentDirectoryPath + "/.build-bench"
             let runDirectory = base + "/http-\(virtualUsers)-\(UUID().uuidString.prefix(8))"
             try FileManager.default.createDirectory(atPath: runDirectory, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(atPath: runDirectory) }
-            let path = runDirectory + "/photos.db"
-            try await HTTPBenchmark.seed(path: path, users: virtualUsers, photos: photos)
-            let daemon = try PhotosdProcess(
-                binary: photosd ?? PhotosdProcess.besideBenchmark, arguments: ["--db", path],
-                // Quiet, but it still says where it listens.
-                environment: [
-                    "PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": "notice",
-                    "PHOTOSD_AUDIT_SIGNING_KEY_PATH": runDirectory + "/audit-signing.key",
-                ])
-            let result = try HTTPBenchmark.run(
-                host: "127.0.0.1", port: daemon.port, virtualUsers: virtualUsers, seconds: duration, photos: photos, journeys: journeys,
-                peakRSS: { daemon.peakResidentBytes }, serverCPU: { daemon.cpuSeconds }, writerCPU: { daemon.writerCPUSeconds },
+            let postgres = if let db { try await BenchDatabase.create(serverURL: db) } else { BenchDatabase?.none }
+            do {
+                let result = try await runOnce(virtualUsers: virtualUsers, database: postgres?.url ?? runDirectory + "/photos.db", in: runDirectory)
+                await postgres?.drop()
+                return result
+            } catch {
+                await postgres?.drop()
+                throw error
+            }
+        }
+
+        /// Seeds `database`, starts `instances` photosd on it and runs the load against them.
+        func runOnce(virtualUsers: Int, database: String, in runDirectory: String) async throws -> HTTPRunResult {
+            var configuration = PhotosConfiguration()
+            configuration.databasePath = database
+            configuration.secretKeyPath = runDirectory + "/photosd-secret.key"
+            configuration.auditSigningKeyPath = runDirectory + "/audit-signing.key"
+            try await HTTPBenchmark.seed(configuration, users: virtualUsers, photos: photos)
+            // Instances share the server secret and the signing key, as a deployment's must.
+            var daemons: [PhotosdProcess] = []
+            defer { for daemon in daemons { daemon.stop() } }
+            for _ in 0..<instances {
+                daemons.append(try PhotosdProcess(
+                    binary: photosd ?? PhotosdProcess.besideBenchmark, arguments: ["--db", database],
+                    // Quiet, but it still says where it listens.
+                    environment: [
+                        "PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": "notice",
+                        "PHOTOSD_AUTH_SECRET_KEY_PATH": configuration.secretKeyPath,
+                        "PHOTOSD_AUDIT_SIGNING_KEY_PATH": configuration.auditSigningKeyPath,
+                    ]))
+            }
+            let onPostgres = db != nil
+            var result = try HTTPBenchmark.run(
+                host: "127.0.0.1", ports: daemons.map(\.port), virtualUsers: virtualUsers, seconds: duration, photos: photos, journeys: journeys,
+                peakRSS: { daemons.map(\.peakResidentBytes).max() },
+                serverCPU: { daemons.reduce(0) { $0 + $1.cpuSeconds } },
+                writerCPU: { onPostgres ? nil : daemons.first?.writerCPUSeconds },
+                databaseCPU: { onPostgres ? ProcessCPU.seconds(processesNamed: "postgres") : nil },
                 durability: durability)
-            let status = daemon.stop()
-            if status != 0 { print("warning: photosd exited with \(status)") }
+            result.store = onPostgres ? "postgres" : "sqlite"
+            result.instances = instances
+            for daemon in daemons {
+                let status = daemon.stop()
+                if status != 0 { print("warning: photosd exited with \(status)") }
+            }
+            daemons.removeAll()
             return result
         }
     }

@@ -26,6 +26,22 @@ enum ProcessCPU {
         return total
     }
 
+    /// User + system CPU seconds of every process on this machine named `name` (nil if none
+    /// is): a database server's processes, when it runs here. A process that exits takes its
+    /// time with it, so this counts long-lived processes (a pool's connections) well.
+    static func seconds(processesNamed name: String) -> Double? {
+        guard let pids = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        var total: Double?
+        for pid in pids where pid.allSatisfy(\.isNumber) {
+            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+                  comm.trimmingCharacters(in: .newlines) == name,
+                  let seconds = times(statPath: "/proc/\(pid)/stat")
+            else { continue }
+            total = (total ?? 0) + seconds
+        }
+        return total
+    }
+
     private static func times(statPath: String) -> Double? {
         guard let stat = try? String(contentsOfFile: statPath, encoding: .utf8),
               let close = stat.lastIndex(of: ")")
