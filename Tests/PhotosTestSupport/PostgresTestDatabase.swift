@@ -58,6 +58,18 @@ public struct PostgresTestDatabase: Sendable {
         ProcessInfo.processInfo.environment["PHOTOSD_TEST_POSTGRES_LOG"].flatMap { FileManager.default.contents(atPath: $0) }
     }
 
+    /// The names of the databases on the test server.
+    public static func serverDatabases() async throws -> [String] {
+        let server = try PostgresLocation(url: serverURL ?? "")
+        return try await PostgresClient.withClient(server, logger: logger) { client in
+            var names: [String] = []
+            for try await name in try await client.query("SELECT datname FROM pg_database", logger: logger).decode(String.self) {
+                names.append(name)
+            }
+            return names
+        }
+    }
+
     /// Runs `body` with a client of this database.
     public func withClient<T: Sendable>(_ body: @Sendable (PostgresClient) async throws -> T) async throws -> T {
         try await PostgresClient.withClient(location, logger: Self.logger, body)

@@ -1,0 +1,47 @@
+import Foundation
+import PhotosTestSupport
+import Testing
+
+/// `photos-bench http` itself, in a short form, so that the benchmark behind the figures in
+/// docs/benchmarks.md keeps working (its full runs are `scripts/bench` and `scripts/bench-stores`).
+@Suite("photos-bench http, short form")
+struct BenchSmokeTests {
+    /// Runs photos-bench with `arguments` and returns its JSON figures.
+    static func bench(_ arguments: [String]) throws -> [[String: Any]] {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let json = directory.file("figures.json")
+        let result = try runProcess(
+            BuiltProducts.binDirectory + "/photos-bench",
+            ["http", "--vus", "4", "--duration", "1", "--journeys", "mixed", "--directory", directory.path, "--json", json] + arguments,
+            in: directory.path)
+        #expect(result.status == 0, "\(result.output)")
+        let data = try #require(FileManager.default.contents(atPath: json), "\(result.output)")
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+    }
+
+    @Test("on SQLite: actions and healthz served, no errors, the writer's CPU measured")
+    func onSQLite() throws {
+        let figures = try #require(try Self.bench([]).first)
+        #expect((figures["actions"] as? Int ?? 0) > 0)
+        #expect(figures["errors"] as? Int == 0)
+        #expect((figures["healthzPerSecond"] as? Double ?? 0) > 0)
+        #expect(figures["writerCPUMicrosPerAction"] != nil)
+        #expect(figures["store"] as? String == "sqlite")
+    }
+
+    @Test(
+        "on PostgreSQL with two instances (the users spread over both): actions served, no errors, the server's CPU measured, the run's database dropped",
+        .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+    func onPostgresTwoInstances() async throws {
+        let server = try #require(PostgresTestDatabase.serverURL)
+        let figures = try #require(try Self.bench(["--db", server, "--instances", "2"]).first)
+        #expect((figures["actions"] as? Int ?? 0) > 0)
+        #expect(figures["errors"] as? Int == 0)
+        #expect(figures["instances"] as? Int == 2)
+        #expect(figures["store"] as? String == "postgres")
+        #expect((figures["databaseCPUMicrosPerAction"] as? Double ?? 0) > 0)
+        let leftover = try await PostgresTestDatabase.serverDatabases().filter { $0.hasPrefix("photos_bench_") }
+        #expect(leftover.isEmpty, "photos-bench left \(leftover)")
+    }
+}
