@@ -39,11 +39,10 @@ public enum FunnelMarks {
         var added = 0
         var target = Int64.max
         while true {
-            // On PostgreSQL the settled id needs a write transaction (it waits for appends in flight).
             let bound = target
-            let read = { @Sendable (connection: any DatabaseConnection) throws -> (Int64, Int64, Int64, [(String, Int, String)]) in
+            let read = { @Sendable (connection: any DatabaseConnection, settled: Int64) throws -> (Int64, Int64, Int64, [(String, Int, String)]) in
                 let from = try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
-                let newest = min(try AuditLog.settledNewestID(on: connection), bound)
+                let newest = min(settled, bound)
                 let until = min(newest, from + chunk)
                 let marks = try connection.query(newMarks, from, until).map { ($0.string(0), $0.int(1), $0.string(2)) }
                 return (from, until, newest, marks)

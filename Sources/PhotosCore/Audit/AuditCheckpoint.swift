@@ -68,9 +68,10 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
 /// heads are read from a snapshot (`changes`) — every trail with a row after the previous
 /// checkpoint's `coversUntilID` — and then written (`write`) if no other checkpoint came in
 /// between. Row ids grow in commit order behind SQLite's single writer, so a snapshot's newest
-/// id says exactly what it covers. On PostgreSQL they do not; there both steps run in one write
-/// transaction that first waits for the appends in flight (`AuditLog.settledNewestID`), which
-/// also makes instances write their checkpoints one at a time.
+/// id says exactly what it covers. On PostgreSQL they do not: the snapshot is taken after the
+/// newest settled id is known (`AuditLog.readSettled`), and `write` takes a lock of its own, so
+/// that instances write their checkpoints one at a time (the second finds the first's and reads
+/// again).
 public enum AuditCheckpoints {
     /// What changed since the newest checkpoint, as of the caller's read snapshot.
     public struct Changes: Sendable {
@@ -82,12 +83,13 @@ public enum AuditCheckpoints {
         public var newestID: Int64
     }
 
-    /// Reads what a new checkpoint would cover, inside the caller's read transaction (on
-    /// PostgreSQL: its write transaction).
-    public static func changes(on connection: any DatabaseConnection) throws -> Changes {
+    /// Reads what a new checkpoint would cover, up to row `settledUntil` (from
+    /// `AuditLog.readSettled`), inside the caller's read transaction; without it, up to
+    /// `AuditLog.settledNewestID` (on PostgreSQL then in a write transaction).
+    public static func changes(on connection: any DatabaseConnection, settledUntil: Int64? = nil) throws -> Changes {
         let previous = try newest(on: connection)
         let since = previous?.coversUntilID ?? 0
-        let newestID = try AuditLog.settledNewestID(on: connection)
+        let newestID = try settledUntil ?? AuditLog.settledNewestID(on: connection)
         // A trail's newest row has its largest id (a trail's rows are appended in seq order).
         let heads = try connection.query(
             """
@@ -103,6 +105,11 @@ public enum AuditCheckpoints {
     /// transaction. Returns nil (and writes nothing) if another checkpoint was written since
     /// `changes` was read: the caller reads again.
     public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: any DatabaseConnection) throws -> AuditCheckpoint? {
+        if connection.dialect == .postgres {
+            // One checkpoint writer at a time across instances; the next one's statements then
+            // see this one's row (READ COMMITTED) and it returns nil below.
+            try connection.execute("SELECT pg_advisory_xact_lock(?)", writeLockKey)
+        }
         guard try newest(on: connection)?.number == changes.previous?.number else { return nil }
         var checkpoint = AuditCheckpoint(
             number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
@@ -118,6 +125,9 @@ public enum AuditCheckpoints {
             checkpoint.publicKey, checkpoint.signature, checkpoint.hash)
         return checkpoint
     }
+
+    /// The PostgreSQL advisory lock a checkpoint's `write` holds ("ckpt" in ASCII).
+    static let writeLockKey: Int64 = 0x63_6B_70_74
 
     /// The newest checkpoint, if any.
     public static func newest(on connection: any DatabaseConnection) throws -> AuditCheckpoint? {

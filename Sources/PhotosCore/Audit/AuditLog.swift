@@ -47,10 +47,19 @@ public enum AuditLog {
         return try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
     }
 
-    /// Runs `body`, which reads up to `settledNewestID`, where that works: a read snapshot on
-    /// SQLite, a write transaction on PostgreSQL (its exclusive lock and fresh statement snapshots).
-    public static func readSettled<T: Sendable>(_ database: any DatabaseStore, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        database.dialect == .postgres ? try await database.write(body) : try await database.read(body)
+    /// Runs `body` on a read snapshot that holds every row up to the settled newest id, which
+    /// it is given: on SQLite the snapshot's own newest id; on PostgreSQL the id is read first, in
+    /// a short write transaction of its own (`settledNewestID`), whose exclusive lock is released
+    /// at its commit — every row up to that id had committed by then, so the snapshot taken after
+    /// it sees them all, while appends go on at once instead of waiting for `body`'s reads.
+    public static func readSettled<T: Sendable>(
+        _ database: any DatabaseStore, _ body: @escaping @Sendable (any DatabaseConnection, Int64) throws -> T
+    ) async throws -> T {
+        guard database.dialect == .postgres else {
+            return try await database.read { connection in try body(connection, try settledNewestID(on: connection)) }
+        }
+        let settled = try await database.write { try settledNewestID(on: $0) }
+        return try await database.read { try body($0, settled) }
     }
 
     /// A trail's head: its last `seq` (0 for a new trail) and the hash its next row chains to

@@ -40,10 +40,10 @@ public struct AuditService: Sendable {
 
     private func checkpoint(signedWith key: AuditSigningKey, always: Bool) async throws -> AuditCheckpoint? {
         // Read on a snapshot, write one row: the writer is held for the INSERT only. Another
-        // process's checkpoint in between (photos-admin beside photosd) means reading again;
-        // the last try reads inside the write transaction, which nothing can overtake.
-        // On PostgreSQL always the last way: the newest settled id needs a write transaction.
-        for attempt in (database.dialect == .postgres ? 3 : 1)...3 {
+        // process's checkpoint in between (photos-admin beside photosd, another instance) means
+        // reading again; the last try reads inside the write transaction, which nothing can
+        // overtake (on PostgreSQL it holds the append lock while it reads: the last resort).
+        for attempt in 1...3 {
             let at = ISO8601Timestamp.string(from: now())
             if attempt == 3 {
                 return try await database.write { connection in
@@ -52,7 +52,7 @@ public struct AuditService: Sendable {
                     return try AuditCheckpoints.write(changes, signedWith: key, at: at, on: connection)
                 }
             }
-            let changes = try await database.read { try AuditCheckpoints.changes(on: $0) }
+            let changes = try await AuditLog.readSettled(database) { try AuditCheckpoints.changes(on: $0, settledUntil: $1) }
             guard always || !changes.heads.isEmpty else { return nil }
             if let written = try await database.write({ try AuditCheckpoints.write(changes, signedWith: key, at: at, on: $0) }) {
                 return written

@@ -88,16 +88,14 @@ public enum DatabaseMaintenance {
     /// none with an id past `AuditLog.settledNewestID`, so a row that commits late (PostgreSQL
     /// gives ids before commit) is never skipped by a follower that moved past a newer one.
     public static func auditRows(_ database: any DatabaseStore, afterID: Int64, sessionID: String?) async throws -> [(id: Int64, row: AuditRow)] {
-        let read = { @Sendable (connection: any DatabaseConnection) in
-            let settled = try AuditLog.settledNewestID(on: connection)
-            return try AuditLog.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
+        let read = { @Sendable (connection: any DatabaseConnection, settled: Int64) in
+            try AuditLog.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
         }
         return try await AuditLog.readSettled(database, read)
     }
 
     /// The id of the newest settled audit row, 0 for none.
     public static func newestAuditRowID(_ database: any DatabaseStore) async throws -> Int64 {
-        let read = { @Sendable (connection: any DatabaseConnection) in try AuditLog.settledNewestID(on: connection) }
-        return try await AuditLog.readSettled(database, read)
+        try await AuditLog.readSettled(database) { _, settled in settled }
     }
 }
