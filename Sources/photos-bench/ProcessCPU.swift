@@ -13,29 +13,25 @@ enum ProcessCPU {
 
     /// User + system CPU seconds of the threads of `pid` named `name` (nil if none is).
     static func seconds(pid: Int32, threadNamed name: String) -> Double? {
-        let taskDirectory = "/proc/\(pid)/task"
-        guard let tids = try? FileManager.default.contentsOfDirectory(atPath: taskDirectory) else { return nil }
-        var total: Double?
-        for tid in tids {
-            guard let comm = try? String(contentsOfFile: "\(taskDirectory)/\(tid)/comm", encoding: .utf8),
-                  comm.trimmingCharacters(in: .newlines) == name,
-                  let seconds = times(statPath: "\(taskDirectory)/\(tid)/stat")
-            else { continue }
-            total = (total ?? 0) + seconds
-        }
-        return total
+        total(under: "/proc/\(pid)/task", named: name)
     }
 
     /// User + system CPU seconds of every process on this machine named `name` (nil if none
     /// is): a database server's processes, when it runs here. A process that exits takes its
     /// time with it, so this counts long-lived processes (a pool's connections) well.
     static func seconds(processesNamed name: String) -> Double? {
-        guard let pids = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+        total(under: "/proc", named: name)
+    }
+
+    /// The CPU seconds of the entries of `directory` (`/proc` or a process's `task`) whose
+    /// `comm` is `name`.
+    private static func total(under directory: String, named name: String) -> Double? {
+        guard let ids = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         var total: Double?
-        for pid in pids where pid.allSatisfy(\.isNumber) {
-            guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8),
+        for id in ids where id.allSatisfy(\.isNumber) {
+            guard let comm = try? String(contentsOfFile: "\(directory)/\(id)/comm", encoding: .utf8),
                   comm.trimmingCharacters(in: .newlines) == name,
-                  let seconds = times(statPath: "/proc/\(pid)/stat")
+                  let seconds = times(statPath: "\(directory)/\(id)/stat")
             else { continue }
             total = (total ?? 0) + seconds
         }
