@@ -30,9 +30,6 @@ public enum DatabaseCopy {
     public struct Summary: Sendable {
         /// Rows copied per table.
         public var rows: [(table: String, count: Int)]
-
-        /// Rows copied of `table` (0 for a table not copied).
-        public func count(_ table: String) -> Int { rows.first { $0.table == table }?.count ?? 0 }
     }
 
     /// One table to copy.
