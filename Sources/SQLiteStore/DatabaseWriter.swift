@@ -61,6 +61,9 @@ public final class DatabaseWriter: Sendable {
         connection.close()
     }
 
+    /// Requests waiting for the writer now (not those in the transaction being written).
+    public var queuedRequests: Int { worker.queuedCount }
+
     /// Counts of what the writer has done so far (for metrics and benchmarks).
     public var stats: WriterStatistics.Snapshot { statistics.snapshot() }
 

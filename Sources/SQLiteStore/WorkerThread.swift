@@ -46,6 +46,9 @@ final class WorkerThread<Job>: Sendable {
         queue.submit(job)
     }
 
+    /// Jobs queued and not yet handed to the thread (the batch running now is not counted).
+    var queuedCount: Int { queue.count }
+
     /// Runs what is queued, then stops the thread and waits for it to end.
     func stop() {
         queue.stop(wait: true)
@@ -65,6 +68,12 @@ private final class JobQueue<Job>: @unchecked Sendable {
     init(maxBatch: Int, capacity: Int) {
         self.maxBatch = maxBatch
         self.capacity = capacity
+    }
+
+    var count: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return jobs.count
     }
 
     func submit(_ job: Job) -> WorkerThread<Job>.Refusal? {

@@ -51,7 +51,8 @@ extension PhotosAdmin.Audit {
         private func runFollowing() async throws {
             try await global.withServices(migrate: false) { context in
                 var lastID = max(0, try await DatabaseMaintenance.newestAuditRowID(context.database) - Int64(limit))
-                print(Self.header.joined(separator: "  "))
+                // JSON output is one object per line and nothing else, so a pipe reader can parse every line.
+                if output.format == .table { print(Self.header.joined(separator: "  ")) }
                 while !Task.isCancelled {
                     let batch = try await DatabaseMaintenance.auditRows(context.database, afterID: lastID, sessionID: session)
                     for (id, row) in batch {

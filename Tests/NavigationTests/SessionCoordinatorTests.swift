@@ -127,18 +127,16 @@ struct SessionCoordinatorTests {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
-        // Hold the writer so that the signIn below and the submit's read both happen before
-        // either commits: the submit reads `photos` (no password check) and reaches the
-        // transaction after signIn has presented the sign-in screen.
-        let gate = DispatchSemaphore(value: 0)
-        let holding = Task { try await h.test.database.write { _ in gate.wait() } }
-        try await Task.sleep(for: .milliseconds(100))
+        // Hold the session's writes so that the signIn below and the submit's read both happen
+        // before either commits: the submit reads `photos` (no password check) and reaches the
+        // transaction after signIn has presented the sign-in screen. Each step waits until the
+        // one before is queued behind the hold (not a guessed sleep: CI machines are busy).
+        let hold = try await h.test.holdWrites(to: id)
         let signIn = Task { try await h.coordinator.apply(ClientAction(.signIn), to: id) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await h.test.waitForBlockedWrites(1), "signIn never reached its transaction")
         let submit = Task { try await h.coordinator.apply(ClientAction(.submit, username: "alice", password: SessionHarness.password), to: id) }
-        try await Task.sleep(for: .milliseconds(300))
-        gate.signal()
-        try await holding.value
+        #expect(try await h.test.waitForBlockedWrites(2), "submit never reached its transaction")
+        try await hold.release()
         #expect(try await signIn.value.error == nil)
         let result = try await submit.value
         #expect(result.error == nil)

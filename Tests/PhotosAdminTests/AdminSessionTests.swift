@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Navigation
 import PhotosCore
 import PhotosTestSupport
@@ -134,18 +135,54 @@ struct AuditFollowTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltProducts.binDirectory + "/photos-admin")
         process.arguments = ["audit", "--follow", "--format", "json", "--limit", "1", "--db", db]
-        let pipe = Pipe()
-        process.standardOutput = pipe
+        let output = StreamedOutput()
+        process.standardOutput = output.pipe
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        try await Task.sleep(for: .milliseconds(700))
+        // Waits for lines rather than sleeping a guessed time: a busy machine (CI) may take
+        // seconds to start a debug binary.
+        #expect(await output.waitForLines(1), "the newest row was not printed: \(output.lines)")
         _ = try AdminProcess.admin(["photos", "add", "--title", "Second", "--price", "2", "--db", db], in: directory.path)
-        try await Task.sleep(for: .milliseconds(1_200))
+        #expect(await output.waitForLines(2), "the row written later was not printed: \(output.lines)")
+        #expect(process.isRunning, "--follow stopped by itself")
         process.terminate()
         process.waitUntilExit()
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-        let rows = lines.dropFirst().compactMap { try? JSONDecoder().decode(AuditRow.self, from: Data($0.utf8)) }
+        let lines = output.lines
+        let rows = lines.compactMap { try? JSONDecoder().decode(AuditRow.self, from: Data($0.utf8)) }
+        #expect(rows.count == lines.count, "--format json printed a line that is not a JSON row: \(lines)")
         #expect(rows.map(\.seq) == [1, 2], "\(lines)")
         #expect(rows.allSatisfy { $0.step == "photo.added" })
+    }
+}
+
+/// A running process's standard output, collected as it comes.
+final class StreamedOutput: Sendable {
+    let pipe = Pipe()
+    private let data = Mutex(Data())
+
+    init() {
+        pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+            let chunk = handle.availableData
+            self?.data.withLock { $0.append(chunk) }
+        }
+    }
+
+    deinit { pipe.fileHandleForReading.readabilityHandler = nil }
+
+    /// The complete lines so far.
+    var lines: [String] {
+        let text = data.withLock { String(decoding: $0, as: UTF8.self) }
+        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.removeLast()  // the unfinished line after the last newline ("" when there is none)
+        return lines
+    }
+
+    /// Waits until at least `count` complete lines have come, at most `seconds`; true if they did.
+    func waitForLines(_ count: Int, seconds: Int = 30) async -> Bool {
+        let limit = ContinuousClock.now + .seconds(seconds)
+        while lines.count < count && ContinuousClock.now < limit {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return lines.count >= count
     }
 }

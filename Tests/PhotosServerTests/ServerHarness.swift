@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Navigation
 import PhotosCore
 @testable import PhotosServer
@@ -16,6 +17,14 @@ struct ServerHarness {
     /// The PostgreSQL database (nil on SQLite), dropped at `close`.
     let postgres: PostgresTestDatabase?
     static let password = "correct horse"
+
+    /// The application's logger in tests: warnings and worse, so that a failing test's own report
+    /// is not buried under request lines (`PHOTOSD_TEST_LOG_LEVEL=debug` to see everything).
+    static var logger: Logger {
+        var logger = Logger(label: "photosd")
+        logger.logLevel = ProcessInfo.processInfo.environment["PHOTOSD_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .warning
+        return logger
+    }
 
     static func make(_ store: TestStore = .sqlite, _ adjust: (inout PhotosConfiguration) -> Void = { _ in }) async throws -> ServerHarness {
         let directory = try TemporaryDirectory()
@@ -48,7 +57,7 @@ struct ServerHarness {
 
     /// Runs `body` against the application through HummingbirdTesting's router framework.
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = try await buildApplication(configuration: configuration)
+        let app = try await buildApplication(configuration: configuration, logger: Self.logger)
         try await app.test(.router) { client in try await body(client) }
     }
 

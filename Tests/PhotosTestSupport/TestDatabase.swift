@@ -73,6 +73,52 @@ public struct TestDatabase: Sendable {
         return configuration
     }
 
+    /// Holds back every write to session `sessionID` until the hold is released: SQLite's
+    /// writer is held (every write waits); on PostgreSQL the session's row is locked, as an
+    /// action's transaction locks it first. Returns once the hold is taken.
+    public func holdWrites(to sessionID: String) async throws -> WriteHold {
+        let gate = DispatchSemaphore(value: 0)
+        let held = HeldFlag()
+        let isPostgres = postgres != nil
+        let task = Task { [database] in
+            try await database.write { connection in
+                if isPostgres { try connection.execute("SELECT id FROM sessions WHERE id = ? FOR UPDATE", sessionID) }
+                held.value.store(true, ordering: .releasing)
+                // Blocks the writer's own thread (SQLite) or a transaction thread (PostgreSQL),
+                // never one of Swift's cooperative threads.
+                gate.wait()
+            }
+        }
+        let limit = ContinuousClock.now + .seconds(30)
+        while !held.value.load(ordering: .acquiring) {
+            guard ContinuousClock.now < limit else {
+                gate.signal()
+                throw HoldError()
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return WriteHold(gate: gate, task: task)
+    }
+
+    /// Writes waiting behind a hold (`holdingWrites`) now: SQLite's writer queue, or on
+    /// PostgreSQL the backends of this database waiting for a lock.
+    public func blockedWrites() async throws -> Int {
+        if let sqlite = database as? SQLiteDatabase { return sqlite.writer.queuedRequests }
+        let waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        return try await database.read { try $0.queryOne(waiting)?.int(0) ?? 0 }
+    }
+
+    /// Waits until at least `count` writes wait behind a hold (at most 30 s, for a busy machine);
+    /// true if they did. Ordering a race by this, not by sleeping, keeps a test deterministic.
+    public func waitForBlockedWrites(_ count: Int) async throws -> Bool {
+        let limit = ContinuousClock.now + .seconds(30)
+        while try await blockedWrites() < count {
+            guard ContinuousClock.now < limit else { return false }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        return true
+    }
+
     /// The auth service, bcrypt cost 4.
     public func auth(tokenLifetimeSeconds: Int = 3_600, now: @escaping @Sendable () -> Date = Date.init) -> AuthService {
         AuthService(database: database, bcryptCost: 4, tokenLifetimeSeconds: tokenLifetimeSeconds, now: now)
@@ -113,3 +159,23 @@ public final class TestClock: Sendable {
 
 /// The operator tests act as.
 public let testOperator = AuditActor.operator("tester")
+
+/// Writes held back by `TestDatabase.holdWrites(to:)`.
+public struct WriteHold: Sendable {
+    let gate: DispatchSemaphore
+    let task: Task<Void, any Error>
+
+    /// Lets the held writes go and waits for the holding transaction to end.
+    public func release() async throws {
+        gate.signal()
+        try await task.value
+    }
+}
+
+private final class HeldFlag: Sendable {
+    let value = Atomic(false)
+}
+
+private struct HoldError: Error, CustomStringConvertible {
+    var description: String { "the write hold was not taken within 30 s" }
+}

@@ -39,9 +39,10 @@ struct WriterFaultTests {
     /// holds the writer, then commit together. Returns each request's error, or nil.
     static func batch(_ database: SQLiteDatabase, count: Int, beforeRelease: @Sendable () -> Void) async throws -> [(any Error)?] {
         let gate = DispatchSemaphore(value: 0)
+        let started = Atomic(false)
         // Blocking the writer's own thread (not a cooperative one) holds the writer.
-        let holding = Task { try await database.write { _ in gate.wait() } }
-        try await Task.sleep(for: .milliseconds(100))
+        let holding = Task { try await database.write { _ in started.store(true, ordering: .releasing); gate.wait() } }
+        while !started.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
         let requests = (0..<count).map { index in
             Task { () -> (any Error)? in
                 do {
@@ -52,7 +53,8 @@ struct WriterFaultTests {
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Every request queued behind the held one (not a guessed sleep: CI machines are busy).
+        while database.writer.queuedRequests < count { try await Task.sleep(for: .milliseconds(5)) }
         beforeRelease()
         gate.signal()
         try await holding.value

@@ -124,7 +124,7 @@ struct WriterTests {
         while !started.value.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
         async let second: Void = writer.write { _ in }
         async let third: Void = writer.write { _ in }
-        try await Task.sleep(for: .milliseconds(200))
+        while writer.queuedRequests < 2 { try await Task.sleep(for: .milliseconds(5)) }
         await #expect(throws: DatabaseOverloadedError.self) { try await writer.write { _ in } }
         gate.signal()
         _ = try await (held, second, third)
