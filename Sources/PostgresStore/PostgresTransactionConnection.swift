@@ -12,6 +12,8 @@ import PostgresNIO
 final class PostgresTransactionConnection: DatabaseConnection {
     let connection: PostgresConnection
     let logger: Logger
+    /// Cursors opened so far, for a unique name each (they live until the transaction ends).
+    private var cursorCount = 0
 
     init(_ connection: PostgresConnection, logger: Logger) {
         self.connection = connection
@@ -35,10 +37,27 @@ final class PostgresTransactionConnection: DatabaseConnection {
     }
 
     func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) throws -> Void) throws {
-        // postgres-nio hands rows to a callback on its event loop; `body` runs here, so the rows
-        // are collected first (the audit verifier's scans: one row per audit event).
-        for row in try run(sql, arguments).rows { try body(Self.row(row)) }
+        // postgres-nio hands rows to its event loop, and `body` runs here: rather than collect a
+        // whole result (an audit verify of millions of rows), a server-side cursor is read a
+        // page at a time. Every statement runs inside `write`'s or `read`'s transaction, which
+        // a cursor needs; it is closed at the end, and by the transaction's end if `body` throws.
+        cursorCount += 1
+        let cursor = "photosd_rows_\(cursorCount)"
+        try run("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, arguments)
+        while true {
+            let page = try run("FETCH FORWARD \(Self.cursorPageSize) FROM \(cursor)", []).rows
+            var count = 0
+            for row in page {
+                count += 1
+                try body(Self.row(row))
+            }
+            if count < Self.cursorPageSize { break }
+        }
+        try run("CLOSE \(cursor)", [])
     }
+
+    /// Rows fetched per round trip by `forEachRow`: memory stays flat, round trips stay few.
+    static let cursorPageSize = 1_000
 
     /// Sends one statement and waits for all of its rows.
     func run(_ sql: String, _ arguments: [any DatabaseBindable]) throws -> PostgresQueryResult {
