@@ -27,7 +27,9 @@ public protocol DatabaseConnection: AnyObject {
     /// Runs several statements without parameters (a script: statements separated by `;`).
     func executeScript(_ sql: String) throws
 
-    /// Calls `body` for each row of a query (without holding them all, where the store can).
+    /// Calls `body` for each row of a `SELECT` (or `WITH … SELECT`), one row at a time: SQLite
+    /// steps the statement, PostgreSQL reads a cursor a page at a time, so a result of any size
+    /// runs in flat memory. `body` may run other statements on this connection.
     func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) throws -> Void) throws
 
     /// Runs a query and returns its first row, if any. A requirement (with a default) so that
