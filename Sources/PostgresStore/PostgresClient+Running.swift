@@ -18,16 +18,14 @@ extension PostgresClient {
             throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
         }
         let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
-        return try await withThrowingTaskGroup(of: Void.self, returning: T.self) { group in
-            let (started, signal) = AsyncStream<Never>.makeStream()
-            group.addTask {
-                signal.finish()
-                await client.run()
-            }
-            // As in `PostgresStorage.open`: no lease before `run()` (postgres-nio warns).
-            for await _ in started {}
-            defer { group.cancelAll() }
-            return try await body(client)
+        let running = await PoolRunTask.start(client)
+        do {
+            let result = try await body(client)
+            await running.stop(logger: logger)
+            return result
+        } catch {
+            await running.stop(logger: logger)
+            throw error
         }
     }
 }

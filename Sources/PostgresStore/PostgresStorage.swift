@@ -22,7 +22,7 @@ public final class PostgresStorage: DatabaseStore {
     public let client: PostgresClient
     private let threads: NIOThreadPool
     private let logger: Logger
-    private let running: Mutex<Task<Void, Never>?>
+    private let running: PoolRunTask
     private let closed = Atomic<Bool>(false)
 
     /// How photosd uses the server.
@@ -55,26 +55,18 @@ public final class PostgresStorage: DatabaseStore {
         var configuration = location.clientConfiguration
         configuration.options.additionalStartupParameters = parameters
         configuration.options.maximumConnections = max(1, options.maximumConnections)
-        let (started, signal) = AsyncStream<Never>.makeStream()
-        let storage = PostgresStorage(
-            location: location, client: PostgresClient(configuration: configuration, backgroundLogger: logger),
-            threadCount: max(1, options.maximumConnections), logger: logger, started: signal)
-        // Leasing before `run()` has begun works, but postgres-nio logs a warning for it (at
-        // every photosd start): wait until the task is about to call it.
-        for await _ in started {}
-        return storage
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let running = await PoolRunTask.start(client)
+        return PostgresStorage(location: location, client: client, running: running, threadCount: max(1, options.maximumConnections), logger: logger)
     }
 
-    private init(location: PostgresLocation, client: PostgresClient, threadCount: Int, logger: Logger, started: AsyncStream<Never>.Continuation) {
+    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask, threadCount: Int, logger: Logger) {
         self.location = location
         self.client = client
+        self.running = running
         self.logger = logger
         threads = NIOThreadPool(numberOfThreads: threadCount)
         threads.start()
-        running = Mutex(Task {
-            started.finish()
-            await client.run()
-        })
     }
 
     /// PostgreSQL's dialect.
@@ -140,11 +132,6 @@ public final class PostgresStorage: DatabaseStore {
     public func close() async {
         guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         try? await threads.shutdownGracefully()
-        let task = running.withLock { task -> Task<Void, Never>? in
-            defer { task = nil }
-            return task
-        }
-        task?.cancel()
-        await task?.value
+        await running.stop(logger: logger)
     }
 }
