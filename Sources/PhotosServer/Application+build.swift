@@ -35,7 +35,8 @@ public func buildApplication(
     return Application(
         router: buildRouter(api),
         server: .http1(configuration: .init(
-            additionalChannelHandlers: [UnreadBodyHandler()],
+            additionalChannelHandlers: [RequestGuardHandler(
+                maxBodyBytes: configuration.maxBodyBytes, requestTimeout: .seconds(Int64(configuration.requestTimeoutSeconds)))],
             idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
         services: [

@@ -23,10 +23,11 @@ struct GlobalOptions: ParsableArguments {
         return configuration
     }
 
-    /// Opens the database (migrating it unless `migrate` is false) and hands `body` the services.
+    /// Opens the database, which must exist (only `migrate` creates one), applying pending
+    /// migrations unless `migrate` is false, and hands `body` the services.
     func withServices<T>(migrate: Bool = true, _ body: (AdminContext) async throws -> T) async throws -> T {
         let configuration = try await configuration()
-        let database = try await PhotosDatabase.open(configuration, readerCount: 1, migrate: migrate, logger: Self.logger)
+        let database = try await PhotosDatabase.open(configuration, readerCount: 1, migrate: migrate, create: .never, logger: Self.logger)
         do {
             let context = AdminContext(configuration: configuration, services: try PhotosServices(configuration: configuration, database: database))
             let result = try await body(context)

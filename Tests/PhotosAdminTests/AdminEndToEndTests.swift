@@ -131,6 +131,7 @@ struct AdminEndToEndTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.file("x.db")
+        #expect(try AdminProcess.admin(["migrate", "--db", db], in: directory.path).status == 0)
         #expect(try AdminProcess.admin(["--db", db, "photos", "add", "--title", "Front", "--price", "1"], in: directory.path).status == 0)
         #expect(try AdminProcess.admin(["photos", "--db", db, "add", "--title", "Middle", "--price", "1"], in: directory.path).status == 0)
         #expect(try AdminProcess.admin(["photos", "add", "--title", "Back", "--price", "1", "--db", db], in: directory.path).status == 0)
@@ -151,6 +152,7 @@ struct AdminEndToEndTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = ["--db", directory.file("x.db")]
+        #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
         for title in ["One", "Two", "Three"] {
             #expect(try AdminProcess.admin(["photos", "add", "--title", title, "--price", "1"] + db, in: directory.path).status == 0)
         }

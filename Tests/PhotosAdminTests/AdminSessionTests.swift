@@ -12,6 +12,7 @@ struct AdminSessionTests {
     func prepared() async throws -> (TemporaryDirectory, [String], String) {
         let directory = try TemporaryDirectory()
         let db = ["--db", directory.file("photos.db")]
+        _ = try AdminProcess.admin(["migrate"] + db, in: directory.path)
         _ = try AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path)
         _ = try AdminProcess.admin(["users", "add", "bob", "--password-stdin"] + db, stdin: "password123", in: directory.path)
         let database = try PhotosDatabase.open(path: db[1])
@@ -131,6 +132,7 @@ struct AuditFollowTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.file("photos.db")
+        _ = try AdminProcess.admin(["migrate", "--db", db], in: directory.path)
         _ = try AdminProcess.admin(["photos", "add", "--title", "First", "--price", "1", "--db", db], in: directory.path)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltProducts.binDirectory + "/photos-admin")

@@ -74,6 +74,7 @@ struct HostileArgumentsTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = ["--db", directory.file("photos.db")]
+        #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
         #expect(try AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path).status == 0)
         #expect(try AdminProcess.admin(["users", "add", "alice", "--password-stdin"] + db, stdin: "correct horse", in: directory.path).status == 0)
         func digest() throws -> String {
@@ -98,20 +99,55 @@ struct HostileArgumentsTests {
         #expect(try digest() == before, "a failed command changed the database")
     }
 
-    @Test("commands that do not migrate (verify, backup, report, copy, check), given a database that does not exist: one line, and no file created")
+    @Test("every command but migrate, given a database that does not exist: one line, and no file or directory created")
     func missingDatabase() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = ["--db", "missing.db"]
-        let commands: [[String]] = [
-            ["audit", "verify"], ["backup", "copy.db"], ["report", "funnel"], ["copy", "--to", "copy.db"], ["check"],
+        let commands: [([String], String)] = [
+            (["audit", "verify"], ""), (["backup", "copy.db"], ""), (["report", "funnel"], ""), (["copy", "--to", "copy.db"], ""), (["check"], ""),
+            (["photos", "list"], ""), (["users", "list"], ""), (["sessions", "list"], ""), (["audit"], ""), (["audit", "checkpoint"], ""),
+            (["users", "add", "bob", "--password-stdin"], "correct horse"), (["photos", "add", "--title", "T", "--price", "1"], ""),
+            (["sign-out", "bob"], ""), (["purchase", "bob", "1"], ""),
         ]
-        for command in commands {
-            let result = try AdminProcess.admin(command + db, in: directory.path)
-            #expect(result.status != 0, "\(command) succeeded: \(result.output)")
-            #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
-            #expect(result.stderr.contains("no database at missing.db"), "\(command): \(result.stderr)")
+        for path in ["missing.db", "typo/x.db"] {
+            for (command, stdin) in commands {
+                let result = try AdminProcess.admin(["--db", path] + command, stdin: stdin, in: directory.path)
+                #expect(result.status != 0, "\(command) succeeded: \(result.output)")
+                #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
+                #expect(result.stderr.contains("no database at \(path)"), "\(command): \(result.stderr)")
+            }
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".db") }.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".db") || $0 == "typo" }.isEmpty)
+    }
+
+    @Test("migrate creates a database only in a directory that exists")
+    func migrateNeedsDirectory() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let missing = directory.file("nonexistent/dir/x.db")
+        let refused = try AdminProcess.admin(["migrate", "--db", missing], in: directory.path)
+        #expect(refused.status != 0)
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("no directory"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("nonexistent")))
+        #expect(try AdminProcess.admin(["migrate", "--db", "new.db"], in: directory.path).status == 0)
+        #expect(FileManager.default.fileExists(atPath: directory.file("new.db")))
+    }
+
+    @Test("a NUL in a password is refused by users add (bcrypt would stop there), and nothing is added")
+    func passwordWithNUL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = ["--db", directory.file("photos.db")]
+        #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
+        for password in ["abcd\u{0}efgh", "correct horse\u{0}", String(repeating: "p", count: 72) + "q"] {
+            let result = try AdminProcess.admin(["users", "add", "u"] + db + ["--password-stdin"], stdin: password, in: directory.path)
+            #expect(result.status != 0, "accepted \(password.debugDescription)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+            #expect(result.stderr.contains("invalid password"), "\(result.stderr)")
+        }
+        let listed = try AdminProcess.admin(["users", "list", "--format", "json"] + db, in: directory.path)
+        #expect(listed.status == 0)
+        #expect(!listed.stdout.contains("\"u\""), "\(listed.stdout)")
     }
 }

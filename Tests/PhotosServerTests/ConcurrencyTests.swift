@@ -42,6 +42,7 @@ struct ConcurrencyTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let admin = Daemon.binDirectory + "/photos-admin"
+        try migrateDefaultDatabase(in: directory.path)
         for index in 0..<CrashTests.clients {
             _ = try runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", "data/photos.db"], stdin: CrashTests.password, in: directory.path)
         }

@@ -37,6 +37,18 @@ final class RawSocket {
         return true
     }
 
+    /// Sends `bytes` one at a time, `interval` apart, until they are all sent or the server
+    /// answers or closes (the socket becomes readable); returns how many were sent.
+    func trickle(_ bytes: [UInt8], every interval: Duration) -> Int {
+        for (index, byte) in bytes.enumerated() {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let milliseconds = Int32(interval.components.seconds * 1_000 + interval.components.attoseconds / 1_000_000_000_000_000)
+            if poll(&poller, 1, milliseconds) > 0 { return index }
+            guard sendAll([byte]) else { return index }
+        }
+        return bytes.count
+    }
+
     /// Reads until the peer closes (or the timeout): what arrived, and whether it closed.
     func readToEnd() -> (data: [UInt8], closed: Bool) {
         var data: [UInt8] = []
@@ -112,5 +124,68 @@ struct ConnectionHandlingTests {
         #expect(String(decoding: answered, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
         #expect(closed, "an idle keep-alive connection was kept")
         #expect(ContinuousClock.now - start < .seconds(5))
+    }
+
+    @Test("a declared Content-Length over the limit gets its 413 at once, from the head alone")
+    func declaredOversizedBody() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon([], in: directory.path)
+        defer { _ = daemon.stop() }
+        for length in [100_000, 10_485_760] {
+            let socket = try RawSocket(port: daemon.port, timeoutSeconds: 5)
+            let start = ContinuousClock.now
+            #expect(socket.sendAll(Array("POST /v1/auth/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\n\r\n".utf8)))
+            // No body at all: the answer must not wait for any of it.
+            var buffer = [UInt8](repeating: 0, count: 4_096)
+            let count = buffer.withUnsafeMutableBytes { recv(socket.fd, $0.baseAddress, $0.count, 0) }
+            let text = String(decoding: buffer[..<max(count, 0)], as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 413"), "Content-Length \(length): \(text.prefix(200))")
+            #expect(text.contains(#""code":"payload_too_large""#))
+            #expect(text.lowercased().contains("connection: close"))
+            #expect(ContinuousClock.now - start < .seconds(2))
+        }
+    }
+
+    @Test("a request trickled byte by byte (head, body, chunked body) is cut at server.requestTimeoutSeconds")
+    func slowRequests() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // The idle timeout is long: only the request deadline can end these connections.
+        let daemon = try Daemon([], in: directory.path, environment: [
+            "PHOTOSD_SERVER_REQUEST_TIMEOUT_SECONDS": "2", "PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "600",
+        ])
+        defer { _ = daemon.stop() }
+        let body = Array(#"{"username": "alice", "password": "correct horse battery staple and more"}"#.utf8)
+        let trickled: [(name: String, head: String, rest: [UInt8], answered: Bool)] = [
+            ("head", "", Array("POST /v1/auth/sign-in HTTP/1.1\r\nHost: x\r\nX-Slow: \(String(repeating: "a", count: 200))\r\n\r\n".utf8), false),
+            ("body", "POST /v1/auth/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n", body, true),
+            ("chunked body", "POST /v1/auth/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+             Array("\(String(body.count, radix: 16))\r\n".utf8) + body + Array("\r\n0\r\n\r\n".utf8), true),
+        ]
+        for request in trickled {
+            let socket = try RawSocket(port: daemon.port, timeoutSeconds: 10)
+            let start = ContinuousClock.now
+            #expect(socket.sendAll(Array(request.head.utf8)))
+            let sent = socket.trickle(request.rest, every: .milliseconds(200))
+            let (answer, closed) = socket.readToEnd()
+            let elapsed = ContinuousClock.now - start
+            #expect(sent < request.rest.count, "\(request.name): the server waited for all of it")
+            #expect(closed, "\(request.name): the connection was kept")
+            #expect(elapsed < .seconds(5), "\(request.name): cut after \(elapsed)")
+            if request.answered {
+                let text = String(decoding: answer, as: UTF8.self)
+                #expect(text.hasPrefix("HTTP/1.1 408"), "\(request.name): \(text.prefix(200))")
+                #expect(text.contains(#""code":"request_timeout""#))
+            }
+        }
+        // An idle keep-alive connection is not a slow request: it still works after the deadline.
+        let keptAlive = try RawSocket(port: daemon.port, timeoutSeconds: 5)
+        #expect(keptAlive.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        #expect(buffer.withUnsafeMutableBytes { recv(keptAlive.fd, $0.baseAddress, $0.count, 0) } > 0)
+        Thread.sleep(forTimeInterval: 3)
+        #expect(keptAlive.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)))
+        #expect(String(decoding: keptAlive.readToEnd().data, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
     }
 }

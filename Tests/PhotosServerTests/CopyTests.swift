@@ -135,7 +135,11 @@ struct CopyTests {
 
         // PostgreSQL → SQLite, now with rows only PostgreSQL had (sign-in attempts, …).
         let grown = try await Self.contents(of: onPostgres)
+        // Like migrate, copy creates its target file only in a directory that exists.
         let file = source.directory.file("copy/back.db")
+        let refused = try Self.run(["copy", "--to", file] + db2, source)
+        #expect(refused.status != 0 && refused.stderr.contains("no directory"), "\(refused.output)")
+        try FileManager.default.createDirectory(atPath: source.directory.file("copy"), withIntermediateDirectories: false)
         let back = try Self.run(["copy", "--to", file] + db2, source)
         #expect(back.status == 0, "\(back.output)")
         #expect(back.stdout.contains("\(checkpointsNow) checkpoints verified"), "\(back.stdout)")

@@ -156,6 +156,7 @@ struct CrashTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let admin = Daemon.binDirectory + "/photos-admin"
+        try migrateDefaultDatabase(in: directory.path)
         for index in 0..<Self.clients {
             let (status, output) = try runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", "data/photos.db"], stdin: Self.password, in: directory.path)
             #expect(status == 0, "\(output)")

@@ -1,6 +1,7 @@
 import Foundation
 import PhotosTestSupport
 import PhotosdProcess
+import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -41,6 +42,15 @@ final class Daemon: Sendable {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
     }
+}
+
+/// Creates `data/photos.db` (photosd's default database) under `directory` with
+/// `photos-admin migrate`, as an operator would before adding users: only `migrate` creates a
+/// database, and only in a directory that exists.
+func migrateDefaultDatabase(in directory: String) throws {
+    try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+    let (status, output) = try runTool(Daemon.binDirectory + "/photos-admin", ["migrate", "--db", "data/photos.db"], in: directory)
+    #expect(status == 0, "\(output)")
 }
 
 /// Runs a program and returns its exit status and both output streams.

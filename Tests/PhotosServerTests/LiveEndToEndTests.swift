@@ -10,6 +10,7 @@ struct LiveEndToEndTests {
     /// A temporary directory whose default database (data/photos.db) has user alice.
     func prepared() throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
+        try migrateDefaultDatabase(in: directory.path)
         let (status, output) = try runTool(
             Daemon.binDirectory + "/photos-admin", ["users", "add", "alice", "--password-stdin", "--db", "data/photos.db"],
             stdin: Self.password, in: directory.path)

@@ -32,7 +32,7 @@ class ContentCoordinator: Coordinator {
                 try context.signIn(user)
                 context.dismiss(downTo: context.state.stacks.count - 1, by: path)
             default:
-                context.signInFailed(username: action.username)
+                context.signInFailed()
             }
         case (.signIn, .cancel):
             context.dismiss(downTo: context.state.stacks.count - 1, by: path)

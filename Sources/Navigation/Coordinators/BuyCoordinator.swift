@@ -32,7 +32,7 @@ final class BuyCoordinator: Coordinator {
                 // The flow resumes where it was going.
                 context.replaceTop(with: ScreenState(.buy, photoId: photoId, owner: id), by: path)
             default:
-                context.signInFailed(username: action.username)
+                context.signInFailed()
             }
         case (.buy, .buy):
             guard let user = context.state.user else {

@@ -37,6 +37,7 @@ public struct ClientAction: Sendable, Equatable {
         case .submit:
             guard let username, !username.isEmpty else { throw PhotosError.badRequest("submit needs username") }
             guard let password, !password.isEmpty else { throw PhotosError.badRequest("submit needs password") }
+            try AuthService.validateForSignIn(password: password)
         case .selectTab:
             guard tab != nil else { throw PhotosError.badRequest("selectTab needs tab (\(TabName.allCases.map(\.rawValue).joined(separator: " or ")))") }
         case .openLink:

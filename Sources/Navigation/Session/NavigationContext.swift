@@ -128,10 +128,15 @@ final class NavigationContext {
 
     /// Records a refused sign-in; the action is answered with `401 invalid_credentials`, or
     /// `429 too_many_attempts` when the sign-in limits refused to check the password.
-    func signInFailed(username: String?) {
+    func signInFailed() {
         var limit: PhotosError?
-        if case .limited(let error)? = credentialCheck { limit = error }
-        record(.authSignInFailed, coordinator: nil, detail: AuthService.refusedSignInDetail(username: username, reason: limit == nil ? nil : "tooManyAttempts"))
+        var knownUser: String?
+        switch credentialCheck {
+        case .limited(let error, let existing)?: (limit, knownUser) = (error, existing)
+        case .invalid(let existing)?: knownUser = existing
+        case .valid, nil: break
+        }
+        record(.authSignInFailed, coordinator: nil, detail: AuthService.refusedSignInDetail(knownUsername: knownUser, reason: limit == nil ? nil : "tooManyAttempts"))
         outcome = .signInFailed
         reportedError = limit ?? .invalidCredentials
     }
@@ -163,10 +168,11 @@ public struct SessionServices: Sendable {
 enum CredentialCheck: Sendable, Equatable {
     /// The password matched.
     case valid(User)
-    /// It did not (or the user is unknown).
-    case invalid
+    /// It did not; `existingUser` is the submitted username when a user has it (nil for an
+    /// unknown name, which is never recorded: it may be a password typed into the wrong field).
+    case invalid(existingUser: String?)
     /// The sign-in limits refused to check it (`too_many_attempts`).
-    case limited(PhotosError)
+    case limited(PhotosError, existingUser: String?)
 }
 
 /// What an action achieved (the response's `outcome`).

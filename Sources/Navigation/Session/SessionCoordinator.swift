@@ -67,11 +67,12 @@ public struct SessionCoordinator: Sendable {
         }
     }
 
-    /// Audit rows of one session after `seq`. Throws `not_found` for an unknown session.
+    /// Audit rows of one client session after `seq`. Throws `not_found` for an unknown session
+    /// and for the reserved trails (`api`, `operator`): they are not a client's to read (they name
+    /// users and operators); operators read them with `photos-admin audit` or SQL.
     public func events(sessionID: String, after: Int = 0, limit: Int = 100) async throws -> [AuditRow] {
         try await database.read { connection in
-            if sessionID != AuditLog.operatorSession && sessionID != AuditLog.apiSession,
-               try connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
+            if try connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
                 throw PhotosError.notFound("no session \(sessionID.prefix(64))")
             }
             return try AuditLog.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
@@ -149,12 +150,13 @@ public struct SessionCoordinator: Sendable {
 
     /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
     private func checkCredentials(_ action: ClientAction) async -> CredentialCheck {
+        let username = action.username ?? ""
         do {
-            return .valid(try await auth.authenticate(username: action.username ?? "", password: action.password ?? ""))
+            return .valid(try await auth.authenticate(username: username, password: action.password ?? ""))
         } catch let error as PhotosError where error.code == .tooManyAttempts {
-            return .limited(error)
+            return .limited(error, existingUser: await auth.existingUsername(username))
         } catch {
-            return .invalid
+            return .invalid(existingUser: await auth.existingUsername(username))
         }
     }
 

@@ -18,6 +18,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// A connection that completes no request part for this long is closed: an idle
     /// keep-alive connection, and one that sent only part of a request head.
     public var idleTimeoutSeconds = 60
+    /// The longest a request may take to arrive, head and body (a slow sender is answered `408`
+    /// and closed). Answering it is not counted.
+    public var requestTimeoutSeconds = 30
     /// The SQLite file (created on first start), or a `postgres://` URL (see `PostgresLocation`).
     public var databasePath = "data/photos.db"
     /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
@@ -76,6 +79,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.port": .init(.int(defaults.port), isSecret: false),
             "server.maxBodyBytes": .init(.int(defaults.maxBodyBytes), isSecret: false),
             "server.idleTimeoutSeconds": .init(.int(defaults.idleTimeoutSeconds), isSecret: false),
+            "server.requestTimeoutSeconds": .init(.int(defaults.requestTimeoutSeconds), isSecret: false),
             // A postgres:// URL may carry a password: never printed by the configuration's logging.
             "database.path": .init(.string(defaults.databasePath), isSecret: true),
             "database.durability": .init(.string(defaults.durability.rawValue), isSecret: false),
@@ -154,6 +158,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         port = try int("server.port", 0...65_535)
         maxBodyBytes = try int("server.maxBodyBytes", 1_024...(64 << 20))
         idleTimeoutSeconds = try int("server.idleTimeoutSeconds", 1...86_400)
+        requestTimeoutSeconds = try int("server.requestTimeoutSeconds", 1...86_400)
         databasePath = try string("database.path")
         guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
         let durabilityText = try string("database.durability")

@@ -49,10 +49,28 @@ public struct AuthService: Sendable {
         }
     }
 
-    /// Passwords: 8–72 bytes (bcrypt reads no further than 72).
+    /// The most bytes of a password bcrypt reads: it ignores the rest.
+    public static let maxPasswordBytes = 72
+
+    /// New passwords: 8–72 bytes of UTF-8 without a NUL. bcrypt reads a C string and no further
+    /// than 72 bytes, so a NUL or a 73rd byte would be silently dropped (`abcd\0efgh` would be
+    /// the 4-byte password `abcd`); both are refused instead, here and at every sign-in.
     public static func validate(password: String) throws {
-        guard (8...72).contains(password.utf8.count) else {
-            throw PhotosError.badRequest("invalid password: use 8 to 72 bytes")
+        try validateForSignIn(password: password)
+        guard password.utf8.count >= 8 else {
+            throw PhotosError.badRequest("invalid password: use 8 to \(maxPasswordBytes) bytes")
+        }
+    }
+
+    /// A password offered at sign-in (API, session `submit`): refused with `bad_request` when
+    /// bcrypt would not read all of it (a NUL, more than 72 bytes), so that no password signs in
+    /// by a prefix.
+    public static func validateForSignIn(password: String) throws {
+        guard !password.utf8.contains(0) else {
+            throw PhotosError.badRequest("invalid password: it must not contain a NUL character")
+        }
+        guard password.utf8.count <= maxPasswordBytes else {
+            throw PhotosError.badRequest("invalid password: at most \(maxPasswordBytes) bytes")
         }
     }
 
@@ -103,6 +121,7 @@ public struct AuthService: Sendable {
     /// alike and in about the same time, and `too_many_attempts` (without checking) past the
     /// sign-in limits.
     public func authenticate(username: String, password: String) async throws -> User {
+        try Self.validateForSignIn(password: password)
         if let sharedLimiter {
             let place = try await sharedLimiter.begin(username)
             var outcome = SignInLimiter.Outcome.abandoned
@@ -171,7 +190,7 @@ public struct AuthService: Sendable {
             user = try await authenticate(username: username, password: password)
         } catch let error as PhotosError where error.code == .invalidCredentials || error.code == .tooManyAttempts {
             try await auditRefusedSignIn(
-                username: username, sessionID: actor.outOfSessionID, actor: actor,
+                knownUsername: await existingUsername(username), sessionID: actor.outOfSessionID, actor: actor,
                 reason: error.code == .tooManyAttempts ? "tooManyAttempts" : nil)
             throw error
         }
@@ -198,22 +217,29 @@ public struct AuthService: Sendable {
 
     /// Records an `auth.signInFailed` step in `sessionID`'s trail (`api` or `operator`), e.g.
     /// an attempt refused by the sign-in limits (`reason: "tooManyAttempts"`).
-    func auditRefusedSignIn(username: String, sessionID: String, actor: AuditActor, reason: String?) async throws {
-        let entry = AuditEntry(actor: actor, step: .authSignInFailed, detail: Self.refusedSignInDetail(username: username, reason: reason))
+    func auditRefusedSignIn(knownUsername: String?, sessionID: String, actor: AuditActor, reason: String?) async throws {
+        let entry = AuditEntry(actor: actor, step: .authSignInFailed, detail: Self.refusedSignInDetail(knownUsername: knownUsername, reason: reason))
         let at = timestamp()
         _ = try await database.write { connection in
             try AuditLog.append([entry], to: sessionID, at: at, on: connection)
         }
     }
 
-    /// The detail of an `auth.signInFailed` step. The attempted name is recorded only if it is a
-    /// well-formed username (never arbitrary input, which might be a password typed into the
-    /// wrong field).
-    public static func refusedSignInDetail(username: String?, reason: String?) -> JSONObject {
+    /// The detail of an `auth.signInFailed` step: `attemptedUsername` when the name is an existing
+    /// user's (`knownUsername`), else only `"unknownUser": true`. The text typed as a username is
+    /// never recorded when no user has it: it may be a password typed into the wrong field.
+    public static func refusedSignInDetail(knownUsername: String?, reason: String?) -> JSONObject {
         var detail: JSONObject = [:]
-        if let username, (try? validate(username: username)) != nil { detail["attemptedUsername"] = .string(username) }
+        if let knownUsername { detail["attemptedUsername"] = .string(knownUsername) } else { detail["unknownUser"] = true }
         if let reason { detail["reason"] = .string(reason) }
         return detail
+    }
+
+    /// `username` if a user has exactly that name, else nil (also when the lookup fails: this only
+    /// decides what a refused sign-in's audit row may say).
+    public func existingUsername(_ username: String) async -> String? {
+        guard (try? Self.validate(username: username)) != nil else { return nil }
+        return try? await user(named: username)?.username
     }
 
     /// The user a bearer token belongs to. Throws `unauthorized` for an unknown, expired or

@@ -84,7 +84,7 @@ public enum DatabaseCopy {
         do {
             var targetConfiguration = configuration
             targetConfiguration.databasePath = target
-            let destination = try await PhotosDatabase.open(targetConfiguration, readerCount: 1, migrate: true, logger: logger)
+            let destination = try await PhotosDatabase.open(targetConfiguration, readerCount: 1, migrate: true, create: .file, logger: logger)
             do {
                 let summary = try await copy(from: source, to: destination, progress: progress)
                 let verification = try await destination.read { try AuditLog.verify(on: $0, publicKey: trustedKey) }

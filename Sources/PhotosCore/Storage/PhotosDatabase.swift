@@ -6,20 +6,34 @@ import SQLiteStore
 /// Opens the photos database: checks and applies migrations, then starts the writer and readers
 /// (SQLite) or the connection pool (PostgreSQL).
 public enum PhotosDatabase {
+    /// Whether opening a SQLite database may create it.
+    public enum Creation: Sendable {
+        /// Create the file and, if missing, its directory (`photosd`: its default
+        /// `data/photos.db` works with no set-up).
+        case fileAndDirectory
+        /// Create the file in a directory that exists (`photos-admin migrate`, `copy --to FILE`).
+        case file
+        /// The database must exist (every other `photos-admin` command): a mistyped path is
+        /// an error, never an empty new database.
+        case never
+    }
+
     /// Opens the database `configuration.databasePath` names: a SQLite file, or a PostgreSQL
     /// database for a `postgres://` / `postgresql://` URL, migrating it unless `migrate` is false
-    /// (then pending migrations are an error). `readerCount` overrides the configuration's.
+    /// (then pending migrations are an error, and nothing is created). `readerCount` overrides the
+    /// configuration's; `create` says whether a missing SQLite file may be created.
     ///
     /// Errors name a PostgreSQL database by its URL without the password.
     public static func open(
         _ configuration: PhotosConfiguration, readerCount: Int? = nil, migrate: Bool = true,
-        logger: Logger = Logger(label: "photosd.database")
+        create: Creation = .fileAndDirectory, logger: Logger = Logger(label: "photosd.database")
     ) async throws -> any DatabaseStore {
         guard PostgresLocation.isURL(configuration.databasePath) else {
             return try open(
                 path: configuration.databasePath, durability: configuration.durability,
                 readerCount: readerCount ?? configuration.readerCount, maxBatchSize: configuration.maxBatchSize,
-                busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS, migrate: migrate)
+                busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS,
+                migrate: migrate, create: create)
         }
         let location = try PostgresLocation(url: configuration.databasePath)
         let storage = try await PostgresStorage.open(
@@ -41,12 +55,13 @@ public enum PhotosDatabase {
         return storage
     }
 
-    /// Opens (creating if needed) the database at `path`, migrating it when `migrate` is true;
-    /// `vfs` names the SQLite VFS (nil or empty: the system's).
+    /// Opens the database at `path` (creating it as `create` allows), migrating it when `migrate`
+    /// is true; `vfs` names the SQLite VFS (nil or empty: the system's).
     ///
-    /// Throws `MigrationError` for a file that is not a database, an edited migration or a
-    /// database newer than this binary; with `migrate == false`, also when migrations are pending
-    /// or there is no file at `path` (none is created).
+    /// Throws `not_found` for a missing file that may not be created (`create == .never`, or
+    /// `migrate == false`) or a missing directory (`.file`); `MigrationError` for a file that is
+    /// not a database, an edited migration or a database newer than this binary; with
+    /// `migrate == false`, also when migrations are pending.
     public static func open(
         path: String,
         durability: Connection.Synchronous = .full,
@@ -54,16 +69,26 @@ public enum PhotosDatabase {
         maxBatchSize: Int = 64,
         busyTimeoutMilliseconds: Int32 = 5_000,
         vfs: String? = nil,
-        migrate: Bool = true
+        migrate: Bool = true,
+        create: Creation = .fileAndDirectory
     ) throws -> SQLiteDatabase {
         try refusePostgresURL(path)
-        if !migrate, !FileManager.default.fileExists(atPath: path) {
-            // Reading commands must not leave an empty database behind a mistyped path.
-            throw PhotosError.notFound("no database at \(path)")
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: path) {
+            let directory = (path as NSString).deletingLastPathComponent
+            let directoryExists = directory.isEmpty || FileManager.default.fileExists(atPath: directory)
+            switch migrate ? create : .never {
+            case .never:
+                // A mistyped path must not leave an empty database (or directories) behind.
+                throw PhotosError.notFound("no database at \(path)")
+            case .file where !directoryExists:
+                throw PhotosError.notFound("no directory \(directory) for the database \(path); create it first")
+            case .file:
+                break
+            case .fileAndDirectory:
+                if !directoryExists {
+                    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                }
+            }
         }
         let vfs = vfs.flatMap { $0.isEmpty ? nil : $0 }
         let options = Connection.Options(busyTimeoutMilliseconds: busyTimeoutMilliseconds, synchronous: durability, vfs: vfs)

@@ -1,0 +1,197 @@
+import Foundation
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Bounds what one request may take of a connection, below the router:
+///
+/// - **A declared body over the limit** (`Content-Length` above `server.maxBodyBytes`) is answered
+///   `413 payload_too_large` as soon as the head arrives; the request never reaches a route.
+/// - **A deadline for the whole request** (`server.requestTimeoutSeconds`), from its first byte to
+///   the end of its body: a client that trickles a head or a body (slowloris) is answered
+///   `408 request_timeout` when its head had arrived, and the connection is closed either way.
+///   Time spent answering a request that has fully arrived is not counted.
+/// - **A request answered before its body was read** (the `413`s, or a route that refuses early)
+///   gets `Connection: close`; once the answer is written, the rest of the body is read and
+///   dropped — at most `drainLimit` bytes for at most `drainTimeout` — and the connection is
+///   closed. Without that, a client that sends its whole body before reading the answer
+///   (Python's urllib) would block in `send` and never see the answer.
+///
+/// It sits after the HTTP codec; to see a request's first byte (before its head is complete) it
+/// puts a small tap (`FirstByteTap`) at the front of the pipeline.
+final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// The largest body accepted (`server.maxBodyBytes`).
+    let maxBodyBytes: Int
+    /// The longest a request may take to arrive, head and body.
+    let requestTimeout: TimeAmount
+    /// The most bytes read and dropped after an early answer.
+    let drainLimit: Int
+    /// The longest time spent reading them.
+    let drainTimeout: TimeAmount
+
+    /// Requests whose end has arrived, and responses written completely (HTTP/1 answers in order).
+    private var requestsEnded = 0
+    private var responsesEnded = 0
+    /// True from a request's head until its end, when the head was passed on.
+    private var headForwarded = false
+    /// True once a response head was written for the request still arriving.
+    private var answerStarted = false
+    private var draining = false
+    private var drained = 0
+    /// The deadline of the request arriving now, if one is.
+    private var deadline: Scheduled<Void>?
+
+    init(maxBodyBytes: Int, requestTimeout: TimeAmount, drainLimit: Int = 16 << 20, drainTimeout: TimeAmount = .seconds(10)) {
+        self.maxBodyBytes = maxBodyBytes
+        self.requestTimeout = requestTimeout
+        self.drainLimit = drainLimit
+        self.drainTimeout = drainTimeout
+    }
+
+    /// True while the request being answered has not been read to its end.
+    private var answeringUnfinishedRequest: Bool { requestsEnded <= responsesEnded }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        // The codec turns bytes into parts only once a head is complete; the tap sees the bytes.
+        let tap = FirstByteTap(onBytes: { [self] in requestBytesArrived(context) })
+        try? context.pipeline.syncOperations.addHandler(tap, position: .first)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    /// Bytes arrived: if no request is arriving, a new one starts and its clock with it.
+    private func requestBytesArrived(_ context: ChannelHandlerContext) {
+        guard deadline == nil, !draining else { return }
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: requestTimeout) { [self] in
+            requestTimedOut(context)
+        }
+    }
+
+    private func requestTimedOut(_ context: ChannelHandlerContext) {
+        deadline = nil
+        guard !draining else { return }
+        if headForwarded && !answerStarted {
+            // The route is still waiting for the body: answer for it, then close.
+            draining = true
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            writeError(context, status: .requestTimeout, code: "request_timeout",
+                       message: "the request did not arrive within \(requestTimeout.nanoseconds / 1_000_000_000) seconds", promise: promise)
+            promise.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        guard !draining else {
+            switch part {
+            case .body(let buffer):
+                drained += buffer.readableBytes
+                if drained > drainLimit { context.close(promise: nil) }
+            case .end, .head:
+                context.close(promise: nil)
+            }
+            return
+        }
+        switch part {
+        case .head(let head):
+            if let declared = head.headerFields[.contentLength].flatMap(Int.init), declared > maxBodyBytes {
+                refuseOversizedBody(context, declared: declared)
+                return
+            }
+            headForwarded = true
+            answerStarted = false
+        case .end:
+            requestsEnded += 1
+            headForwarded = false
+            deadline?.cancel()
+            deadline = nil
+        case .body:
+            break
+        }
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // Keep reading while draining: nobody downstream asks for more.
+        if draining { context.read() } else { context.fireChannelReadComplete() }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where answeringUnfinishedRequest:
+            answerStarted = true
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end where answeringUnfinishedRequest:
+            responsesEnded += 1
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.cascade(to: promise)
+            written.futureResult.assumeIsolated().whenComplete { [self] _ in startDraining(context) }
+        case .end:
+            responsesEnded += 1
+            context.write(data, promise: promise)
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+
+    /// A head that declares more body than allowed: `413` now, the head never passed on.
+    private func refuseOversizedBody(_ context: ChannelHandlerContext, declared: Int) {
+        deadline?.cancel()
+        deadline = nil
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        writeError(context, status: .contentTooLarge, code: "payload_too_large",
+                   message: "request body is larger than \(maxBodyBytes) bytes (Content-Length: \(declared))", promise: promise)
+        promise.futureResult.assumeIsolated().whenComplete { [self] _ in startDraining(context) }
+    }
+
+    /// Writes a JSON error answer (the API's error body) with `Connection: close`.
+    private func writeError(_ context: ChannelHandlerContext, status: HTTPResponse.Status, code: String, message: String, promise: EventLoopPromise<Void>) {
+        let encoded: Data? = try? JSONEncoder().encode(ErrorBody(error: ErrorBody.Detail(code: code, message: message, allowed: nil)))
+        let body = ByteBuffer(bytes: encoded.map(Array.init) ?? Array("{}".utf8))
+        var head = HTTPResponse(status: status)
+        head.headerFields[.contentType] = "application/json; charset=utf-8"
+        head.headerFields[.contentLength] = String(body.readableBytes)
+        head.headerFields[.connection] = "close"
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+    }
+
+    private func startDraining(_ context: ChannelHandlerContext) {
+        guard !draining else { return }
+        draining = true
+        deadline?.cancel()
+        deadline = nil
+        context.eventLoop.assumeIsolated().scheduleTask(in: drainTimeout) { context.close(promise: nil) }
+        context.read()
+    }
+}
+
+/// Tells `RequestGuardHandler` that bytes arrived, before the HTTP codec parses them.
+final class FirstByteTap: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    private let onBytes: () -> Void
+
+    init(onBytes: @escaping () -> Void) {
+        self.onBytes = onBytes
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        onBytes()
+        context.fireChannelRead(data)
+    }
+}

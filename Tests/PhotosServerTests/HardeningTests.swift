@@ -1,0 +1,94 @@
+import Foundation
+import HummingbirdTesting
+import PhotosCore
+@testable import PhotosServer
+import PhotosTestSupport
+import Testing
+
+/// What a hostile client found: each test fails on the code before its fix.
+@Suite("HTTP hardening")
+struct HardeningTests {
+    @Test("the reserved trails (api, operator) are not served; a client session's trail still is", arguments: TestStore.all)
+    func reservedTrailsAreNotPublic(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
+        defer { h.close() }
+        try await h.test { client in
+            // Something in both reserved trails first: a token sign-in (api) and the users (operator).
+            #expect(try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse"}"#).status == .ok)
+            for reserved in ["api", "operator"] {
+                let events = try await client.get("/v1/sessions/\(reserved)/events")
+                #expect(events.status == .notFound, "\(reserved): \(events.text)")
+                #expect(events.errorCode == "not_found")
+                #expect(!events.text.contains("alice"))
+                #expect(try await client.get("/v1/sessions/\(reserved)").status == .notFound)
+            }
+            let id = try await client.newSession()
+            #expect(try await client.get("/v1/sessions/\(id)/events").status == .ok)
+        }
+    }
+
+    @Test("a refused sign-in records whether the user exists, never the text typed for an unknown one", arguments: TestStore.all)
+    func refusedSignInRecordsNoTypedText(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
+        defer { h.close() }
+        // A password typed into the username field: a well-formed username that no user has.
+        let typedPassword = "Tr0ub4dor-and-3"
+        try await h.test { client in
+            #expect(try await client.post("/v1/auth/sign-in", #"{"username": "\#(typedPassword)", "password": "whatever12"}"#).status == .unauthorized)
+            #expect(try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "wrong horse"}"#).status == .unauthorized)
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "signIn"}"#)
+            let failed = try await client.act(id, #"{"action": "submit", "username": "\#(typedPassword)", "password": "whatever12"}"#)
+            #expect(failed.errorCode == "invalid_credentials")
+        }
+        let details = try await h.query("SELECT session_id, detail FROM audit_trail WHERE step = 'auth.signInFailed' ORDER BY session_id = 'api' DESC, seq")
+            .map { "\($0.string(0) == "api" ? "api" : "session") \($0.string(1))" }
+        #expect(details == [
+            #"api {"unknownUser":true}"#,
+            #"api {"attemptedUsername":"alice"}"#,
+            #"session {"unknownUser":true}"#,
+        ])
+        let leaks = try await h.query("SELECT count(*) FROM audit_trail WHERE detail LIKE '%\(typedPassword)%' OR username = '\(typedPassword)'")
+        #expect(leaks.first?.int(0) == 0)
+    }
+
+    @Test("a NUL in a password, or more than bcrypt's 72 bytes, is refused at sign-in (no password signs in by a prefix)", arguments: TestStore.all)
+    func passwordsBcryptWouldCut(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
+        defer { h.close() }
+        let password72 = String(repeating: "p", count: 72)
+        let database = try await PhotosDatabase.open(h.configuration, migrate: false)
+        _ = try await AuthService(database: database, bcryptCost: 4).createUser(username: "carol", password: password72, actor: testOperator)
+        await database.close()
+        try await h.test { client in
+            // The right password still signs in.
+            #expect(try await client.post("/v1/auth/sign-in", #"{"username": "carol", "password": "\#(password72)"}"#).status == .ok)
+            // bcrypt would read only the first 72 bytes, or stop at the NUL: both would sign in.
+            let longer = try await client.post("/v1/auth/sign-in", #"{"username": "carol", "password": "\#(password72)anything"}"#)
+            #expect(longer.status == .badRequest, "\(longer.text)")
+            #expect(longer.text.contains("72 bytes"))
+            let withNUL = try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse\u0000junk"}"#)
+            #expect(withNUL.status == .badRequest, "\(withNUL.text)")
+            #expect(withNUL.text.contains("NUL"))
+
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "signIn"}"#)
+            let submitted = try await client.act(id, #"{"action": "submit", "username": "carol", "password": "\#(password72)x"}"#)
+            #expect(submitted.errorCode == "bad_request")
+            let session = try await client.get("/v1/sessions/\(id)")
+            #expect(session.json["user"] is NSNull)
+            #expect(session.json["version"] as? Int == 2)
+        }
+        // Nothing was issued for the refused attempts: one token, the right password's.
+        #expect(try await h.query("SELECT count(*) FROM tokens").first?.int(0) == 1)
+    }
+
+    @Test("new passwords: a NUL or more than 72 bytes is refused by createUser")
+    func newPasswords() async throws {
+        #expect(throws: PhotosError.self) { try AuthService.validate(password: "abcd\u{0}efgh") }
+        #expect(throws: PhotosError.self) { try AuthService.validate(password: String(repeating: "p", count: 73)) }
+        #expect(throws: PhotosError.self) { try AuthService.validate(password: String(repeating: "é", count: 37)) }  // 74 bytes
+        try AuthService.validate(password: String(repeating: "p", count: 72))
+        try AuthService.validate(password: "correct horse")
+    }
+}
