@@ -58,9 +58,17 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The pure model: errors, JSON, users and photos, audit steps and the chain's hash, the
+        // catalogue's rules. No storage, no I/O.
+        .target(
+            name: "PhotosModel",
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
+        ),
         .target(
             name: "PhotosCore",
             dependencies: [
+                "PhotosModel",
+                "DatabaseAccess",
                 "SQLiteStore",
                 "PostgresStore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -70,10 +78,21 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
+        // The navigation core, pure: (state, action, facts) → new state, audit steps, effects.
+        // It imports no storage module.
         .target(
             name: "Navigation",
+            dependencies: ["PhotosModel"]
+        ),
+        // Sessions over a database: reads the state and the facts, runs the navigation core,
+        // writes what it decided (the thin layer between the core and the stores).
+        .target(
+            name: "Sessions",
             dependencies: [
+                "Navigation",
+                "PhotosModel",
                 "PhotosCore",
+                "DatabaseAccess",
                 "SQLiteStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -81,8 +100,10 @@ let package = Package(
         .target(
             name: "PhotosServer",
             dependencies: [
+                "PhotosModel",
                 "PhotosCore",
                 "Navigation",
+                "Sessions",
                 "SQLiteStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -96,6 +117,7 @@ let package = Package(
             name: "photosd",
             dependencies: [
                 "PhotosServer",
+                "PhotosModel",
                 "PhotosCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -110,7 +132,9 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 "SQLiteStore",
+                "PhotosModel",
                 "Navigation",
+                "Sessions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -126,7 +150,7 @@ let package = Package(
         .target(
             name: "PhotosTestSupport",
             dependencies: [
-                "CFaultVFS", "PhotosCore", "SQLiteStore", "PostgresStore", "Navigation",
+                "CFaultVFS", "PhotosModel", "PhotosCore", "SQLiteStore", "PostgresStore", "Navigation", "Sessions",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -136,6 +160,7 @@ let package = Package(
             name: "photos-bench",
             dependencies: [
                 "CEpoll",
+                "PhotosModel",
                 "PhotosCore",
                 "PhotosdProcess",
                 "PostgresStore",
@@ -152,26 +177,26 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PhotosCore", "PhotosTestSupport", "SQLiteStore"]
+            dependencies: ["PostgresStore", "PhotosModel", "PhotosCore", "PhotosTestSupport", "SQLiteStore"]
         ),
         .testTarget(
             name: "PhotosCoreTests",
             dependencies: [
-                "PhotosCore", "SQLiteStore", "PhotosTestSupport", "Navigation",
+                "PhotosModel", "PhotosCore", "SQLiteStore", "PhotosTestSupport", "Navigation", "Sessions",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "NavigationTests",
             dependencies: [
-                "Navigation", "PhotosCore", "SQLiteStore", "PhotosTestSupport",
+                "Navigation", "Sessions", "PhotosModel", "PhotosCore", "SQLiteStore", "PhotosTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "PhotosCore", "Navigation", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
+                "PhotosServer", "PhotosModel", "PhotosCore", "Navigation", "Sessions", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -179,7 +204,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosAdminTests",
-            dependencies: ["PhotosCore", "SQLiteStore", "Navigation", "PhotosTestSupport"]
+            dependencies: ["PhotosModel", "PhotosCore", "SQLiteStore", "Navigation", "Sessions", "PhotosTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,8 @@ import Foundation
 import Hummingbird
 import Navigation
 import PhotosCore
+import PhotosModel
+import Sessions
 
 /// The JSON error body of DESIGN §4: `{"error": {"code", "message", "allowed"?}}`.
 struct ErrorBody: Encodable {

@@ -3,6 +3,8 @@ import Hummingbird
 import Logging
 import Navigation
 import PhotosCore
+import PhotosModel
+import Sessions
 import SQLiteStore
 
 /// Builds the `photosd` application: opens (and migrates) the database, wires the services,

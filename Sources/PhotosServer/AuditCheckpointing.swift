@@ -1,7 +1,9 @@
 import Logging
 import Navigation
 import PhotosCore
+import PhotosModel
 import ServiceLifecycle
+import Sessions
 
 /// Writes an audit checkpoint every `audit.checkpointIntervalSeconds` when any trail changed,
 /// and a last one at graceful shutdown (this service stops after the HTTP server has finished

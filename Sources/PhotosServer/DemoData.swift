@@ -1,4 +1,5 @@
 import PhotosCore
+import PhotosModel
 
 /// A few photos for a first look (`demo.seed` / `--seed-demo`), added only to an empty catalogue.
 enum DemoData {

@@ -1,6 +1,8 @@
 import Logging
 import Navigation
+import PhotosModel
 import ServiceLifecycle
+import Sessions
 
 /// Deletes the answers kept for `Idempotency-Key` retries once they are older than
 /// `idempotency.retentionSeconds`: at start, then every tenth of the retention (at most every

@@ -4,6 +4,8 @@ import Logging
 import Metrics
 import Navigation
 import PhotosCore
+import PhotosModel
+import Sessions
 
 /// The services behind the HTTP API, shared by every request.
 struct PhotosAPI: Sendable {

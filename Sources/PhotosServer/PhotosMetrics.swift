@@ -1,6 +1,8 @@
 import Metrics
 import Navigation
+import PhotosModel
 import Prometheus
+import Sessions
 import SQLiteStore
 
 /// The process's metrics: swift-metrics backed by one Prometheus registry, bootstrapped once.

@@ -4,6 +4,8 @@ import Hummingbird
 import Navigation
 import NIOCore
 import PhotosCore
+import PhotosModel
+import Sessions
 
 /// Reading request bodies, parameters and headers, with a clear `400` for anything wrong.
 enum RequestParsing {

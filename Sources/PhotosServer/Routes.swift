@@ -3,6 +3,8 @@ import HTTPTypes
 import Hummingbird
 import Navigation
 import PhotosCore
+import PhotosModel
+import Sessions
 import SQLiteStore
 
 /// The HTTP routes (docs/openapi.yaml; a test holds `router.routes` against it).

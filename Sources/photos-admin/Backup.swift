@@ -1,5 +1,6 @@
 import ArgumentParser
 import PhotosCore
+import PhotosModel
 
 extension PhotosAdmin {
     struct Backup: AsyncParsableCommand {

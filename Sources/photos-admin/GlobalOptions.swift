@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import Navigation
 import PhotosCore
+import PhotosModel
+import Sessions
 import SQLiteStore
 
 /// Options every subcommand takes.

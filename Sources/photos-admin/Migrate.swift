@@ -1,6 +1,7 @@
 import ArgumentParser
 import Logging
 import PhotosCore
+import PhotosModel
 import SQLiteStore
 
 extension PhotosAdmin {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotosCore
+import PhotosModel
 
 extension PhotosAdmin {
     struct Photos: AsyncParsableCommand {

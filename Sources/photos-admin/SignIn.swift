@@ -1,6 +1,8 @@
 import ArgumentParser
 import Navigation
 import PhotosCore
+import PhotosModel
+import Sessions
 
 extension PhotosAdmin {
     struct SignIn: AsyncParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PhotosCore
+import PhotosModel
 import SQLiteStore
 
 extension PhotosBench {

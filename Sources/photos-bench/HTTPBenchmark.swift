@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Histogram
 import PhotosCore
+import PhotosModel
 import SQLiteStore
 
 /// The figures of one HTTP run.

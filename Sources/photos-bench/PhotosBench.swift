@@ -1,7 +1,8 @@
 import ArgumentParser
 import Foundation
-import PhotosdProcess
 import PhotosCore
+import PhotosdProcess
+import PhotosModel
 import PostgresStore
 import SQLiteStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import PhotosCore
+import PhotosModel
 import SQLiteStore
 
 /// The figures of one storage-only run.

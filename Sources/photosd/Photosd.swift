@@ -3,6 +3,7 @@ import Configuration
 import Foundation
 import Logging
 import PhotosCore
+import PhotosModel
 import PhotosServer
 
 /// `photosd`: the HTTP/JSON daemon.

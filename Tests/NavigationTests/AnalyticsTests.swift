@@ -7,6 +7,8 @@ import PhotosCore
 import PhotosTestSupport
 import SQLiteStore
 import Testing
+import PhotosModel
+import Sessions
 
 /// The analytics views and `photos-admin report funnel`, on a database built through the real
 /// session coordinator with scripted journeys over three days (a fixed clock), checked against

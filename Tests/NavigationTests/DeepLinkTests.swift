@@ -1,7 +1,9 @@
 import Foundation
 import Navigation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
+import Sessions
 import Testing
 
 /// Deep links, one test per rule of the design's contract section.
@@ -132,7 +134,7 @@ struct DeepLinkTests {
             #expect(throws: PhotosError.self, "\(text)") { try DeepLink(parsing: text) }
         }
         #expect(try DeepLink(parsing: "/photos/42/buy") == .buy(42))
-        let sessions = { try await h.test.database.read { try $0.queryOne("SELECT count(*) FROM sessions")?.int(0) ?? -1 } }
+        let sessions = { try await h.sessionCount() }
         let before = try await sessions()
         let layoutError = await #expect(throws: PhotosError.self) { try await h.coordinator.createSession(link: .purchases) }
         #expect(layoutError?.code == .badRequest)

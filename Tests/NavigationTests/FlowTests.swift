@@ -1,14 +1,16 @@
 import Foundation
 import Navigation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
+import Sessions
 import SQLiteStore
 import Testing
 
 /// The 12 flows of DESIGN §2, each an acceptance scenario.
 @Suite("Flows")
 struct FlowTests {
-    @Test("1. start: [photos], tree app", arguments: TestStore.all)
+    @Test("1. start: [photos], tree app", arguments: TestStore.navigation)
     func start(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -27,7 +29,7 @@ struct FlowTests {
         try await h.checkInvariants(result.session.id)
     }
 
-    @Test("2. selectPhoto pushes photo; back pops it", arguments: TestStore.all)
+    @Test("2. selectPhoto pushes photo; back pops it", arguments: TestStore.navigation)
     func selectAndBack(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -46,7 +48,7 @@ struct FlowTests {
         #expect(back.session.version == 3)
     }
 
-    @Test("3. modal sign-in from photos: success dismisses and signs in; cancel and failure do not", arguments: TestStore.all)
+    @Test("3. modal sign-in from photos: success dismisses and signs in; cancel and failure do not", arguments: TestStore.navigation)
     func modalSignIn(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -77,15 +79,15 @@ struct FlowTests {
         #expect(actions(signedIn.session) == ["selectPhoto", "buyPhoto", "signOut"])
         #expect(steps(signedIn.events) == ["action app - {\"action\":\"submit\"}", "auth.signIn - - {…}", "screen.dismiss app signIn {}"])
         #expect(signedIn.events[1].username == "alice")
-        #expect(try await h.auth.validate(token: signedIn.token ?? "").username == "alice")
+        #expect(try await h.tokenUser(signedIn.token ?? "") == "alice")
 
         let signedOut = try await h.act(id, .signOut)
         #expect(signedOut.session.user == nil)
         #expect(steps(signedOut.events) == ["action app - {\"action\":\"signOut\"}", "auth.signOut - - {\"reason\":\"signOut\"}"])
-        await #expect(throws: PhotosError.unauthorized("token revoked")) { try await h.auth.validate(token: signedIn.token ?? "") }
+        await #expect(throws: PhotosError.unauthorized("token revoked")) { try await h.tokenUser(signedIn.token ?? "") }
     }
 
-    @Test("4. horizontal purchase, signed out: sign-in is inserted, then the flow resumes", arguments: TestStore.all)
+    @Test("4. horizontal purchase, signed out: sign-in is inserted, then the flow resumes", arguments: TestStore.navigation)
     func horizontalPurchaseSignedOut(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -125,7 +127,7 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 1)
     }
 
-    @Test("sample regression: signed out, buy → signIn → submit → the buy screen appears", arguments: TestStore.all)
+    @Test("sample regression: signed out, buy → signIn → submit → the buy screen appears", arguments: TestStore.navigation)
     func flowDoesNotSilentlyStop(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -137,7 +139,7 @@ struct FlowTests {
         #expect(tree(afterSignIn.session) == "app(buy)")
     }
 
-    @Test("5. horizontal purchase, signed in: buy is pushed directly", arguments: TestStore.all)
+    @Test("5. horizontal purchase, signed in: buy is pushed directly", arguments: TestStore.navigation)
     func horizontalPurchaseSignedIn(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -152,7 +154,7 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 1)
     }
 
-    @Test("6. cancel on signIn or buy inside the purchase flow returns to the initial screen", arguments: TestStore.all)
+    @Test("6. cancel on signIn or buy inside the purchase flow returns to the initial screen", arguments: TestStore.navigation)
     func cancelInsideFlow(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -175,7 +177,7 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 0)
     }
 
-    @Test("7. terms: a child of buy presents [terms]; cancel or dismiss returns to buy", arguments: TestStore.all)
+    @Test("7. terms: a child of buy presents [terms]; cancel or dismiss returns to buy", arguments: TestStore.navigation)
     func terms(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -207,7 +209,7 @@ struct FlowTests {
         #expect(steps(dismissed.events).last == "coordinator.finish app/buy/terms - {\"reason\":\"dismissed\"}")
     }
 
-    @Test("8. vertical purchase: a modal stack [signIn] then [buy]; finishing dismisses it", arguments: TestStore.all)
+    @Test("8. vertical purchase: a modal stack [signIn] then [buy]; finishing dismisses it", arguments: TestStore.navigation)
     func verticalPurchase(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -240,7 +242,7 @@ struct FlowTests {
         #expect(stacks(again.session) == "[photos] | [buy]")
     }
 
-    @Test("9. back below a pushed child's screens finishes it; dismiss finishes the presenter", arguments: TestStore.all)
+    @Test("9. back below a pushed child's screens finishes it; dismiss finishes the presenter", arguments: TestStore.navigation)
     func navigatingBackwards(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -274,7 +276,7 @@ struct FlowTests {
         ])
     }
 
-    @Test("10. an action the top screen does not offer: 409 with the allowed list, only an action.rejected row", arguments: TestStore.all)
+    @Test("10. an action the top screen does not offer: 409 with the allowed list, only an action.rejected row", arguments: TestStore.navigation)
     func rejectedAction(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -290,7 +292,7 @@ struct FlowTests {
         try await h.checkInvariants(id)
     }
 
-    @Test("11. buying a photo already owned records no second purchase and finishes", arguments: TestStore.all)
+    @Test("11. buying a photo already owned records no second purchase and finishes", arguments: TestStore.navigation)
     func alreadyOwned(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
@@ -308,7 +310,7 @@ struct FlowTests {
         #expect(try await h.purchaseCount() == 1)
     }
 
-    @Test("12. a session survives a restart: fresh connections and objects continue the flow", arguments: TestStore.all)
+    @Test("12. a session survives a restart: fresh connections and objects continue the flow", arguments: TestStore.navigation)
     func survivesRestart(store: TestStore) async throws {
         let test = try await TestDatabase.make(store)
         defer { test.close() }

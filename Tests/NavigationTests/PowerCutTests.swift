@@ -1,7 +1,9 @@
 import Foundation
 import Navigation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
+import Sessions
 import SQLiteStore
 import Synchronization
 import Testing

@@ -1,7 +1,9 @@
 import Foundation
 import Navigation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
+import Sessions
 import SQLiteStore
 import Testing
 
@@ -14,12 +16,12 @@ struct RandomizedSessionTests {
     static let postgresSessionCount = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SESSIONS_POSTGRES"].flatMap { Int($0) } ?? 160
     static let actionsPerSession = 16
 
-    @Test("thousands of sessions × random valid and invalid actions keep every invariant", arguments: TestStore.all)
+    @Test("thousands of sessions × random valid and invalid actions keep every invariant", arguments: TestStore.navigation)
     func randomWalk(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
         for name in ["bob", "carol"] {
-            _ = try await h.auth.createUser(username: name, password: "password-\(name)", actor: testOperator)
+            try await h.addUser(name, password: "password-\(name)")
         }
         let workers = 8
         let sessionCount = store == .postgres ? Self.postgresSessionCount : Self.sessionCount
@@ -46,17 +48,16 @@ struct RandomizedSessionTests {
         #expect(totals.rejected > sessionCount, "seed \(Self.seed)")
 
         // A purchase row exists if and only if a purchase.completed step does.
-        let (purchases, completed) = try await h.test.database.read { connection -> ([String], [String]) in
-            let purchases = try connection.query(
-                "SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { $0.string(0) }
-            let photoID = connection.dialect == .postgres ? "(detail::jsonb ->> 'photoId')" : "json_extract(detail, '$.photoId')"
-            let completed = try connection.query(
-                "SELECT username || ':' || \(photoID) FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { $0.string(0) }
-            return (purchases, completed)
-        }
+        let purchases = try await h.purchaseList()
         #expect(!purchases.isEmpty)
+        guard let test = h.database else { return }
+        let completed = try await test.database.read { connection -> [String] in
+            let photoID = connection.dialect == .postgres ? "(detail::jsonb ->> 'photoId')" : "json_extract(detail, '$.photoId')"
+            return try connection.query(
+                "SELECT username || ':' || \(photoID) FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { $0.string(0) }
+        }
         #expect(purchases == completed, "seed \(Self.seed)")
-        let verification = try await h.test.database.read { try AuditLog.verify(on: $0) }
+        let verification = try await test.database.read { try AuditLog.verify(on: $0) }
         #expect(verification.isIntact)
     }
 
@@ -89,7 +90,7 @@ struct RandomizedSessionTests {
             if Int.random(in: 0..<100, using: &random) == 0 {
                 // Revoke someone's tokens from outside: their sessions sign out at the next action.
                 let name = passwords.keys.sorted()[Int.random(in: 0..<3, using: &random)]
-                _ = try await h.auth.signOut(username: name, actor: testOperator)
+                try await h.signOutEverywhere(name)
             }
             let available = view.top?.actions ?? []
             let name: ActionName = Bool.random(using: &random) && !available.isEmpty

@@ -5,6 +5,8 @@ import PhotosCore
 import PhotosTestSupport
 import SQLiteStore
 import Testing
+import PhotosModel
+import Sessions
 
 @Suite("SessionCoordinator")
 struct SessionCoordinatorTests {
@@ -13,12 +15,12 @@ struct SessionCoordinatorTests {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
-        let ok = try await h.coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, expectVersion: 1)
+        let ok = try await h.sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id, expectVersion: 1)
         #expect(ok.session.version == 2)
         await #expect(throws: PhotosError(.versionConflict, "session is at version 2, not 1")) {
-            try await h.coordinator.apply(ClientAction(.back), to: id, expectVersion: 1)
+            try await h.sessions.apply(ClientAction(.back), to: id, expectVersion: 1)
         }
-        #expect(try await h.coordinator.events(sessionID: id).count == 5)
+        #expect(try await h.sessions.events(sessionID: id).count == 5)
     }
 
     @Test("a retried buy with the same Idempotency-Key returns the first answer and one purchase", arguments: TestStore.all)
@@ -29,14 +31,14 @@ struct SessionCoordinatorTests {
         try await h.signIn(id)
         try await h.act(id, .selectPhoto, photoId: 1)
         try await h.act(id, .buy)
-        let first = try await h.coordinator.apply(ClientAction(.buy), to: id, idempotencyKey: "key-1")
-        let rowsAfterFirst = try await h.coordinator.events(sessionID: id, limit: 1_000).count
-        let retried = try await h.coordinator.apply(ClientAction(.buy), to: id, idempotencyKey: "key-1")
+        let first = try await h.sessions.apply(ClientAction(.buy), to: id, idempotencyKey: "key-1")
+        let rowsAfterFirst = try await h.sessions.events(sessionID: id, limit: 1_000).count
+        let retried = try await h.sessions.apply(ClientAction(.buy), to: id, idempotencyKey: "key-1")
         #expect(retried == first)
         #expect(try await h.purchaseCount() == 1)
-        #expect(try await h.coordinator.events(sessionID: id, limit: 1_000).count == rowsAfterFirst)
+        #expect(try await h.sessions.events(sessionID: id, limit: 1_000).count == rowsAfterFirst)
         await #expect(throws: PhotosError.self) {
-            try await h.coordinator.apply(ClientAction(.back), to: id, idempotencyKey: "key-1")
+            try await h.sessions.apply(ClientAction(.back), to: id, idempotencyKey: "key-1")
         }
     }
 
@@ -47,12 +49,12 @@ struct SessionCoordinatorTests {
         let id = try await h.newSession()
         try await h.act(id, .signIn)
         let action = ClientAction(.submit, username: "alice", password: SessionHarness.password)
-        let first = try await h.coordinator.apply(action, to: id, idempotencyKey: "sign-in-1")
-        let retried = try await h.coordinator.apply(action, to: id, idempotencyKey: "sign-in-1")
+        let first = try await h.sessions.apply(action, to: id, idempotencyKey: "sign-in-1")
+        let retried = try await h.sessions.apply(action, to: id, idempotencyKey: "sign-in-1")
         let token = try #require(first.token)
         #expect(retried.token == token)
         #expect(retried == first)
-        await h.test.database.close()
+        await try h.test.database.close()
         let bytes = try h.test.storedBytes()
         #expect(bytes.count > 10_000, "nothing was searched")
         #expect(bytes.range(of: Data(SessionHarness.password.utf8)) == nil)
@@ -68,9 +70,9 @@ struct SessionCoordinatorTests {
         try await h.act(id, .signIn)
         let action = ClientAction(.submit, username: "alice", password: SessionHarness.password)
         let key = "1"  // clients use small counters: guessable
-        let first = try await h.coordinator.apply(action, to: id, idempotencyKey: key)
+        let first = try await h.sessions.apply(action, to: id, idempotencyKey: key)
         let token = try #require(first.token)
-        let row = try #require(try await h.test.database.read { try $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
+        let row = try #require(try await try h.test.database.read { try $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
         // Before: key = SHA-256("1"), found by anyone who hashes small numbers.
         #expect(row.string(0) != SecureToken.sha256Hex(key))
         #expect(row.string(1) != SecureToken.sha256Hex(action.fingerprint))
@@ -83,7 +85,7 @@ struct SessionCoordinatorTests {
             info: Data("photosd idempotent token".utf8), outputByteCount: 32)
         #expect(throws: (any Error).self) { try AES.GCM.open(try AES.GCM.SealedBox(combined: sealed), using: oldKey) }
         let otherServer = SessionCoordinator(
-            database: h.test.database, auth: h.auth,
+            database: try h.test.database, auth: try h.auth,
             idempotency: IdempotencyStore(secret: ServerSecret(key: SymmetricKey(size: .bits256)), retentionSeconds: 3_600))
         // A server with another secret cannot even find the stored answer: to it the retry is a
         // new submit (refused, the session is no longer on signIn), and no token comes back.
@@ -91,10 +93,10 @@ struct SessionCoordinatorTests {
         #expect(elsewhere.token == nil)
         #expect(elsewhere.error?.code == .actionNotAvailable)
         // The real server answers the retry with the same token.
-        #expect(try await h.coordinator.apply(action, to: id, idempotencyKey: key).token == token)
+        #expect(try await h.sessions.apply(action, to: id, idempotencyKey: key).token == token)
         // The secret file is private.
         var info = stat()
-        #expect(stat(h.test.directory.file("photosd-secret.key"), &info) == 0)
+        #expect(stat(try h.test.directory.file("photosd-secret.key"), &info) == 0)
         #expect(info.st_mode & 0o777 == 0o600)
     }
 
@@ -131,11 +133,11 @@ struct SessionCoordinatorTests {
         // before either commits: the submit reads `photos` (no password check) and reaches the
         // transaction after signIn has presented the sign-in screen. Each step waits until the
         // one before is queued behind the hold (not a guessed sleep: CI machines are busy).
-        let hold = try await h.test.holdWrites(to: id)
-        let signIn = Task { try await h.coordinator.apply(ClientAction(.signIn), to: id) }
-        #expect(try await h.test.waitForBlockedWrites(1), "signIn never reached its transaction")
-        let submit = Task { try await h.coordinator.apply(ClientAction(.submit, username: "alice", password: SessionHarness.password), to: id) }
-        #expect(try await h.test.waitForBlockedWrites(2), "submit never reached its transaction")
+        let hold = try await try h.test.holdWrites(to: id)
+        let signIn = Task { try await h.sessions.apply(ClientAction(.signIn), to: id) }
+        #expect(try await try h.test.waitForBlockedWrites(1), "signIn never reached its transaction")
+        let submit = Task { try await h.sessions.apply(ClientAction(.submit, username: "alice", password: SessionHarness.password), to: id) }
+        #expect(try await try h.test.waitForBlockedWrites(2), "submit never reached its transaction")
         try await hold.release()
         #expect(try await signIn.value.error == nil)
         let result = try await submit.value
@@ -150,7 +152,7 @@ struct SessionCoordinatorTests {
         defer { h.close() }
         let id = try await h.newSession()
         try await h.signIn(id)
-        _ = try await h.auth.signOut(username: "alice", actor: testOperator)
+        _ = try await try h.auth.signOut(username: "alice", actor: testOperator)
         let next = try await h.act(id, .selectPhoto, photoId: 1)
         #expect(next.session.user == nil)
         #expect(steps(next.events).first == "auth.signOut - - {\"reason\":\"tokenInvalid\"}")
@@ -162,12 +164,12 @@ struct SessionCoordinatorTests {
         let h = try await SessionHarness.make(store)
         defer { h.close() }
         let id = try await h.newSession()
-        await #expect(throws: PhotosError.badRequest("selectPhoto needs photoId")) { try await h.coordinator.apply(ClientAction(.selectPhoto), to: id) }
-        await #expect(throws: PhotosError.notFound("no photo with id 99")) { try await h.coordinator.apply(ClientAction(.selectPhoto, photoId: 99), to: id) }
-        await #expect(throws: PhotosError.self) { try await h.coordinator.apply(ClientAction(.back), to: "no-such-session") }
-        await #expect(throws: PhotosError.self) { try await h.coordinator.apply(ClientAction(.back), to: id, idempotencyKey: "") }
-        #expect(try await h.coordinator.session(id: id).version == 1)
-        #expect(try await h.coordinator.events(sessionID: id).count == 3)
+        await #expect(throws: PhotosError.badRequest("selectPhoto needs photoId")) { try await h.sessions.apply(ClientAction(.selectPhoto), to: id) }
+        await #expect(throws: PhotosError.notFound("no photo with id 99")) { try await h.sessions.apply(ClientAction(.selectPhoto, photoId: 99), to: id) }
+        await #expect(throws: PhotosError.self) { try await h.sessions.apply(ClientAction(.back), to: "no-such-session") }
+        await #expect(throws: PhotosError.self) { try await h.sessions.apply(ClientAction(.back), to: id, idempotencyKey: "") }
+        #expect(try await h.sessions.session(id: id).version == 1)
+        #expect(try await h.sessions.events(sessionID: id).count == 3)
     }
 
     @Test("operator sign-in resumes a purchase flow waiting on signIn; operator purchase completes buy", arguments: TestStore.all)
@@ -177,12 +179,12 @@ struct SessionCoordinatorTests {
         let id = try await h.newSession()
         try await h.act(id, .selectPhoto, photoId: 2)
         try await h.act(id, .buy)
-        await #expect(throws: PhotosError.self) { try await h.coordinator.operatorPurchase(sessionID: id, actor: testOperator) }
-        let signedIn = try await h.coordinator.operatorSignIn(sessionID: id, username: "alice", actor: testOperator)
+        await #expect(throws: PhotosError.self) { try await h.sessions.operatorPurchase(sessionID: id, actor: testOperator) }
+        let signedIn = try await h.sessions.operatorSignIn(sessionID: id, username: "alice", actor: testOperator)
         #expect(stacks(signedIn.session) == "[photos, photo, buy]")
         #expect(signedIn.events.allSatisfy { $0.actor == "operator:tester" })
-        await #expect(throws: PhotosError.self) { try await h.coordinator.operatorSignIn(sessionID: id, username: "alice", actor: testOperator) }
-        let bought = try await h.coordinator.operatorPurchase(sessionID: id, actor: testOperator)
+        await #expect(throws: PhotosError.self) { try await h.sessions.operatorSignIn(sessionID: id, username: "alice", actor: testOperator) }
+        let bought = try await h.sessions.operatorPurchase(sessionID: id, actor: testOperator)
         #expect(bought.outcome == .purchased)
         #expect(stacks(bought.session) == "[photos, photo]")
         #expect(try await h.purchaseCount() == 1)
@@ -207,11 +209,11 @@ struct SessionCoordinatorTests {
             for try await version in group { versions.append(version) }
             return versions
         }
-        let events = try await h.coordinator.events(sessionID: id, limit: 10_000)
+        let events = try await h.sessions.events(sessionID: id, limit: 10_000)
         let accepted = events.filter { $0.step == "action" }.count
         let rejected = events.filter { $0.step == "action.rejected" }.count
         #expect(accepted + rejected == 50)
-        #expect(try await h.coordinator.session(id: id).version == 1 + accepted)
+        #expect(try await h.sessions.session(id: id).version == 1 + accepted)
         #expect(Set(versions).count >= accepted)
         try await h.checkInvariants(id)
     }

@@ -1,29 +1,76 @@
 import Foundation
 import Navigation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
+import Sessions
 import SQLiteStore
 import Testing
 
-/// A migrated database with photos 1–3 (2.50, 1.00, 3.00) and user alice, and a session
-/// coordinator over it.
+/// Photos 1–3 (2.50, 1.00, 3.00) and user alice, and sessions over them: the session
+/// coordinator over a migrated database (SQLite or PostgreSQL), or the pure navigation core over
+/// a world in memory (`TestStore.memory`).
 struct SessionHarness {
-    let test: TestDatabase
-    let coordinator: SessionCoordinator
-    let auth: AuthService
+    /// The database (nil for the in-memory world).
+    let database: TestDatabase?
+    /// The in-memory world (nil over a database).
+    let memory: InMemorySessions?
+    let coordinator: any SessionDriver
+    let authService: AuthService?
     static let password = "correct horse"
+    static let photos = [Photo(id: 1, title: "Sunset", url: "", priceCents: 250), Photo(id: 2, title: "Harbour", url: "", priceCents: 100), Photo(id: 3, title: "Snow", url: "", priceCents: 300)]
+
+    /// A test that needs SQL ran on the in-memory world.
+    struct NoDatabase: Error {}
 
     static func make(_ store: TestStore = .sqlite, durability: Connection.Synchronous = .normal) async throws -> SessionHarness {
+        if store == .memory {
+            let memory = InMemorySessions(photos: photos)
+            try await memory.addUser("alice", password: password)
+            return SessionHarness(database: nil, memory: memory, coordinator: memory, authService: nil)
+        }
         let test = try await TestDatabase.make(store, durability: durability)
         let auth = test.auth()
         _ = try await test.catalog.importPhotos(
-            [NewPhoto(title: "Sunset", priceCents: 250), NewPhoto(title: "Harbour", priceCents: 100), NewPhoto(title: "Snow", priceCents: 300)],
+            photos.map { NewPhoto(title: $0.title, priceCents: $0.priceCents) },
             actor: testOperator)
         _ = try await auth.createUser(username: "alice", password: password, actor: testOperator)
-        return SessionHarness(test: test, coordinator: try test.sessions(auth: auth), auth: auth)
+        return SessionHarness(database: test, memory: nil, coordinator: try test.sessions(auth: auth), authService: auth)
     }
 
-    func close() { test.close() }
+    /// The database; tests that read SQL run on the stores only.
+    var test: TestDatabase { get throws { guard let database else { throw NoDatabase() }; return database } }
+    /// The database's auth service.
+    var auth: AuthService { get throws { guard let authService else { throw NoDatabase() }; return authService } }
+
+    /// The session coordinator over the database.
+    var sessions: SessionCoordinator { get throws { guard let sessions = coordinator as? SessionCoordinator else { throw NoDatabase() }; return sessions } }
+
+    func close() { database?.close() }
+
+    /// Adds a user with a password.
+    func addUser(_ username: String, password: String) async throws {
+        if let memory { return try await memory.addUser(username, password: password) }
+        _ = try await auth.createUser(username: username, password: password, actor: testOperator)
+    }
+
+    /// Revokes every token of `username`, from outside any session.
+    func signOutEverywhere(_ username: String) async throws {
+        if let memory { return await memory.signOutEverywhere(username) }
+        _ = try await auth.signOut(username: username, actor: testOperator)
+    }
+
+    /// Buys a photo for `username` outside any session.
+    func buyOutside(_ username: String, photoID: Int64) async throws {
+        if let memory { return try await memory.buyOutside(username, photoID: photoID) }
+        _ = try await test.purchases.buy(username: username, photoID: photoID, actor: testOperator)
+    }
+
+    /// The username a bearer token belongs to; throws `unauthorized` as the token API does.
+    func tokenUser(_ token: String) async throws -> String {
+        if let memory { return try await memory.tokenUser(token) }
+        return try await auth.validate(token: token).username
+    }
 
     func newSession(layout: SessionLayout = .stack, link: DeepLink? = nil) async throws -> String {
         let id = try await coordinator.createSession(layout: layout, link: link).session.id
@@ -64,11 +111,7 @@ struct SessionHarness {
     /// The saved state, checked against the invariants and against a replay of the audit trail.
     @discardableResult
     func checkInvariants(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> SessionState {
-        let (state, rows) = try await test.database.read { connection -> (SessionState, [AuditRow]) in
-            let text = try connection.queryOne("SELECT state FROM sessions WHERE id = ?", id)?.string(0) ?? ""
-            let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
-            return (state, try AuditLog.rows(sessionID: id, limit: 1_000_000, on: connection))
-        }
+        let (state, rows) = try await savedState(id)
         #expect(state.invariantViolations() == [], sourceLocation: sourceLocation)
         #expect(state.jsonText == (try encodeSorted(state)), "hand-written state JSON differs from JSONEncoder's", sourceLocation: sourceLocation)
         #expect(rows.map(\.seq) == Array(1...rows.count), "seq not contiguous", sourceLocation: sourceLocation)
@@ -76,8 +119,32 @@ struct SessionHarness {
         return state
     }
 
-    func purchaseCount() async throws -> Int {
-        try await test.database.read { try $0.queryOne("SELECT count(*) FROM purchases")?.int(0) ?? -1 }
+    /// The state as saved and the session's whole trail.
+    func savedState(_ id: String) async throws -> (SessionState, [AuditRow]) {
+        if let memory {
+            return (try await memory.savedState(id), try await memory.events(sessionID: id, after: 0, limit: .max))
+        }
+        return try await test.database.read { connection -> (SessionState, [AuditRow]) in
+            let text = try connection.queryOne("SELECT state FROM sessions WHERE id = ?", id)?.string(0) ?? ""
+            let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
+            return (state, try AuditLog.rows(sessionID: id, limit: 1_000_000, on: connection))
+        }
+    }
+
+    /// `username:photoId` for every purchase, sorted.
+    func purchaseList() async throws -> [String] {
+        if let memory { return await memory.purchaseList() }
+        return try await test.database.read { connection in
+            try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { $0.string(0) }
+        }
+    }
+
+    func purchaseCount() async throws -> Int { try await purchaseList().count }
+
+    /// How many sessions exist.
+    func sessionCount() async throws -> Int {
+        if let memory { return await memory.sessionCount }
+        return try await test.database.read { try $0.queryOne("SELECT count(*) FROM sessions")?.int(0) ?? -1 }
     }
 }
 

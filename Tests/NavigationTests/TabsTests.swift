@@ -1,7 +1,9 @@
 import Foundation
 import Navigation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
+import Sessions
 import Testing
 
 /// The tab-bar layout, one test per rule of the design's contract section. Every action goes
@@ -147,8 +149,7 @@ struct TabsTests {
         try await h.signIn(other)
         try await h.act(other, .buyPhoto, photoId: 1)
         try await h.act(other, .buy)
-        guard let alice = try await h.auth.user(named: "alice") else { throw PhotosError.notFound("alice") }
-        _ = try await h.test.purchases.buy(username: alice.username, photoID: 2, actor: testOperator)
+        try await h.buyOutside("alice", photoID: 2)
         let listed = try await h.view(id)
         #expect(listed.navigation.first?.screens.first?.photos?.map(\.id) == [2, 1])
         #expect(listed.navigation.first?.screens.first?.photos?.allSatisfy(\.purchased) == true)

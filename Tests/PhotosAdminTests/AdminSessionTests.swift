@@ -1,8 +1,10 @@
 import Foundation
-import Synchronization
 import Navigation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
+import Sessions
+import Synchronization
 import Testing
 
 @Suite("photos-admin sessions", .serialized)

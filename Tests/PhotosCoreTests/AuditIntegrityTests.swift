@@ -4,6 +4,7 @@ import Foundation
 import PhotosTestSupport
 import SQLiteStore
 import Testing
+import PhotosModel
 
 /// Audit integrity v2: a chain per trail and signed checkpoints. Each test tampers behind the
 /// triggers' back — dropping them and editing with plain SQL, or rewriting hashes with the

@@ -1,7 +1,8 @@
 import Foundation
 import PhotosCore
-import SQLiteStore
+import PhotosModel
 import PhotosTestSupport
+import SQLiteStore
 import Testing
 
 @Suite("AuditLog")

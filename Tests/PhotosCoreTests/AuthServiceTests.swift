@@ -4,6 +4,7 @@ import PhotosTestSupport
 import SQLiteStore
 import Synchronization
 import Testing
+import PhotosModel
 
 @Suite("AuthService")
 struct AuthServiceTests {

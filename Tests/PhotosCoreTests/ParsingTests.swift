@@ -2,6 +2,7 @@ import Foundation
 @testable import PhotosCore
 import PhotosTestSupport
 import Testing
+import PhotosModel
 
 @Suite("Prices, CSV and photo files")
 struct ParsingTests {

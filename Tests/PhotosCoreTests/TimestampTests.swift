@@ -1,5 +1,6 @@
 import Foundation
 import PhotosCore
+import PhotosModel
 import Testing
 
 @Suite("ISO8601Timestamp")

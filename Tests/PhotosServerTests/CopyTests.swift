@@ -6,6 +6,7 @@ import PhotosCore
 import PhotosTestSupport
 import Synchronization
 import Testing
+import PhotosModel
 
 /// `photos-admin copy --to`: a whole database into an empty one of either kind, run as the real
 /// binary, compared row by row, then served on.

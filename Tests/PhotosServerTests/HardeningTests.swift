@@ -4,6 +4,7 @@ import PhotosCore
 @testable import PhotosServer
 import PhotosTestSupport
 import Testing
+import PhotosModel
 
 /// What a hostile client found: each test fails on the code before its fix.
 @Suite("HTTP hardening")

@@ -6,6 +6,8 @@ import PhotosTestSupport
 import SQLiteStore
 @testable import PhotosServer
 import Testing
+import PhotosModel
+import Sessions
 
 @Suite("docs/openapi.yaml")
 struct OpenAPITests {

@@ -8,6 +8,8 @@ import PhotosCore
 import PhotosTestSupport
 import SQLiteStore
 import Testing
+import PhotosModel
+import Sessions
 
 /// A temporary database with the demo photos (1–5) and users alice and bob, and the
 /// configuration to build an application over it.

@@ -1,6 +1,8 @@
 import Foundation
 import Navigation
 import PhotosCore
+import PhotosModel
+import Sessions
 import SQLiteStore
 import Synchronization
 import Testing
@@ -9,9 +11,14 @@ import Testing
 /// a server (`scripts/test` starts one). Suites that must hold on both take these as arguments.
 public enum TestStore: String, Sendable, CaseIterable, CustomTestStringConvertible {
     case sqlite, postgres
+    /// No store: the navigation core over a world in memory (the navigation tests' harness).
+    case memory
 
     /// The stores available in this run.
     public static var all: [TestStore] { PostgresTestDatabase.available ? [.sqlite, .postgres] : [.sqlite] }
+
+    /// The pure core in memory, then every store: where a navigation test runs.
+    public static var navigation: [TestStore] { [.memory] + all }
 
     public var testDescription: String { rawValue }
 }

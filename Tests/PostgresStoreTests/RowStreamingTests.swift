@@ -1,5 +1,6 @@
 import Foundation
 import PhotosCore
+import PhotosModel
 import PhotosTestSupport
 import Testing
 

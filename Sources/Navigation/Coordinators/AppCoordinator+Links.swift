@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 extension AppCoordinator {
     /// `openLink`, and a session created with a link: records `link.open`, unwinds everything

@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// The coordinator that runs the content screens: the photos list, photo detail, the purchases
 /// list, modal sign-in, sign-out, and starting purchase flows. In the stack layout that is the
@@ -8,7 +8,7 @@ class ContentCoordinator: Coordinator {
         switch (screen.screen, action.name) {
         case (.photos, .selectPhoto):
             // didSelectPhoto
-            let photoId = try existingPhoto(action.photoId)
+            let photoId = try context.existingPhoto(action.photoId)
             context.push(ScreenState(.photo, photoId: photoId, owner: id), by: path)
         case (.purchases, .selectPhoto):
             // Only a photo the user owns is on this list.
@@ -16,7 +16,7 @@ class ContentCoordinator: Coordinator {
             context.push(ScreenState(.photo, photoId: photoId, owner: id), by: path)
         case (.photos, .buyPhoto):
             // didBuyPhoto from the list: the vertical purchase flow.
-            let photoId = try existingPhoto(action.photoId)
+            let photoId = try context.existingPhoto(action.photoId)
             startBuy(photoId: photoId, presentation: .modal)
         case (.photo, .buy):
             // didBuyPhoto from the detail screen: the horizontal purchase flow, on this stack.
@@ -24,7 +24,7 @@ class ContentCoordinator: Coordinator {
         case (.photos, .signIn), (.purchases, .signIn):
             context.present(ScreenState(.signIn, owner: id), by: path, presenter: id)
         case (.photos, .signOut):
-            try context.signOut(reason: "signOut")
+            context.signOut(reason: "signOut")
         case (.signIn, .submit):
             // didSignIn on the coordinator's own modal sign-in: dismiss on success, stay on failure.
             switch context.credentialCheck {
@@ -41,16 +41,8 @@ class ContentCoordinator: Coordinator {
         }
     }
 
-    private func existingPhoto(_ photoId: Int64?) throws -> Int64 {
-        guard let photoId, try CatalogService.photo(id: photoId, on: context.connection) != nil else {
-            throw PhotosError.notFound("no photo with id \(photoId ?? 0)")
-        }
-        return photoId
-    }
-
     private func ownedPhoto(_ photoId: Int64?) throws -> Int64 {
-        guard let photoId, let user = context.state.user,
-              try PurchaseService.purchase(userID: user.id, photoID: photoId, on: context.connection) != nil else {
+        guard let photoId, context.owns(photoId) else {
             throw PhotosError.notFound("no purchased photo with id \(photoId ?? 0)")
         }
         return photoId

@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// The purchase flow (the sample's `BuyCoordinator`), horizontal (`push`) or vertical (`modal`).
 ///
@@ -40,9 +40,8 @@ final class BuyCoordinator: Coordinator {
                 context.replaceTop(with: ScreenState(.signIn, owner: id), by: path)
                 return
             }
-            let outcome = try PurchaseService.buy(userID: user.id, photoID: photoId, sessionID: context.sessionID, on: context.connection)
-            if case .purchased(let purchase) = outcome {
-                context.record(.purchaseCompleted, coordinator: path, detail: ["photoId": .int(photoId), "priceCents": .int(Int64(purchase.priceCents))])
+            if let priceCents = try context.buy(photoId, by: user) {
+                context.record(.purchaseCompleted, coordinator: path, detail: ["photoId": .int(photoId), "priceCents": .int(Int64(priceCents))])
                 context.outcome = .purchased
             } else {
                 context.outcome = .alreadyOwned

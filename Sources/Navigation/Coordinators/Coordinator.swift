@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// The base coordinator, after the sample: it owns `childCoordinators`, starts children with
 /// `pushCoordinator` (installing their `didFinish` handler) and removes them in

@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// Shows the terms of service modally over the purchase flow (the sample's
 /// `TermsCoordinator`); finishes by dismissing them.

@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// One action as a client sends it: `{"action": "...", ...params}`.
 public struct ClientAction: Sendable, Equatable {
@@ -37,7 +37,7 @@ public struct ClientAction: Sendable, Equatable {
         case .submit:
             guard let username, !username.isEmpty else { throw PhotosError.badRequest("submit needs username") }
             guard let password, !password.isEmpty else { throw PhotosError.badRequest("submit needs password") }
-            try AuthService.validateForSignIn(password: password)
+            try Credentials.validateForSignIn(password: password)
         case .selectTab:
             guard tab != nil else { throw PhotosError.badRequest("selectTab needs tab (\(TabName.allCases.map(\.rawValue).joined(separator: " or ")))") }
         case .openLink:
@@ -47,7 +47,7 @@ public struct ClientAction: Sendable, Equatable {
     }
 
     /// The `action` step's detail: the action and its photo, never credentials.
-    var auditDetail: JSONObject {
+    public var auditDetail: JSONObject {
         var detail: JSONObject = ["action": .string(name.rawValue)]
         if let photoId, name == .selectPhoto || name == .buyPhoto { detail["photoId"] = .int(photoId) }
         if let tab, name == .selectTab { detail["tab"] = .string(tab.rawValue) }
@@ -56,7 +56,7 @@ public struct ClientAction: Sendable, Equatable {
     }
 
     /// What identifies a retried request for idempotency (credentials left out on purpose).
-    var fingerprint: String {
+    public var fingerprint: String {
         // tab and link are appended only when present, so the keys stored before they existed
         // keep matching their retries.
         var text = "\(name.rawValue)|\(photoId.map(String.init) ?? "")|\(username ?? "")"

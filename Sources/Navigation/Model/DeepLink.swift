@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// A place in the app named by a path: `/photos`, `/photos/{id}`, `/photos/{id}/buy`, and on a
 /// tabs session `/purchases`.
@@ -33,8 +33,16 @@ public enum DeepLink: Sendable, Equatable, CustomStringConvertible {
     /// The tab the link lives on (tabs layout).
     public var tab: TabName { self == .purchases ? .purchases : .photos }
 
+    /// The photo the link names, if any.
+    public var photoID: Int64? {
+        switch self {
+        case .photo(let id), .buy(let id): id
+        case .photos, .purchases: nil
+        }
+    }
+
     /// Throws `bad_request` when the session's layout does not have this place.
-    func check(for layout: SessionLayout) throws {
+    public func check(for layout: SessionLayout) throws {
         if self == .purchases && layout != .tabs {
             throw PhotosError.badRequest("link /purchases needs a session with the tabs layout")
         }

@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// The answer to one action: `{"session", "events", "outcome", "token"?}` or an error.
 public struct ActionResult: Codable, Sendable, Equatable {

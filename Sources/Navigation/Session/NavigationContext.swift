@@ -1,48 +1,55 @@
-import PhotosCore
-import SQLiteStore
+import PhotosModel
 
-/// What the coordinators of one session work with while one action runs: the navigator (the
-/// stacks), the audit recorder, the signed-in user, and the services they may call — all inside
-/// the session coordinator's write transaction.
+/// What the coordinators of one session work with while one action is decided: the navigator
+/// (the stacks), the audit recorder, the signed-in user, the facts read beforehand, and the
+/// effects they ask for. Pure: it touches no database; `SessionMachine` turns what it gathered
+/// into a `SessionDecision`.
 final class NavigationContext {
     /// The session's state, mutated in place.
     var state: SessionState
-    /// The session's trail: every step is recorded there, and numbered there.
-    let trail: AuditTrailWriter
-    var sessionID: String { trail.sessionID }
+    /// The session (its trail's id).
+    let sessionID: String
+    /// Who acts.
     let actor: AuditActor
-    let connection: any DatabaseConnection
-    let services: SessionServices
-    /// The result of checking the submitted credentials before the transaction (bcrypt).
-    let credentialCheck: CredentialCheck?
+    /// What was read before deciding; updated by what this action does (a purchase is owned).
+    private(set) var facts: SessionFacts
+    /// The steps recorded so far, in order; the first gets `firstSeq`.
+    private(set) var steps: [AuditEntry] = []
+    /// The seq of the first step of this action (the trail's last seq + 1).
+    let firstSeq: Int
+    /// What the action asks the world to do.
+    private(set) var effects: [SessionEffect] = []
     /// What the action achieved, for the response.
     var outcome: ActionOutcome = .navigated
     /// A token issued by this action (shown once).
-    var issuedToken: String?
+    private(set) var issuedToken: String?
     /// An error to report after committing (a failed sign-in is recorded, then refused).
-    var reportedError: PhotosError?
+    private(set) var reportedError: PhotosError?
 
-    init(state: SessionState, trail: AuditTrailWriter, actor: AuditActor, connection: any DatabaseConnection, services: SessionServices, credentialCheck: CredentialCheck?) {
+    init(state: SessionState, sessionID: String, lastSeq: Int, actor: AuditActor, facts: SessionFacts) {
         self.state = state
-        self.trail = trail
+        self.sessionID = sessionID
+        self.firstSeq = lastSeq + 1
         self.actor = actor
-        self.connection = connection
-        self.services = services
-        self.credentialCheck = credentialCheck
+        self.facts = facts
     }
+
+    /// The result of the credential check made beforehand.
+    var credentialCheck: CredentialCheck? { facts.credentials }
 
     // MARK: Audit
 
     /// Records one step, stamped with the signed-in user as it is now. Returns its seq.
     @discardableResult
     func record(_ step: AuditStep, coordinator: String?, screen: ScreenKind? = nil, detail: JSONObject = [:], actor: AuditActor? = nil) -> Int {
-        trail.record(AuditEntry(
+        steps.append(AuditEntry(
             actor: actor ?? self.actor, userID: state.user?.id, username: state.user?.username,
             coordinator: coordinator, step: step, screen: screen?.rawValue, detail: detail))
+        return firstSeq + steps.count - 1
     }
 
     /// The seq the next recorded step will get (coordinator ids are derived from it).
-    var upcomingSeq: Int { trail.nextSeq }
+    var upcomingSeq: Int { firstSeq + steps.count }
 
     // MARK: Navigator
 
@@ -114,15 +121,19 @@ final class NavigationContext {
         record(.tabSelect, coordinator: path, detail: ["tab": .string(tab.rawValue)])
     }
 
-    // MARK: Services
+    // MARK: Facts and effects
 
-    /// Signs the session in as `user`: a new token (returned to the client once), audited.
+    /// Signs the session in as `user` with the token chosen beforehand (returned to the client
+    /// once), audited.
     func signIn(_ user: User) throws {
-        let (tokenId, issued) = try services.auth.issueToken(for: user.id, on: connection)
+        guard let grant = facts.newToken else {
+            throw SessionStateError(sessionID: sessionID, problem: "a sign-in without a token chosen for it")
+        }
+        effects.append(.issueToken(grant, userID: user.id))
         state.user = SessionUser(id: user.id, username: user.username)
-        state.tokenId = tokenId
-        issuedToken = issued.token
-        record(.authSignIn, coordinator: nil, detail: ["userId": .int(user.id), "tokenId": .int(tokenId)])
+        state.tokenId = grant.id
+        issuedToken = grant.token
+        record(.authSignIn, coordinator: nil, detail: ["userId": .int(user.id), "tokenId": .int(grant.id)])
         outcome = .signedIn
     }
 
@@ -136,43 +147,47 @@ final class NavigationContext {
         case .invalid(let existing)?: knownUser = existing
         case .valid, nil: break
         }
-        record(.authSignInFailed, coordinator: nil, detail: AuthService.refusedSignInDetail(knownUsername: knownUser, reason: limit == nil ? nil : "tooManyAttempts"))
+        record(.authSignInFailed, coordinator: nil, detail: Credentials.refusedSignInDetail(knownUsername: knownUser, reason: limit == nil ? nil : "tooManyAttempts"))
         outcome = .signInFailed
         reportedError = limit ?? .invalidCredentials
     }
 
     /// Signs the session out and revokes its token.
-    func signOut(reason: String, actor: AuditActor? = nil) throws {
+    func signOut(reason: String, actor: AuditActor? = nil) {
         if let tokenId = state.tokenId {
-            try services.auth.revoke(tokenID: tokenId, on: connection)
+            effects.append(.revokeToken(id: tokenId))
         }
         record(.authSignOut, coordinator: nil, detail: ["reason": .string(reason)], actor: actor)
         state.user = nil
         state.tokenId = nil
         outcome = .signedOut
     }
-}
 
-/// The services the coordinators call.
-public struct SessionServices: Sendable {
-    /// Tokens and users.
-    public let auth: AuthService
-
-    /// Creates the services.
-    public init(auth: AuthService) {
-        self.auth = auth
+    /// `photoId` if that photo exists, else `not_found`.
+    func existingPhoto(_ photoId: Int64?) throws -> Int64 {
+        guard let photoId, facts.photos[photoId] != nil else {
+            throw PhotosError.notFound("no photo with id \(photoId ?? 0)")
+        }
+        return photoId
     }
-}
 
-/// What checking submitted credentials found (done before the write transaction: bcrypt is slow).
-enum CredentialCheck: Sendable, Equatable {
-    /// The password matched.
-    case valid(User)
-    /// It did not; `existingUser` is the submitted username when a user has it (nil for an
-    /// unknown name, which is never recorded: it may be a password typed into the wrong field).
-    case invalid(existingUser: String?)
-    /// The sign-in limits refused to check it (`too_many_attempts`).
-    case limited(PhotosError, existingUser: String?)
+    /// True when the signed-in user owns `photoId`.
+    func owns(_ photoId: Int64) -> Bool {
+        guard let user = state.user else { return false }
+        return facts.owned[user.id]?.contains(photoId) ?? false
+    }
+
+    /// `user` buys `photoId` at its price now: a purchase effect, and from now on the photo is
+    /// owned (and first on the `purchases` screen). Returns nil when it was owned already
+    /// (nothing is bought twice), else the price. Throws `not_found` for a missing photo.
+    func buy(_ photoId: Int64, by user: SessionUser) throws -> Int? {
+        guard let photo = facts.photos[photoId] else { throw PhotosError.notFound("no photo with id \(photoId)") }
+        if facts.owned[user.id]?.contains(photoId) ?? false { return nil }
+        effects.append(.purchase(userID: user.id, photoID: photoId, priceCents: photo.priceCents))
+        facts.owned[user.id, default: []].insert(photoId)
+        facts.purchased[user.id]?.insert(photo, at: 0)
+        return photo.priceCents
+    }
 }
 
 /// What an action achieved (the response's `outcome`).

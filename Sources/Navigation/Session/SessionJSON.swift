@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 // Hand-written JSON for what every action writes: the persisted state and the response.
 // Keys are in sorted order and nil fields are left out, exactly as `JSONEncoder` with

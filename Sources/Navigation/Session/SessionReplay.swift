@@ -1,5 +1,5 @@
 import Foundation
-import PhotosCore
+import PhotosModel
 
 /// Rebuilds a session's state from its audit rows alone, the way an analyst could with SQL.
 ///

@@ -1,4 +1,4 @@
-import PhotosCore
+import PhotosModel
 
 /// A session as the API shows it (DESIGN §4, contract).
 public struct SessionView: Codable, Sendable, Equatable {

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 
 /// Draws a `FunnelReport`: as text for the terminal (bars of block characters scaled to its
 /// width, or plain `#` when not a terminal) and as an SVG chart a browser shows.

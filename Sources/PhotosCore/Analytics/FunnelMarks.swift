@@ -1,3 +1,4 @@
+import PhotosModel
 import SQLiteStore
 
 /// Keeps `funnel_marks` — which funnel stage each client session reached on each day, what the

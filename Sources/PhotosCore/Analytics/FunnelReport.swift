@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// The purchase funnel of the last days, from the `purchase_funnel` and `buy_exits` views

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// A signed statement of the audit trails' heads, like the signed digest files of AWS

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// The append-only audit trail: contiguous `seq` per trail (a session, `operator` or `api`), a
@@ -9,11 +10,11 @@ import SQLiteStore
 /// committed, and its `seq` is assigned in one place.
 public enum AuditLog {
     /// Reserved session id for `photos-admin` commands that act on no live session.
-    public static let operatorSession = "operator"
+    public static var operatorSession: String { AuditTrails.operatorSession }
     /// Reserved session id for the token API (sign-in, sign-out outside a session).
-    public static let apiSession = "api"
-    /// `prev_hash` of the very first row.
-    public static let genesisHash = String(repeating: "0", count: 64)
+    public static var apiSession: String { AuditTrails.apiSession }
+    /// `prev_hash` of a trail's first row.
+    public static var genesisHash: String { AuditTrails.genesisHash }
 
     /// Appends `entries`, in order and all stamped `at`, to the trail `sessionID` (a session
     /// id, `operatorSession` or `apiSession`), and returns the rows as written.
@@ -69,7 +70,7 @@ public enum AuditLog {
     /// see `settledNewestID`) and the trail's own lock, so that two instances appending to one
     /// trail (`api`, `operator`; a session's trail is already held by its row lock) take turns
     /// instead of both reading the same head. Different trails never wait for each other.
-    static func head(of sessionID: String, on connection: any DatabaseConnection) throws -> (seq: Int, hash: String) {
+    public static func head(of sessionID: String, on connection: any DatabaseConnection) throws -> (seq: Int, hash: String) {
         if connection.dialect == .postgres {
             try connection.execute(
                 "SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(hashtextextended('audit trail ' || ?, 0))",
@@ -83,7 +84,7 @@ public enum AuditLog {
 
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
     /// chained to the one before it (the first to `previousHash`). Returns the new head's hash.
-    static func insert(_ rows: [StoredFields], after previousHash: String, on connection: any DatabaseConnection) throws -> String {
+    public static func insert(_ rows: [AuditRecord], after previousHash: String, on connection: any DatabaseConnection) throws -> String {
         var previousHash = previousHash
         for fields in rows {
             let hash = fields.hash(previous: previousHash)
@@ -175,51 +176,5 @@ public enum AuditLog {
     /// checkpoint the database must still hold.
     public static func verify(on connection: any DatabaseConnection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil) throws -> Verification {
         try AuditVerifier(connection: connection, publicKey: publicKey, against: against).run()
-    }
-}
-
-/// The columns that the hash covers, in a fixed order.
-struct StoredFields {
-    var sessionID: String
-    var seq: Int
-    var at: String
-    var actor: String
-    var userID: Int64?
-    var username: String?
-    var coordinator: String?
-    var step: String
-    var screen: String?
-    var detail: String
-
-    /// SHA-256 over the previous hash and every field, each length-prefixed so that no two
-    /// different rows encode alike.
-    func hash(previous: String) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(256)
-        func add(_ text: String?) {
-            guard let text else {
-                bytes.append(UInt8(ascii: "~"))
-                return
-            }
-            bytes.append(contentsOf: String(text.utf8.count).utf8)
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(contentsOf: text.utf8)
-        }
-        add(previous)
-        add(sessionID)
-        add(String(seq))
-        add(at)
-        add(actor)
-        add(userID.map { String($0) })
-        add(username)
-        add(coordinator)
-        add(step)
-        add(screen)
-        add(detail)
-        return SecureToken.sha256Hex(bytes)
-    }
-
-    var row: AuditRow {
-        AuditRow(sessionId: sessionID, seq: seq, at: at, actor: actor, username: username, coordinator: coordinator, step: step, screen: screen, detail: detail)
     }
 }

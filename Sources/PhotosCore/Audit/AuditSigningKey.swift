@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PhotosModel
 
 /// The Ed25519 key that signs audit checkpoints: a file outside the database
 /// (`audit.signingKeyPath`), created with mode 0600 on first use and never logged. Whoever can

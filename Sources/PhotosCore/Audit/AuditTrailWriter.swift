@@ -1,3 +1,4 @@
+import PhotosModel
 import SQLiteStore
 
 /// Records steps of one trail (a session's, or `operator`, or `api`) inside the caller's write
@@ -42,7 +43,7 @@ public final class AuditTrailWriter {
     /// as rows.
     public func write(at: String) throws -> [AuditRow] {
         let fields = recorded.map { seq, entry in
-            StoredFields(
+            AuditRecord(
                 sessionID: sessionID, seq: seq, at: at, actor: entry.actor.description,
                 userID: entry.userID, username: entry.username, coordinator: entry.coordinator,
                 step: entry.step.rawValue, screen: entry.screen, detail: entry.detail.jsonText)

@@ -1,3 +1,4 @@
+import PhotosModel
 import SQLiteStore
 
 /// Re-checks the audit trail, streaming (memory stays flat however long a trail is; it holds one
@@ -174,8 +175,8 @@ struct AuditVerifier {
 
     // MARK: Helpers
 
-    static func fields(_ row: Row) -> StoredFields {
-        StoredFields(
+    static func fields(_ row: Row) -> AuditRecord {
+        AuditRecord(
             sessionID: row.string(1), seq: row.int(2), at: row.string(3), actor: row.string(4),
             userID: row.optionalInt64(5), username: row.optionalString(6), coordinator: row.optionalString(7),
             step: row.string(8), screen: row.optionalString(9), detail: row.string(10))

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import PhotosModel
 import SQLiteStore
 import SystemPackage
 

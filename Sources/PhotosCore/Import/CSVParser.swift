@@ -1,3 +1,4 @@
+import PhotosModel
 /// A streaming RFC 4180 CSV parser over bytes: feed it chunks, it hands back each complete
 /// record as its fields' bytes (buffers reused from record to record, so a million rows do
 /// not mean millions of allocations).

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// Imports photos from a file in one transaction, all or nothing.

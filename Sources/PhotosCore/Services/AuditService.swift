@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// Checkpoints and verification of the audit trail, with the signing key from its file.

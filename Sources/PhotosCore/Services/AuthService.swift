@@ -1,5 +1,6 @@
 import Foundation
 import HummingbirdBcrypt
+import PhotosModel
 import SQLiteStore
 import Synchronization
 
@@ -40,39 +41,12 @@ public struct AuthService: Sendable {
     /// The clock's time as stored (ISO-8601 UTC with milliseconds).
     public func timestamp() -> String { ISO8601Timestamp.string(from: now()) }
 
-    /// Usernames: 1–64 characters from letters, digits, `.`, `_` and `-`.
-    public static func validate(username: String) throws {
-        guard (1...64).contains(username.count),
-              username.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "._-".unicodeScalars.contains($0)) })
-        else {
-            throw PhotosError.badRequest("invalid username: use 1 to 64 letters, digits, '.', '_' or '-'")
-        }
-    }
-
-    /// The most bytes of a password bcrypt reads: it ignores the rest.
-    public static let maxPasswordBytes = 72
-
-    /// New passwords: 8–72 bytes of UTF-8 without a NUL. bcrypt reads a C string and no further
-    /// than 72 bytes, so a NUL or a 73rd byte would be silently dropped (`abcd\0efgh` would be
-    /// the 4-byte password `abcd`); both are refused instead, here and at every sign-in.
-    public static func validate(password: String) throws {
-        try validateForSignIn(password: password)
-        guard password.utf8.count >= 8 else {
-            throw PhotosError.badRequest("invalid password: use 8 to \(maxPasswordBytes) bytes")
-        }
-    }
-
-    /// A password offered at sign-in (API, session `submit`): refused with `bad_request` when
-    /// bcrypt would not read all of it (a NUL, more than 72 bytes), so that no password signs in
-    /// by a prefix.
-    public static func validateForSignIn(password: String) throws {
-        guard !password.utf8.contains(0) else {
-            throw PhotosError.badRequest("invalid password: it must not contain a NUL character")
-        }
-        guard password.utf8.count <= maxPasswordBytes else {
-            throw PhotosError.badRequest("invalid password: at most \(maxPasswordBytes) bytes")
-        }
-    }
+    /// Usernames: see `Credentials.validate(username:)`.
+    public static func validate(username: String) throws { try Credentials.validate(username: username) }
+    /// New passwords: see `Credentials.validate(password:)`.
+    public static func validate(password: String) throws { try Credentials.validate(password: password) }
+    /// Passwords offered at sign-in: see `Credentials.validateForSignIn(password:)`.
+    public static func validateForSignIn(password: String) throws { try Credentials.validateForSignIn(password: password) }
 
     /// Creates a user. Throws `conflict` if the username is taken.
     public func createUser(username: String, password: String, actor: AuditActor) async throws -> User {
@@ -169,16 +143,33 @@ public struct AuthService: Sendable {
         public let expiresAt: String
     }
 
+    /// A new bearer token, chosen now (256 random bits, shown once) with a random row id, for a
+    /// sign-in about to be decided or written.
+    public func newTokenGrant() -> TokenGrant {
+        let token = SecureToken.random(byteCount: 32)
+        let issued = now()
+        return TokenGrant(
+            // Random rather than the next in a sequence, so that it is known before the write;
+            // below 2^53 so that every JSON reader keeps it exact. A collision is a unique
+            // violation: the write is refused and made again with a new grant.
+            id: Int64.random(in: 1...((1 << 53) - 1)), token: token, tokenHash: SecureToken.sha256Hex(token),
+            issuedAt: ISO8601Timestamp.string(from: issued),
+            expiresAt: ISO8601Timestamp.string(from: issued.addingTimeInterval(tokenLifetime)))
+    }
+
+    /// Stores `grant` for `userID` inside the caller's transaction (only its hash).
+    public static func store(_ grant: TokenGrant, userID: Int64, on connection: any DatabaseConnection) throws {
+        try connection.execute(
+            "INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+            grant.id, grant.tokenHash, userID, grant.issuedAt, grant.expiresAt)
+    }
+
     /// Stores a new token for `userID` inside the caller's transaction and returns it with its
     /// row id.
     public func issueToken(for userID: Int64, on connection: any DatabaseConnection) throws -> (id: Int64, token: IssuedToken) {
-        let token = SecureToken.random(byteCount: 32)
-        let issued = now()
-        let expiresAt = ISO8601Timestamp.string(from: issued.addingTimeInterval(tokenLifetime))
-        let id = try connection.queryOne(
-            "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?) RETURNING id",
-            SecureToken.sha256Hex(token), userID, ISO8601Timestamp.string(from: issued), expiresAt)?.int64(0) ?? 0
-        return (id, IssuedToken(token: token, expiresAt: expiresAt))
+        let grant = newTokenGrant()
+        try Self.store(grant, userID: userID, on: connection)
+        return (grant.id, IssuedToken(token: grant.token, expiresAt: grant.expiresAt))
     }
 
     /// Signs in outside any client session (token API): checks the password, issues a token,
@@ -225,14 +216,9 @@ public struct AuthService: Sendable {
         }
     }
 
-    /// The detail of an `auth.signInFailed` step: `attemptedUsername` when the name is an existing
-    /// user's (`knownUsername`), else only `"unknownUser": true`. The text typed as a username is
-    /// never recorded when no user has it: it may be a password typed into the wrong field.
+    /// The detail of an `auth.signInFailed` step: see `Credentials.refusedSignInDetail`.
     public static func refusedSignInDetail(knownUsername: String?, reason: String?) -> JSONObject {
-        var detail: JSONObject = [:]
-        if let knownUsername { detail["attemptedUsername"] = .string(knownUsername) } else { detail["unknownUser"] = true }
-        if let reason { detail["reason"] = .string(reason) }
-        return detail
+        Credentials.refusedSignInDetail(knownUsername: knownUsername, reason: reason)
     }
 
     /// `username` if a user has exactly that name, else nil (also when the lookup fails: this only

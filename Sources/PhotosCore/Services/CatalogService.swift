@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// The photo catalogue.

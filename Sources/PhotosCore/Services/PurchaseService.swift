@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// Purchases: what the sample kept in `UserDefaults.buy(photo:)`.

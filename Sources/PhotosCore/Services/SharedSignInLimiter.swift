@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import SQLiteStore
 
 /// The sign-in limit kept in the database (`sign_in_attempts`), so that several `photosd`

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import Synchronization
 
 /// Limits password checks per username: at most `maxAttempts` failed sign-ins in a sliding

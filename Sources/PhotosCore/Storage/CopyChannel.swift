@@ -1,5 +1,6 @@
 import DatabaseAccess
 import Foundation
+import PhotosModel
 
 /// Hands pages of rows from the thread reading the source to the thread writing the target
 /// (`DatabaseCopy`), holding at most `capacity` messages: the reader waits while the writer is

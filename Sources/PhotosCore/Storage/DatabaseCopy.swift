@@ -1,6 +1,7 @@
 import DatabaseAccess
 import Foundation
 import Logging
+import PhotosModel
 import PostgresStore
 
 /// Copies a whole photos database into an empty one, of either kind: `photos-admin copy --to`.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PhotosModel
 import PostgresStore
 import SQLiteStore
 

@@ -1,3 +1,4 @@
+import PhotosModel
 import SQLiteStore
 
 /// The project's schema migrations, carried inside the binaries.

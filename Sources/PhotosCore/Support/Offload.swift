@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 
 /// Runs CPU-heavy blocking work (bcrypt) off Swift's cooperative threads and the event loops,
 /// at most `limit` jobs at a time, so that a flood of sign-ins cannot take every core from the

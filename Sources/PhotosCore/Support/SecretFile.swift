@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 
 /// A small secret kept in a file of its own, outside the database (the server secret, the
 /// audit signing key): created with mode 0600 on first use, refused when others may read it or

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PhotosModel
 
 /// The server's own secret: 32 random bytes in a file outside the database, created with mode
 /// 0600 on first use (`auth.secretKeyPath`, by default `photosd-secret.key` beside the

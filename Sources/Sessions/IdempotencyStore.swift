@@ -1,7 +1,9 @@
 import Crypto
+import DatabaseAccess
 import Foundation
+import Navigation
 import PhotosCore
-import SQLiteStore
+import PhotosModel
 import Synchronization
 
 /// Remembers the answer to each action sent with an `Idempotency-Key`, so that a retry within

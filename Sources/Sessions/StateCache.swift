@@ -1,3 +1,6 @@
+import Navigation
+import PhotosCore
+import PhotosModel
 import Synchronization
 
 /// Decoded session states by session id, each with the exact JSON text it came from.

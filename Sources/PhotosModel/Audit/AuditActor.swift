@@ -18,8 +18,8 @@ public enum AuditActor: Sendable, Equatable, CustomStringConvertible {
     /// The reserved audit session id for steps this actor takes outside any client session.
     public var outOfSessionID: String {
         switch self {
-        case .operator: AuditLog.operatorSession
-        case .client, .system: AuditLog.apiSession
+        case .operator: AuditTrails.operatorSession
+        case .client, .system: AuditTrails.apiSession
         }
     }
 }

@@ -1,6 +1,8 @@
+import DatabaseAccess
 import Foundation
+import Navigation
 import PhotosCore
-import SQLiteStore
+import PhotosModel
 
 /// Every service over one open database, wired from the configuration: what `photosd` serves
 /// and what `photos-admin` runs, built the same way in both.

@@ -1,5 +1,3 @@
-import SQLiteStore
-
 /// An error the services report to their callers, with the code the API and CLI show.
 public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
     /// Machine-readable codes (DESIGN §4).
@@ -41,22 +39,4 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
     public static func unauthorized(_ message: String) -> PhotosError { PhotosError(.unauthorized, message) }
     /// `invalid_credentials`: the same message for an unknown user and a wrong password.
     public static let invalidCredentials = PhotosError(.invalidCredentials, "invalid username or password")
-}
-
-extension PhotosError {
-    /// `unavailable` for a storage failure that can pass — the disk full, an I/O error, another
-    /// process holding the write lock past the busy timeout, the writer's queue full, the
-    /// database closing — and nil for anything else.
-    public static func unavailable(from error: any Error) -> PhotosError? {
-        switch error {
-        case let error as any DatabaseFailure where error.isTransient:
-            return PhotosError(.unavailable, "storage is unavailable (\(error.failureSummary)); nothing was saved, try again shortly")
-        case is DatabaseOverloadedError:
-            return PhotosError(.unavailable, "the server is overloaded; nothing was saved, try again shortly")
-        case is DatabaseClosedError:
-            return PhotosError(.unavailable, "the server is shutting down; try again shortly")
-        default:
-            return nil
-        }
-    }
 }

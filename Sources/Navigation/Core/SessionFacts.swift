@@ -1,0 +1,75 @@
+import PhotosModel
+
+/// Everything outside the session that deciding an action needs, read before deciding: the
+/// navigation core asks no database anything.
+///
+/// `SessionMachine.needs` says what to read; a reader (the `Sessions` module, or an in-memory
+/// one in tests) fills it in.
+public struct SessionFacts: Sendable, Equatable {
+    /// The action's time, as stored (ISO-8601 UTC with milliseconds): every step is stamped with it.
+    public var now: String
+    /// The photos the action or the session names that exist; a named photo missing here does
+    /// not exist.
+    public var photos: [Int64: Photo]
+    /// Per user id: which of the named photos that user owns (for a tabs session: every one).
+    public var owned: [Int64: Set<Int64>]
+    /// Per user id, for a tabs session: the photos the user bought, newest purchase first.
+    public var purchased: [Int64: [Photo]]
+    /// False when the token the session signed in with has been revoked or has expired.
+    public var tokenLive: Bool
+    /// The result of checking the submitted credentials beforehand (bcrypt is slow), if any.
+    public var credentials: CredentialCheck?
+    /// The token a sign-in in this action would issue.
+    public var newToken: TokenGrant?
+
+    /// Creates facts.
+    public init(
+        now: String, photos: [Int64: Photo] = [:], owned: [Int64: Set<Int64>] = [:], purchased: [Int64: [Photo]] = [:],
+        tokenLive: Bool = true, credentials: CredentialCheck? = nil, newToken: TokenGrant? = nil
+    ) {
+        self.now = now
+        self.photos = photos
+        self.owned = owned
+        self.purchased = purchased
+        self.tokenLive = tokenLive
+        self.credentials = credentials
+        self.newToken = newToken
+    }
+
+    /// What to read for one decision.
+    public struct Needs: Sendable, Equatable {
+        /// Photos whose existence and price matter.
+        public var photoIDs: Set<Int64>
+        /// Users whose purchases of those photos matter (the session's, and one signing in).
+        public var userIDs: Set<Int64>
+        /// True for a tabs session: the users' whole purchase lists (the `purchases` screen).
+        public var purchaseLists: Bool
+        /// The session's token, whose liveness matters.
+        public var tokenID: Int64?
+        /// True when the action may sign someone in (a token is chosen beforehand).
+        public var mayIssueToken: Bool
+    }
+}
+
+/// What checking submitted credentials found (done before deciding: bcrypt is slow).
+public enum CredentialCheck: Sendable, Equatable {
+    /// The password matched.
+    case valid(User)
+    /// It did not; `existingUser` is the submitted username when a user has it (nil for an
+    /// unknown name, which is never recorded: it may be a password typed into the wrong field).
+    case invalid(existingUser: String?)
+    /// The sign-in limits refused to check it (`too_many_attempts`).
+    case limited(PhotosError, existingUser: String?)
+}
+
+/// What a decision asks the world to do, besides saving the session and its audit rows. The
+/// write applies them all or none, with the session.
+public enum SessionEffect: Sendable, Equatable {
+    /// Record a purchase at this price (at most one per user and photo: the write refuses a
+    /// second, and the action is decided again).
+    case purchase(userID: Int64, photoID: Int64, priceCents: Int)
+    /// Store this token for the user.
+    case issueToken(TokenGrant, userID: Int64)
+    /// Revoke the token with this id, if it is live.
+    case revokeToken(id: Int64)
+}

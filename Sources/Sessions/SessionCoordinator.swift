@@ -1,0 +1,293 @@
+import DatabaseAccess
+import Foundation
+import Navigation
+import PhotosCore
+import PhotosModel
+
+/// Runs the coordinator tree of every client session on the server: the thin layer between the
+/// navigation core (`SessionMachine`, pure) and the database.
+///
+/// An action is read, decided, written: in one write transaction it loads the session (state,
+/// version) and the trail's head, reads the facts the core asks for (`SessionMachine.needs`),
+/// lets the core decide, and writes the decision — the session row with version + 1, the audit
+/// rows, the purchase, the token, the idempotency answer — all or nothing. A fact that no longer
+/// holds when written (`StaleFacts`), or a `submit` whose credentials were not checked
+/// beforehand, makes it read and decide again (a few rounds). The state is plain JSON in
+/// `sessions.state`, so a restarted process resumes every session exactly where it was.
+public struct SessionCoordinator: Sendable {
+    let database: any DatabaseStore
+    let auth: AuthService
+    let idempotency: IdempotencyStore
+    let cache: StateCache
+
+    /// Creates the coordinator over `database`, signing users in through `auth` (whose clock
+    /// also stamps every step) and answering retries from `idempotency`.
+    public init(database: any DatabaseStore, auth: AuthService, idempotency: IdempotencyStore) {
+        self.database = database
+        self.auth = auth
+        self.idempotency = idempotency
+        self.cache = StateCache()
+    }
+
+    /// How many times an action is read and decided again before giving up with `conflict`.
+    static let rounds = 4
+
+    // MARK: Sessions
+
+    /// Starts a new session: `[photos]` with the coordinator tree `app` (stack layout), or a
+    /// tab bar with one coordinator and stack per tab (tabs layout); with `link`, already at
+    /// that place, built as if tapped. Throws `bad_request` for a link the layout does not have
+    /// and `not_found` for a photo that does not exist, creating nothing.
+    public func createSession(layout: SessionLayout = .stack, link: DeepLink? = nil, actor: AuditActor = .client) async throws -> ActionResult {
+        try link?.check(for: layout)
+        let id = SecureToken.random(byteCount: 18)
+        let at = auth.timestamp()
+        let auth = self.auth
+        return try await database.write { connection in
+            let facts = try SessionFactsReader.read(SessionMachine.needs(state: nil, action: nil, link: link), now: at, auth: auth, on: connection)
+            let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
+            try decision.write(sessionID: id, previousHash: AuditLog.genesisHash, created: at, on: connection)
+            return decision.result
+        }
+    }
+
+    /// The session as it is now. Throws `not_found`.
+    public func session(id: String) async throws -> SessionView {
+        let at = auth.timestamp()
+        let (auth, cache) = (self.auth, self.cache)
+        return try await database.read { connection in
+            let session = try Self.load(id, cache: cache, on: connection)
+            let facts = try SessionFactsReader.read(SessionMachine.needs(state: session.state, action: nil), now: at, auth: auth, on: connection)
+            return SessionMachine.view(id: id, version: session.version, state: session.state, facts: facts)
+        }
+    }
+
+    /// Audit rows of one client session after `seq`. Throws `not_found` for an unknown session
+    /// and for the reserved trails (`api`, `operator`): they are not a client's to read (they name
+    /// users and operators); operators read them with `photos-admin audit` or SQL.
+    public func events(sessionID: String, after: Int = 0, limit: Int = 100) async throws -> [AuditRow] {
+        try await database.read { connection in
+            if try connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
+                throw PhotosError.notFound("no session \(sessionID.prefix(64))")
+            }
+            return try AuditLog.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
+        }
+    }
+
+    /// One line per session, newest first.
+    public struct Summary: Codable, Sendable, Equatable {
+        public var id: String
+        public var version: Int
+        public var username: String?
+        public var top: ScreenKind?
+        public var updatedAt: String
+    }
+
+    /// Lists sessions, most recently changed first.
+    public func list(limit: Int = 100) async throws -> [Summary] {
+        try await database.read { connection in
+            let topScreen = connection.dialect == .postgres ? "s.state::jsonb #>> '{top,screen}'" : "json_extract(s.state, '$.top.screen')"
+            return try connection.query(
+                """
+                SELECT s.id, s.version, u.username, \(topScreen), s.updated_at
+                FROM sessions s LEFT JOIN users u ON u.id = s.user_id ORDER BY s.updated_at DESC, s.id LIMIT ?
+                """, limit
+            ).map { row in
+                Summary(id: row.string(0), version: row.int(1), username: row.optionalString(2),
+                        top: row.optionalString(3).flatMap(ScreenKind.init(rawValue:)), updatedAt: row.string(4))
+            }
+        }
+    }
+
+    // MARK: Actions
+
+    /// Applies one client action. Throws for what changes nothing (`bad_request`, `not_found`,
+    /// `version_conflict`); returns a result with `error` set for refusals that are recorded
+    /// (`action_not_available`, `invalid_credentials`, `too_many_attempts`).
+    public func apply(
+        _ action: ClientAction, to sessionID: String, expectVersion: Int? = nil,
+        idempotencyKey: String? = nil, actor: AuditActor = .client
+    ) async throws -> ActionResult {
+        if let idempotencyKey {
+            guard (1...200).contains(idempotencyKey.utf8.count) else {
+                throw PhotosError.badRequest("Idempotency-Key must be 1 to 200 bytes")
+            }
+            // A retry is answered before anything else: no password check, no sign-in limit.
+            let now = auth.now()
+            if let earlier = try await database.read({ connection in
+                try idempotency.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: action.fingerprint, now: now, on: connection)
+            }) {
+                return earlier
+            }
+        }
+        var request = ActionApplication(
+            action: action, sessionID: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey, actor: actor)
+        // bcrypt is slow: credentials are checked before the write transaction, when the session
+        // is on a screen that takes them. If it gets there in between (another request moved
+        // it), the core says so and the check is made then.
+        var checkNow = false
+        if action.name == .submit {
+            try action.validateParameters()
+            checkNow = try await database.read { connection in try Self.load(sessionID, on: connection).state.availableActions() }.contains(.submit)
+        }
+        for _ in 0..<Self.rounds {
+            if checkNow, request.credentials == nil { request.credentials = await checkCredentials(action) }
+            let prepared = request
+            do {
+                return try await database.write { connection in try applyInTransaction(prepared, on: connection) }
+            } catch is CredentialsNotChecked {
+                checkNow = true
+            } catch is StaleFacts {
+                continue
+            }
+        }
+        throw PhotosError(.conflict, "the session kept changing while this action was decided; retry")
+    }
+
+    /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
+    private func checkCredentials(_ action: ClientAction) async -> CredentialCheck {
+        let username = action.username ?? ""
+        do {
+            return .valid(try await auth.authenticate(username: username, password: action.password ?? ""))
+        } catch let error as PhotosError where error.code == .tooManyAttempts {
+            return .limited(error, existingUser: await auth.existingUsername(username))
+        } catch {
+            return .invalid(existingUser: await auth.existingUsername(username))
+        }
+    }
+
+    /// Signs a live session in as `username` on the operator's authority. If the session waits
+    /// on a `signIn` screen, its flow resumes exactly as after a successful `submit`.
+    public func operatorSignIn(sessionID: String, username: String, actor: AuditActor) async throws -> ActionResult {
+        guard let user = try await auth.user(named: username) else { throw PhotosError.notFound("no user named \(username)") }
+        for _ in 0..<Self.rounds {
+            do {
+                return try await database.write { connection in
+                    try decideAndWrite(sessionID: sessionID, action: ClientAction(.submit, username: username), actor: actor, signingIn: user, on: connection) { input in
+                        try SessionMachine.operatorSignIn(input, user: user)
+                    }
+                }
+            } catch is StaleFacts {
+                continue
+            }
+        }
+        throw PhotosError(.conflict, "the session kept changing while it was signed in; retry")
+    }
+
+    /// Completes the `buy` screen of a live session on the operator's authority.
+    public func operatorPurchase(sessionID: String, actor: AuditActor) async throws -> ActionResult {
+        for _ in 0..<Self.rounds {
+            do {
+                return try await database.write { connection in
+                    try decideAndWrite(sessionID: sessionID, action: ClientAction(.buy), actor: actor, on: connection) { input in
+                        guard let top = input.state.topScreen, top.screen == .buy else {
+                            throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(input.state.topScreen?.screen.rawValue ?? "no") screen, not buy")
+                        }
+                        return try SessionMachine.decide(input)
+                    }
+                }
+            } catch is StaleFacts {
+                continue
+            }
+        }
+        throw PhotosError(.conflict, "the session kept changing while its purchase was completed; retry")
+    }
+
+    // MARK: The transaction
+
+    /// One action on its way into the write transaction.
+    struct ActionApplication: Sendable {
+        var action: ClientAction
+        var sessionID: String
+        var expectVersion: Int?
+        var idempotencyKey: String?
+        var actor: AuditActor
+        /// Set when the password was checked before the transaction.
+        var credentials: CredentialCheck?
+    }
+
+    /// Applies one action inside the writer's transaction: idempotency, version, the action.
+    func applyInTransaction(_ request: ActionApplication, on connection: any DatabaseConnection) throws -> ActionResult {
+        let fingerprint = request.action.fingerprint
+        let now = auth.now()
+        var signingIn: User?
+        if case .valid(let user)? = request.credentials { signingIn = user }
+        return try decideAndWrite(
+            sessionID: request.sessionID, action: request.action, actor: request.actor, credentials: request.credentials,
+            signingIn: signingIn, on: connection,
+            checks: { loaded in
+                // The idempotency key after the session (PostgreSQL: its row is locked by now), so
+                // a retry that reached another instance finds the first answer.
+                if let key = request.idempotencyKey,
+                   let earlier = try idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
+                    return earlier
+                }
+                if let expectVersion = request.expectVersion, expectVersion != loaded.version {
+                    throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
+                }
+                return nil
+            },
+            decide: { try SessionMachine.decide($0) },
+            afterWrite: { result in
+                if let key = request.idempotencyKey {
+                    try idempotency.save(result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
+                }
+            })
+    }
+
+    /// Read, decide, write, in the caller's write transaction: the session (locked on
+    /// PostgreSQL) and its trail's head, `checks` (an earlier answer ends it there), the facts,
+    /// `decide`, the write, `afterWrite`.
+    private func decideAndWrite(
+        sessionID: String, action: ClientAction, actor: AuditActor, credentials: CredentialCheck? = nil, signingIn: User? = nil,
+        on connection: any DatabaseConnection,
+        checks: (LoadedSession) throws -> ActionResult? = { _ in nil },
+        decide: (SessionMachine.Input) throws -> SessionDecision,
+        afterWrite: (ActionResult) throws -> Void = { _ in }
+    ) throws -> ActionResult {
+        let loaded = try Self.load(sessionID, cache: cache, forUpdate: true, on: connection)
+        if let earlier = try checks(loaded) { return earlier }
+        let head = try AuditLog.head(of: sessionID, on: connection)
+        let needs = SessionMachine.needs(state: loaded.state, action: action, signingIn: signingIn?.id)
+        let facts = try SessionFactsReader.read(
+            needs, now: auth.timestamp(), credentials: credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil,
+            auth: auth, on: connection)
+        let decision = try decide(SessionMachine.Input(
+            sessionID: sessionID, version: loaded.version, state: loaded.state, lastSeq: head.seq,
+            action: action, actor: actor, facts: facts))
+        try decision.write(sessionID: sessionID, previousHash: head.hash, on: connection)
+        if decision.changed { cache.store(sessionID, text: decision.state.jsonText, state: decision.state) }
+        try afterWrite(decision.result)
+        return decision.result
+    }
+
+    // MARK: Persistence
+
+    /// A session as read from `sessions`: its version and state.
+    struct LoadedSession {
+        var version: Int
+        var state: SessionState
+    }
+
+    /// Reads a session's version and state (one query); decodes the state unless `cache`
+    /// holds it for exactly this text. `forUpdate` (in a write transaction) locks the session's
+    /// row until the transaction ends on PostgreSQL, where several instances may act on one
+    /// session; SQLite's single writer already runs one transaction at a time.
+    static func load(_ sessionID: String, cache: StateCache? = nil, forUpdate: Bool = false, on connection: any DatabaseConnection) throws -> LoadedSession {
+        let sql = forUpdate && connection.dialect == .postgres
+            ? "SELECT version, state FROM sessions WHERE id = ? FOR UPDATE"
+            : "SELECT version, state FROM sessions WHERE id = ?"
+        guard let row = try connection.queryOne(sql, sessionID) else {
+            throw PhotosError.notFound("no session \(sessionID.prefix(64))")
+        }
+        let text = row.string(1)
+        if let state = cache?.state(sessionID, text: text) { return LoadedSession(version: row.int(0), state: state) }
+        do {
+            let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
+            cache?.store(sessionID, text: text, state: state)
+            return LoadedSession(version: row.int(0), state: state)
+        } catch {
+            throw SessionStateError(sessionID: sessionID, problem: "unreadable state: \(error)")
+        }
+    }
+}

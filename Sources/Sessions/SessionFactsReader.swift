@@ -1,0 +1,43 @@
+import DatabaseAccess
+import Navigation
+import PhotosCore
+import PhotosModel
+
+/// Reads what the navigation core needs to decide an action (`SessionFacts.Needs`) inside the
+/// caller's transaction: the named photos, which of them each user owns (a tabs session: the
+/// users' whole purchase lists), whether the session's token is live.
+enum SessionFactsReader {
+    static func read(
+        _ needs: SessionFacts.Needs, now: String, credentials: CredentialCheck? = nil, newToken: TokenGrant? = nil,
+        auth: AuthService, on connection: any DatabaseConnection
+    ) throws -> SessionFacts {
+        var facts = SessionFacts(now: now, credentials: credentials, newToken: newToken)
+        let photoIDs = needs.photoIDs.sorted()
+        if !photoIDs.isEmpty {
+            let marks = Array(repeating: "?", count: photoIDs.count).joined(separator: ", ")
+            for row in try connection.query(
+                "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(marks))", arguments: photoIDs.map { $0 as any DatabaseBindable })
+            {
+                let photo = Photo(id: row.int64(0), title: row.string(1), url: row.string(2), priceCents: row.int(3))
+                facts.photos[photo.id] = photo
+            }
+        }
+        for userID in needs.userIDs.sorted() {
+            if needs.purchaseLists {
+                let purchased = try PurchaseService.purchasedPhotos(userID: userID, on: connection)
+                facts.purchased[userID] = purchased
+                facts.owned[userID] = Set(purchased.map(\.id))
+            } else if !photoIDs.isEmpty {
+                let marks = Array(repeating: "?", count: photoIDs.count).joined(separator: ", ")
+                facts.owned[userID] = Set(try connection.query(
+                    "SELECT photo_id FROM purchases WHERE user_id = ? AND photo_id IN (\(marks))",
+                    arguments: [userID as any DatabaseBindable] + photoIDs.map { $0 as any DatabaseBindable }
+                ).map { $0.int64(0) })
+            }
+        }
+        if let tokenID = needs.tokenID {
+            facts.tokenLive = try auth.isLive(tokenID: tokenID, on: connection)
+        }
+        return facts
+    }
+}

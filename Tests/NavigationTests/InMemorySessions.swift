@@ -1,0 +1,207 @@
+import Foundation
+import Navigation
+import PhotosModel
+import Sessions
+
+/// What the navigation tests drive: the session coordinator over a database, or the pure core
+/// over `InMemorySessions`.
+protocol SessionDriver: Sendable {
+    func createSession(layout: SessionLayout, link: DeepLink?, actor: AuditActor) async throws -> ActionResult
+    func session(id: String) async throws -> SessionView
+    func events(sessionID: String, after: Int, limit: Int) async throws -> [AuditRow]
+    func apply(_ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?, actor: AuditActor) async throws -> ActionResult
+    func operatorSignIn(sessionID: String, username: String, actor: AuditActor) async throws -> ActionResult
+    func operatorPurchase(sessionID: String, actor: AuditActor) async throws -> ActionResult
+}
+
+extension SessionDriver {
+    func createSession(layout: SessionLayout = .stack, link: DeepLink? = nil) async throws -> ActionResult {
+        try await createSession(layout: layout, link: link, actor: .client)
+    }
+
+    func apply(_ action: ClientAction, to sessionID: String) async throws -> ActionResult {
+        try await apply(action, to: sessionID, expectVersion: nil, idempotencyKey: nil, actor: .client)
+    }
+}
+
+extension SessionCoordinator: SessionDriver {}
+
+/// The navigation core alone, over a world kept in memory: photos, users with their passwords,
+/// purchases, tokens, and every session's state and audit rows. It reads the facts the core asks
+/// for, lets it decide, and applies the decision as the `Sessions` module does over a database —
+/// no SQL, no storage module anywhere. A plain unit-test harness: one action at a time.
+actor InMemorySessions: SessionDriver {
+    private var photos: [Int64: Photo]
+    private var users: [String: (user: User, password: String)] = [:]
+    /// (user id, photo id), oldest first.
+    private var purchases: [(userID: Int64, photoID: Int64)] = []
+    private var tokens: [Int64: (hash: String, userID: Int64, expiresAt: String, revoked: Bool)] = [:]
+    private var sessions: [String: (version: Int, state: SessionState, rows: [AuditRow])] = [:]
+    private var clock = Date(timeIntervalSince1970: 1_795_000_000)
+
+    init(photos: [Photo]) {
+        self.photos = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
+    }
+
+    // MARK: The world outside sessions
+
+    func addUser(_ username: String, password: String) throws {
+        try Credentials.validate(username: username)
+        try Credentials.validate(password: password)
+        guard users[username] == nil else { throw PhotosError(.conflict, "user \(username) already exists") }
+        users[username] = (User(id: Int64(users.count + 1), username: username, createdAt: now()), password)
+    }
+
+    /// Revokes every live token of `username` (`photos-admin sign-out USER`).
+    func signOutEverywhere(_ username: String) {
+        guard let user = users[username]?.user else { return }
+        for (id, token) in tokens where token.userID == user.id { tokens[id]?.revoked = true }
+    }
+
+    /// A purchase made outside any session (`photos-admin purchase USER PHOTO_ID`).
+    func buyOutside(_ username: String, photoID: Int64) throws {
+        guard let user = users[username]?.user, photos[photoID] != nil else { throw PhotosError.notFound("no such user or photo") }
+        if !purchases.contains(where: { $0 == (user.id, photoID) }) { purchases.append((user.id, photoID)) }
+    }
+
+    /// The user a bearer token belongs to; `unauthorized` as `AuthService.validate(token:)`.
+    func tokenUser(_ token: String) throws -> String {
+        let hash = SecureToken.sha256Hex(token)
+        guard let found = tokens.values.first(where: { $0.hash == hash }) else { throw PhotosError.unauthorized("unknown token") }
+        if found.revoked { throw PhotosError.unauthorized("token revoked") }
+        return users.values.first { $0.user.id == found.userID }?.user.username ?? ""
+    }
+
+    func savedState(_ id: String) throws -> SessionState {
+        guard let session = sessions[id] else { throw PhotosError.notFound("no session \(id)") }
+        return session.state
+    }
+
+    /// `username:photoId` per purchase, sorted.
+    func purchaseList() -> [String] {
+        purchases.map { purchase in
+            "\(users.values.first { $0.user.id == purchase.userID }?.user.username ?? "?"):\(purchase.photoID)"
+        }.sorted()
+    }
+
+    var sessionCount: Int { sessions.count }
+
+    // MARK: SessionDriver
+
+    func createSession(layout: SessionLayout, link: DeepLink?, actor: AuditActor) throws -> ActionResult {
+        let id = SecureToken.random(byteCount: 18)
+        let facts = read(SessionMachine.needs(state: nil, action: nil, link: link))
+        let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
+        try write(decision, to: id, rows: [])
+        return decision.result
+    }
+
+    func session(id: String) throws -> SessionView {
+        guard let session = sessions[id] else { throw PhotosError.notFound("no session \(id)") }
+        return SessionMachine.view(id: id, version: session.version, state: session.state, facts: read(SessionMachine.needs(state: session.state, action: nil)))
+    }
+
+    func events(sessionID: String, after: Int, limit: Int) throws -> [AuditRow] {
+        guard let session = sessions[sessionID] else { throw PhotosError.notFound("no session \(sessionID)") }
+        return Array(session.rows.filter { $0.seq > after }.prefix(limit))
+    }
+
+    func apply(_ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?, actor: AuditActor) throws -> ActionResult {
+        guard let session = sessions[sessionID] else { throw PhotosError.notFound("no session \(sessionID)") }
+        if let expectVersion, expectVersion != session.version {
+            throw PhotosError(.versionConflict, "session is at version \(session.version), not \(expectVersion)")
+        }
+        var credentials: CredentialCheck?
+        if action.name == .submit {
+            try action.validateParameters()
+            if session.state.availableActions().contains(.submit) { credentials = check(action) }
+        }
+        var signingIn: User?
+        if case .valid(let user)? = credentials { signingIn = user }
+        return try decideAndWrite(sessionID, action: action, actor: actor, credentials: credentials, signingIn: signingIn) { try SessionMachine.decide($0) }
+    }
+
+    func operatorSignIn(sessionID: String, username: String, actor: AuditActor) throws -> ActionResult {
+        guard let user = users[username]?.user else { throw PhotosError.notFound("no user named \(username)") }
+        return try decideAndWrite(sessionID, action: ClientAction(.submit, username: username), actor: actor, signingIn: user) {
+            try SessionMachine.operatorSignIn($0, user: user)
+        }
+    }
+
+    func operatorPurchase(sessionID: String, actor: AuditActor) throws -> ActionResult {
+        try decideAndWrite(sessionID, action: ClientAction(.buy), actor: actor) { input in
+            guard input.state.topScreen?.screen == .buy else { throw PhotosError(.actionNotAvailable, "not on buy") }
+            return try SessionMachine.decide(input)
+        }
+    }
+
+    // MARK: Read, decide, write
+
+    private func decideAndWrite(
+        _ sessionID: String, action: ClientAction, actor: AuditActor, credentials: CredentialCheck? = nil, signingIn: User? = nil,
+        decide: (SessionMachine.Input) throws -> SessionDecision
+    ) throws -> ActionResult {
+        guard let session = sessions[sessionID] else { throw PhotosError.notFound("no session \(sessionID)") }
+        let needs = SessionMachine.needs(state: session.state, action: action, signingIn: signingIn?.id)
+        let facts = read(needs, credentials: credentials)
+        let decision = try decide(SessionMachine.Input(
+            sessionID: sessionID, version: session.version, state: session.state, lastSeq: session.rows.count,
+            action: action, actor: actor, facts: facts))
+        try write(decision, to: sessionID, rows: session.rows)
+        return decision.result
+    }
+
+    private func now() -> String {
+        clock.addTimeInterval(0.001)
+        return ISO8601Timestamp.string(from: clock)
+    }
+
+    private func check(_ action: ClientAction) -> CredentialCheck {
+        let username = action.username ?? ""
+        guard let entry = users[username] else { return .invalid(existingUser: nil) }
+        return entry.password == action.password ? .valid(entry.user) : .invalid(existingUser: username)
+    }
+
+    private func read(_ needs: SessionFacts.Needs, credentials: CredentialCheck? = nil) -> SessionFacts {
+        let at = now()
+        var facts = SessionFacts(now: at, credentials: credentials)
+        for id in needs.photoIDs { facts.photos[id] = photos[id] }
+        for userID in needs.userIDs {
+            let bought = purchases.filter { $0.userID == userID }.map(\.photoID)
+            if needs.purchaseLists {
+                facts.purchased[userID] = bought.reversed().compactMap { photos[$0] }
+                facts.owned[userID] = Set(bought)
+            } else {
+                facts.owned[userID] = Set(bought).intersection(needs.photoIDs)
+            }
+        }
+        if let tokenID = needs.tokenID {
+            facts.tokenLive = tokens[tokenID].map { !$0.revoked && $0.expiresAt > at } ?? false
+        }
+        if needs.mayIssueToken {
+            let token = SecureToken.random(byteCount: 32)
+            facts.newToken = TokenGrant(
+                id: Int64(tokens.count + 1), token: token, tokenHash: SecureToken.sha256Hex(token),
+                issuedAt: at, expiresAt: ISO8601Timestamp.string(from: clock.addingTimeInterval(86_400)))
+        }
+        return facts
+    }
+
+    /// Applies a decision: its effects (a second purchase of one photo by one user, or a token
+    /// id taken, would be a bug here: one action at a time), the session and its rows.
+    private func write(_ decision: SessionDecision, to sessionID: String, rows: [AuditRow]) throws {
+        for effect in decision.effects {
+            switch effect {
+            case .purchase(let userID, let photoID, _):
+                guard !purchases.contains(where: { $0 == (userID, photoID) }) else { throw PhotosError(.conflict, "bought twice") }
+                purchases.append((userID, photoID))
+            case .issueToken(let grant, let userID):
+                guard tokens[grant.id] == nil else { throw PhotosError(.conflict, "token id taken") }
+                tokens[grant.id] = (grant.tokenHash, userID, grant.expiresAt, false)
+            case .revokeToken(let id):
+                tokens[id]?.revoked = true
+            }
+        }
+        sessions[sessionID] = (decision.version, decision.state, rows + decision.records.map(\.row))
+    }
+}
