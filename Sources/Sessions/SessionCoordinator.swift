@@ -46,7 +46,7 @@ public struct SessionCoordinator: Sendable {
         return try await database.write { connection in
             let facts = try SessionFactsReader.read(SessionMachine.needs(state: nil, action: nil, link: link), now: at, auth: auth, on: connection)
             let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
-            try decision.write(sessionID: id, previousHash: AuditLog.genesisHash, created: at, on: connection)
+            try PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash).write(created: at, expected: nil, on: connection)
             return decision.result
         }
     }
@@ -130,18 +130,70 @@ public struct SessionCoordinator: Sendable {
             try action.validateParameters()
             checkNow = try await database.read { connection in try Self.load(sessionID, on: connection).state.availableActions() }.contains(.submit)
         }
+        // First optimistically: read (on a reader, no lock), decide, then one write that holds
+        // only if the session did not move meanwhile. When it did (or a fact went stale), the
+        // next rounds read and decide inside the write transaction itself, where nothing can
+        // move under them (SQLite's one writer; PostgreSQL's row lock).
+        var optimistic = true
         for _ in 0..<Self.rounds {
             if checkNow, request.credentials == nil { request.credentials = await checkCredentials(action) }
             let prepared = request
             do {
+                if optimistic { return try await applyOptimistically(prepared) }
                 return try await database.write { connection in try applyInTransaction(prepared, on: connection) }
             } catch is CredentialsNotChecked {
                 checkNow = true
             } catch is StaleFacts {
-                continue
+                optimistic = false
+            } catch is SessionMoved {
+                optimistic = false
             }
         }
         throw PhotosError(.conflict, "the session kept changing while this action was decided; retry")
+    }
+
+    /// One read, then one write: the session row and the facts on a read snapshot, the decision
+    /// outside any transaction, then the write — the session row only if still at the version
+    /// and trail seq read, the audit rows, the effects, the idempotency answer. Throws
+    /// `SessionMoved` or `StaleFacts` when what was read no longer holds (nothing written).
+    private func applyOptimistically(_ request: ActionApplication) async throws -> ActionResult {
+        let (auth, cache, idempotency) = (self.auth, self.cache, self.idempotency)
+        let fingerprint = request.action.fingerprint
+        let now = auth.now()
+        var signingIn: User?
+        if case .valid(let user)? = request.credentials { signingIn = user }
+        let signingInID = signingIn?.id
+        let read = try await database.read { connection -> (LoadedSession, SessionFacts, ActionResult?) in
+            let loaded = try Self.load(request.sessionID, cache: cache, on: connection)
+            if let key = request.idempotencyKey,
+               let earlier = try idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
+                return (loaded, SessionFacts(now: ""), earlier)
+            }
+            if let expectVersion = request.expectVersion, expectVersion != loaded.version {
+                throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
+            }
+            let needs = SessionMachine.needs(state: loaded.state, action: request.action, signingIn: signingInID)
+            let facts = try SessionFactsReader.read(
+                needs, now: auth.timestamp(), credentials: request.credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil,
+                auth: auth, on: connection)
+            return (loaded, facts, nil)
+        }
+        let (loaded, facts, earlier) = read
+        if let earlier { return earlier }
+        let decision = try SessionMachine.decide(SessionMachine.Input(
+            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
+            action: request.action, actor: request.actor, facts: facts))
+        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
+        let expected = PreparedWrite.Expected(
+            version: loaded.version, trailSeq: loaded.trailSeq, token: loaded.state.tokenId.map { ($0, facts.tokenLive) })
+        try await database.write { connection in
+            try prepared.write(expected: expected, on: connection)
+            if let key = request.idempotencyKey {
+                try idempotency.save(decision.result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
+            }
+        }
+        if decision.changed { cache.store(request.sessionID, text: prepared.stateText, state: decision.state) }
+        return decision.result
     }
 
     /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
@@ -247,16 +299,17 @@ public struct SessionCoordinator: Sendable {
     ) throws -> ActionResult {
         let loaded = try Self.load(sessionID, cache: cache, forUpdate: true, on: connection)
         if let earlier = try checks(loaded) { return earlier }
-        let head = try AuditLog.head(of: sessionID, on: connection)
         let needs = SessionMachine.needs(state: loaded.state, action: action, signingIn: signingIn?.id)
         let facts = try SessionFactsReader.read(
             needs, now: auth.timestamp(), credentials: credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil,
             auth: auth, on: connection)
         let decision = try decide(SessionMachine.Input(
-            sessionID: sessionID, version: loaded.version, state: loaded.state, lastSeq: head.seq,
+            sessionID: sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
             action: action, actor: actor, facts: facts))
-        try decision.write(sessionID: sessionID, previousHash: head.hash, on: connection)
-        if decision.changed { cache.store(sessionID, text: decision.state.jsonText, state: decision.state) }
+        let prepared = PreparedWrite(decision, sessionID: sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
+        // The row is locked (or the writer is SQLite's only one): it cannot have moved.
+        try prepared.write(expected: nil, on: connection)
+        if decision.changed { cache.store(sessionID, text: prepared.stateText, state: decision.state) }
         try afterWrite(decision.result)
         return decision.result
     }
@@ -267,6 +320,9 @@ public struct SessionCoordinator: Sendable {
     struct LoadedSession {
         var version: Int
         var state: SessionState
+        /// The session's audit trail's last seq and its hash.
+        var trailSeq: Int
+        var trailHash: String
     }
 
     /// Reads a session's version and state (one query); decodes the state unless `cache`
@@ -275,17 +331,20 @@ public struct SessionCoordinator: Sendable {
     /// session; SQLite's single writer already runs one transaction at a time.
     static func load(_ sessionID: String, cache: StateCache? = nil, forUpdate: Bool = false, on connection: any DatabaseConnection) throws -> LoadedSession {
         let sql = forUpdate && connection.dialect == .postgres
-            ? "SELECT version, state FROM sessions WHERE id = ? FOR UPDATE"
-            : "SELECT version, state FROM sessions WHERE id = ?"
+            ? "SELECT version, state, trail_seq, trail_hash FROM sessions WHERE id = ? FOR UPDATE"
+            : "SELECT version, state, trail_seq, trail_hash FROM sessions WHERE id = ?"
         guard let row = try connection.queryOne(sql, sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
         let text = row.string(1)
-        if let state = cache?.state(sessionID, text: text) { return LoadedSession(version: row.int(0), state: state) }
+        func loaded(_ state: SessionState) -> LoadedSession {
+            LoadedSession(version: row.int(0), state: state, trailSeq: row.int(2), trailHash: row.string(3))
+        }
+        if let state = cache?.state(sessionID, text: text) { return loaded(state) }
         do {
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
             cache?.store(sessionID, text: text, state: state)
-            return LoadedSession(version: row.int(0), state: state)
+            return loaded(state)
         } catch {
             throw SessionStateError(sessionID: sessionID, problem: "unreadable state: \(error)")
         }

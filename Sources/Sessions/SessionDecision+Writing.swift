@@ -4,32 +4,83 @@ import PhotosCore
 import PhotosModel
 
 /// Thrown by the write when a fact the decision relied on no longer holds (the photo was
-/// bought meanwhile by another session of the same user, a token id collided): nothing of the
-/// decision is kept, and the action is read and decided again.
+/// bought meanwhile by another session of the same user, the session's token was revoked, a
+/// token id collided): nothing of the decision is kept, and the action is decided again.
 struct StaleFacts: Error {
     let reason: String
 }
 
-extension SessionDecision {
-    /// Writes the decision inside the caller's transaction: the session row (inserted when
-    /// `created` is set, else updated when changed), the audit rows chained after
-    /// `previousHash`, and every effect. Throws `StaleFacts` when an effect cannot be applied as
-    /// decided; the caller's transaction then keeps nothing.
-    func write(sessionID: String, previousHash: String, created: String? = nil, on connection: any DatabaseConnection) throws {
-        let at = result.events.first?.at ?? created ?? ""
+/// Thrown by an optimistic write when the session's version or trail moved since it was read:
+/// nothing is kept, and the action is read and decided again.
+struct SessionMoved: Error {}
+
+/// One decision, made ready to write before the write transaction starts: the state's JSON and
+/// the audit rows' chain are computed here, so that the write itself is only its statements —
+/// the session row (with its trail's new head), the audit rows in one statement, the effects.
+struct PreparedWrite: Sendable {
+    let sessionID: String
+    let decision: SessionDecision
+    let stateText: String
+    let chained: [(record: AuditRecord, previousHash: String, hash: String)]
+    /// The trail's head after the write.
+    let trailSeq: Int
+    let trailHash: String
+
+    init(_ decision: SessionDecision, sessionID: String, lastSeq: Int, previousHash: String) {
+        self.sessionID = sessionID
+        self.decision = decision
+        self.stateText = decision.state.jsonText
+        self.chained = AuditTrails.chain(decision.records, after: previousHash)
+        self.trailSeq = lastSeq + decision.records.count
+        self.trailHash = chained.last?.hash ?? previousHash
+    }
+
+    /// The session as read, which an optimistic write requires to be unchanged.
+    struct Expected: Sendable {
+        let version: Int
+        let trailSeq: Int
+        /// The session's token and whether it was live, when the decision relied on it.
+        let token: (id: Int64, live: Bool)?
+    }
+
+    /// Writes it inside the caller's transaction: the session row (inserted when `created` is
+    /// set), the audit rows, every effect. With `expected`, only if the session is still at the
+    /// version and trail seq read (else `SessionMoved`) and its token as live as it was (else
+    /// `StaleFacts`); an effect that cannot be applied as decided throws `StaleFacts`. Either
+    /// way the caller's transaction keeps nothing.
+    func write(created: String? = nil, expected: Expected?, on connection: any DatabaseConnection) throws {
+        let state = decision.state
+        let at = decision.records.first?.at ?? created ?? ""
+        if !chained.isEmpty { try AuditLog.holdAppendLock(on: connection) }
         if let created {
             try connection.execute(
-                "INSERT INTO sessions (id, version, state, user_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                sessionID, version, state.jsonText, state.user?.id, created, created)
-        } else if changed {
-            try connection.execute(
-                "UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ? WHERE id = ?",
-                version, state.jsonText, state.user?.id, at, sessionID)
+                """
+                INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                sessionID, decision.version, stateText, state.user?.id, created, created, trailSeq, trailHash)
+        } else if decision.changed || !chained.isEmpty {
+            let updated: Int
+            if let expected {
+                updated = try connection.execute(
+                    """
+                    UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ?
+                    WHERE id = ? AND version = ? AND trail_seq = ?
+                    """,
+                    decision.version, stateText, state.user?.id, at, trailSeq, trailHash, sessionID, expected.version, expected.trailSeq)
+            } else {
+                updated = try connection.execute(
+                    "UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ? WHERE id = ?",
+                    decision.version, stateText, state.user?.id, at, trailSeq, trailHash, sessionID)
+            }
+            guard updated == 1 else { throw SessionMoved() }
         }
-        if !records.isEmpty {
-            _ = try AuditLog.insert(records, after: previousHash, on: connection)
+        if let token = expected?.token {
+            let live = try connection.queryOne("SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL AND expires_at > ?", token.id, at) != nil
+            guard live == token.live else { throw StaleFacts(reason: "the session's token changed") }
         }
-        for effect in effects {
+        try AuditLog.insert(chained: chained, on: connection)
+        for effect in decision.effects {
             switch effect {
             case .purchase(let userID, let photoID, let priceCents):
                 let inserted = try connection.execute(

@@ -6,7 +6,7 @@ import PhotosTestSupport
 import SQLiteStore
 import Testing
 import PhotosModel
-import Sessions
+@testable import Sessions
 
 @Suite("SessionCoordinator")
 struct SessionCoordinatorTests {
@@ -54,7 +54,7 @@ struct SessionCoordinatorTests {
         let token = try #require(first.token)
         #expect(retried.token == token)
         #expect(retried == first)
-        await try h.test.database.close()
+        try await h.test.database.close()
         let bytes = try h.test.storedBytes()
         #expect(bytes.count > 10_000, "nothing was searched")
         #expect(bytes.range(of: Data(SessionHarness.password.utf8)) == nil)
@@ -72,7 +72,7 @@ struct SessionCoordinatorTests {
         let key = "1"  // clients use small counters: guessable
         let first = try await h.sessions.apply(action, to: id, idempotencyKey: key)
         let token = try #require(first.token)
-        let row = try #require(try await try h.test.database.read { try $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
+        let row = try #require(try await h.test.database.read { try $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
         // Before: key = SHA-256("1"), found by anyone who hashes small numbers.
         #expect(row.string(0) != SecureToken.sha256Hex(key))
         #expect(row.string(1) != SecureToken.sha256Hex(action.fingerprint))
@@ -133,11 +133,11 @@ struct SessionCoordinatorTests {
         // before either commits: the submit reads `photos` (no password check) and reaches the
         // transaction after signIn has presented the sign-in screen. Each step waits until the
         // one before is queued behind the hold (not a guessed sleep: CI machines are busy).
-        let hold = try await try h.test.holdWrites(to: id)
+        let hold = try await h.test.holdWrites(to: id)
         let signIn = Task { try await h.sessions.apply(ClientAction(.signIn), to: id) }
-        #expect(try await try h.test.waitForBlockedWrites(1), "signIn never reached its transaction")
+        #expect(try await h.test.waitForBlockedWrites(1), "signIn never reached its transaction")
         let submit = Task { try await h.sessions.apply(ClientAction(.submit, username: "alice", password: SessionHarness.password), to: id) }
-        #expect(try await try h.test.waitForBlockedWrites(2), "submit never reached its transaction")
+        #expect(try await h.test.waitForBlockedWrites(2), "submit never reached its transaction")
         try await hold.release()
         #expect(try await signIn.value.error == nil)
         let result = try await submit.value
@@ -152,7 +152,7 @@ struct SessionCoordinatorTests {
         defer { h.close() }
         let id = try await h.newSession()
         try await h.signIn(id)
-        _ = try await try h.auth.signOut(username: "alice", actor: testOperator)
+        _ = try await h.auth.signOut(username: "alice", actor: testOperator)
         let next = try await h.act(id, .selectPhoto, photoId: 1)
         #expect(next.session.user == nil)
         #expect(steps(next.events).first == "auth.signOut - - {\"reason\":\"tokenInvalid\"}")
@@ -215,6 +215,44 @@ struct SessionCoordinatorTests {
         #expect(accepted + rejected == 50)
         #expect(try await h.sessions.session(id: id).version == 1 + accepted)
         #expect(Set(versions).count >= accepted)
+        try await h.checkInvariants(id)
+    }
+}
+
+@Suite("One read, one write")
+struct OneReadOneWriteTests {
+    @Test("a write whose session moved since it was read keeps nothing, and the action is decided again", arguments: TestStore.all)
+    func movedSessionWritesNothing(store: TestStore) async throws {
+        let h = try await SessionHarness.make(store)
+        defer { h.close() }
+        let id = try await h.newSession()
+        let database = try h.test.database
+        // Decide an action on the session as read now…
+        let read = try await database.read { try SessionCoordinator.load(id, on: $0) }
+        let decision = try SessionMachine.decide(SessionMachine.Input(
+            sessionID: id, version: read.version, state: read.state, lastSeq: read.trailSeq,
+            action: ClientAction(.selectPhoto, photoId: 1), actor: .client, facts: SessionFacts(now: "2026-11-23T00:00:00.000Z", photos: [1: SessionHarness.photos[0]])))
+        let prepared = PreparedWrite(decision, sessionID: id, lastSeq: read.trailSeq, previousHash: read.trailHash)
+        // …then let another action move it, and write the first decision as read.
+        try await h.act(id, .selectPhoto, photoId: 2)
+        let before = try await h.savedState(id)
+        await #expect(throws: SessionMoved.self) {
+            try await database.write { try prepared.write(expected: .init(version: read.version, trailSeq: read.trailSeq, token: nil), on: $0) }
+        }
+        let after = try await h.savedState(id)
+        #expect(after.0 == before.0)
+        #expect(after.1 == before.1, "no audit row of the refused write")
+        // A rejected action moves no version but appends to the trail: the trail seq guards it.
+        let version = try await h.view(id).version
+        let rejected = try await h.coordinator.apply(ClientAction(.showTerms), to: id)
+        #expect(rejected.error?.code == .actionNotAvailable)
+        #expect(try await h.view(id).version == version)
+        // The session row carries its trail's head, equal to the trail's last row.
+        let head = try await database.read { connection in
+            (try SessionCoordinator.load(id, on: connection), try AuditLog.head(of: id, on: connection))
+        }
+        #expect(head.0.trailSeq == head.1.seq)
+        #expect(head.0.trailHash == head.1.hash)
         try await h.checkInvariants(id)
     }
 }

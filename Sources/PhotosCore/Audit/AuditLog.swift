@@ -82,6 +82,32 @@ public enum AuditLog {
         return (row.int(0), row.string(1))
     }
 
+    /// Takes, for the rest of the transaction, what every appending transaction holds (on
+    /// PostgreSQL the append lock, shared: see `settledNewestID`) — for an append whose trail is
+    /// already held by other means (a session's, by its row's version check).
+    public static func holdAppendLock(on connection: any DatabaseConnection) throws {
+        if connection.dialect == .postgres {
+            try connection.execute("SELECT pg_advisory_xact_lock_shared(?)", appendLockKey)
+        }
+    }
+
+    /// Inserts one trail's rows already chained (`AuditTrails.chain`), in one statement.
+    public static func insert(chained rows: [(record: AuditRecord, previousHash: String, hash: String)], on connection: any DatabaseConnection) throws {
+        guard !rows.isEmpty else { return }
+        var arguments: [any DatabaseBindable] = []
+        arguments.reserveCapacity(rows.count * 12)
+        for (record, previousHash, hash) in rows {
+            arguments += [
+                record.sessionID, record.seq, record.at, record.actor, record.userID, record.username,
+                record.coordinator, record.step, record.screen, record.detail, previousHash, hash,
+            ] as [any DatabaseBindable]
+        }
+        try connection.execute(
+            "INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash) VALUES "
+                + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", "),
+            arguments: arguments)
+    }
+
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
     /// chained to the one before it (the first to `previousHash`). Returns the new head's hash.
     public static func insert(_ rows: [AuditRecord], after previousHash: String, on connection: any DatabaseConnection) throws -> String {
