@@ -5,7 +5,7 @@ import PhotosCore
 import PhotosModel
 import Sessions
 
-/// The JSON error body of DESIGN §4: `{"error": {"code", "message", "allowed"?}}`.
+/// The JSON error body of docs/design.md, "The HTTP API": `{"error": {"code", "message", "allowed"?}}`.
 struct ErrorBody: Encodable {
     struct Detail: Encodable {
         let code: String

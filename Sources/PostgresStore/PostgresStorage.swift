@@ -14,7 +14,8 @@ import Synchronization
 /// pool, so a transaction that has a connection always has a thread.
 ///
 /// Several instances may share the database: what must be serialized across them is serialized
-/// by the database (row locks and advisory locks, see `PostgresLocks`), not in this process.
+/// by the database (row locks, and the advisory locks `AuditLog` and `SharedSignInLimiter`
+/// take; see docs/storage.md), not in this process.
 public final class PostgresStorage: DatabaseStore {
     /// Where the database is (its description leaves the password out).
     public let location: PostgresLocation

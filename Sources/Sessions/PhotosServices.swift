@@ -30,7 +30,7 @@ public struct PhotosServices: Sendable {
             database: database, bcryptCost: configuration.bcryptCost, tokenLifetimeSeconds: configuration.tokenLifetimeSeconds,
             signInMaxAttempts: configuration.signInMaxAttempts, signInWindowSeconds: configuration.signInWindowSeconds, now: now)
         catalog = CatalogService(database: database)
-        purchases = PurchaseService(database: database)
+        purchases = PurchaseService(database: database, now: now)
         idempotency = IdempotencyStore(secretPath: configuration.resolvedSecretKeyPath, retentionSeconds: configuration.idempotencyRetentionSeconds)
         sessions = SessionCoordinator(database: database, auth: auth, idempotency: idempotency)
         audit = AuditService(database: database, signingKeyPath: configuration.auditSigningKeyPath, now: now)

@@ -11,20 +11,22 @@ import PhotosServer
 struct Photosd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "photosd",
-        abstract: "Serve the photo shop's HTTP/JSON API (docs/openapi.yaml) over an embedded SQLite database.",
+        abstract: "Serve the photo shop's HTTP/JSON API (docs/openapi.yaml) over an embedded SQLite file or a PostgreSQL database.",
         discussion: """
             Settings come from, highest first: these flags, PHOTOSD_… environment variables \
             (e.g. PHOTOSD_SERVER_PORT, PHOTOSD_DATABASE_PATH, PHOTOSD_DATABASE_DURABILITY), the \
             config file (--config, else $PHOTOSD_CONFIG, else config/photosd.json if present), \
             then the built-in defaults: 127.0.0.1:8080, data/photos.db, durability full. The \
-            database is created and migrated on start. SIGTERM or SIGINT stops accepting, \
-            finishes in-flight requests, checkpoints the WAL, closes the database and exits 0.
+            database is a SQLite file (created, with its directory, and migrated on start) or a \
+            postgres:// URL (migrated on start; several photosd may share it). SIGTERM or SIGINT \
+            stops accepting, finishes in-flight requests, checkpoints the WAL (SQLite), closes \
+            the database and exits 0.
             """)
 
     @Option(help: "The JSON config file.") var config: String?
     @Option(help: "Address to listen on (server.host).") var host: String?
     @Option(help: "Port to listen on, 0 for any free port (server.port).") var port: Int?
-    @Option(help: "The SQLite database file (database.path).") var db: String?
+    @Option(help: "The database: a SQLite file, or a postgres://user[:password]@host[:port]/dbname URL (database.path).") var db: String?
     @Flag(help: "Seed demo photos into an empty catalogue (demo.seed).") var seedDemo = false
 
     func run() async throws {

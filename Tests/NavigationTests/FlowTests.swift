@@ -7,7 +7,7 @@ import Sessions
 import SQLiteStore
 import Testing
 
-/// The 12 flows of DESIGN §2, each an acceptance scenario.
+/// The 12 flows of docs/design.md, "The coordinator model", each an acceptance scenario.
 @Suite("Flows")
 struct FlowTests {
     @Test("1. start: [photos], tree app", arguments: TestStore.navigation)

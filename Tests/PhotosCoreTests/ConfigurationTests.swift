@@ -1,5 +1,5 @@
 import Foundation
-import PhotosCore
+@testable import PhotosCore
 import PhotosModel
 import PhotosTestSupport
 import Testing
@@ -14,6 +14,19 @@ struct ConfigurationTests {
     func shippedFileEqualsDefaults() async throws {
         let loaded = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: [:])
         #expect(loaded == PhotosConfiguration())
+    }
+
+    @Test("config/photosd.json lists every setting the configuration reads, and no other")
+    func shippedFileListsEveryKey() throws {
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.shippedFile)))
+        func keys(_ value: Any, _ prefix: String) -> [String] {
+            guard let object = value as? [String: Any] else { return [prefix] }
+            return object.flatMap { keys($0.value, prefix.isEmpty ? $0.key : prefix + "." + $0.key) }
+        }
+        let inFile = Set(keys(object, ""))
+        let read = Set(PhotosConfiguration.defaultValues.keys.map { $0.components.joined(separator: ".") })
+        #expect(inFile.subtracting(read).isEmpty, "in the file but never read: \(inFile.subtracting(read).sorted())")
+        #expect(read.subtracting(inFile).isEmpty, "read but missing from the file: \(read.subtracting(inFile).sorted())")
     }
 
     @Test("environment variables override the file; flags override both")

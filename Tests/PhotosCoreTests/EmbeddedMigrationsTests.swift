@@ -14,7 +14,7 @@ struct EmbeddedMigrationsTests {
     func embeddedEqualFiles(dialect: String) throws {
         let directory = Self.migrationsDirectory + "/" + dialect
         let files = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".sql") }.sorted()
-        let embedded = dialect == "sqlite" ? PhotosMigrations.all : PhotosMigrations.postgres
+        let embedded = dialect == "sqlite" ? PhotosMigrations.sqlite : PhotosMigrations.postgres
         #expect(!files.isEmpty)
         #expect(embedded.map(\.name) == files)
         for migration in embedded {
@@ -26,8 +26,8 @@ struct EmbeddedMigrationsTests {
 
     @Test("the two dialects have the same numbers and names")
     func sameMigrationsInBothDialects() {
-        #expect(PhotosMigrations.all.map(\.name) == PhotosMigrations.postgres.map(\.name))
-        #expect(PhotosMigrations.all.map(\.version) == PhotosMigrations.postgres.map(\.version))
+        #expect(PhotosMigrations.sqlite.map(\.name) == PhotosMigrations.postgres.map(\.name))
+        #expect(PhotosMigrations.sqlite.map(\.version) == PhotosMigrations.postgres.map(\.version))
     }
 
     @Test("the schema has the audit_trail view with the contract's columns")

@@ -1,4 +1,4 @@
-/// The kinds of coordinator (DESIGN §2).
+/// The kinds of coordinator (docs/design.md, "The coordinator model").
 public enum CoordinatorKind: String, Codable, Sendable {
     case app, tab, buy, terms
 }
@@ -104,7 +104,7 @@ public struct SessionState: Codable, Sendable, Equatable {
         top = topScreen.map { TopScreen(screen: $0.screen, actions: availableActions()) }
     }
 
-    /// What the top screen accepts now (DESIGN §2 table).
+    /// What the top screen accepts now (docs/design.md, "The coordinator model" table).
     public func availableActions() -> [ActionName] {
         guard let stack = stacks.last, let screen = stack.screens.last else { return [] }
         var actions: [ActionName]

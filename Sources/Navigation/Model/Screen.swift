@@ -1,4 +1,4 @@
-/// The screens of the app (DESIGN §2, contract).
+/// The screens of the app (docs/design.md, "The coordinator model", contract).
 public enum ScreenKind: String, Codable, Sendable, CaseIterable {
     case photos, photo, signIn, buy, terms
     /// The root of the purchases tab: the signed-in user's purchased photos, newest first.
@@ -52,7 +52,7 @@ public struct StackState: Codable, Sendable, Equatable {
     }
 }
 
-/// The actions a client can send (DESIGN §2, contract).
+/// The actions a client can send (docs/design.md, "The coordinator model", contract).
 public enum ActionName: String, Codable, Sendable, CaseIterable {
     case selectPhoto, buyPhoto, signIn, signOut, buy, back, submit, cancel, showTerms, dismiss
     /// Tabs layout: show a tab (`tab`), or pop the selected one to its root.

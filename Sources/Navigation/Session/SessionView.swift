@@ -1,6 +1,6 @@
 import PhotosModel
 
-/// A session as the API shows it (DESIGN §4, contract).
+/// A session as the API shows it (docs/design.md, "The HTTP API", contract).
 public struct SessionView: Codable, Sendable, Equatable {
     /// Unguessable id.
     public var id: String

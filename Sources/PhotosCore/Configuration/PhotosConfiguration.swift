@@ -4,7 +4,7 @@ import PhotosModel
 import SQLiteStore
 import SystemPackage
 
-/// Every setting of `photosd` and `photos-admin`, with its default (DESIGN §6).
+/// Every setting of `photosd` and `photos-admin`, with its default (docs/design.md, "Configuration").
 ///
 /// Read from, highest priority first: explicit overrides (command-line flags), environment
 /// variables `PHOTOSD_…` (`database.path` → `PHOTOSD_DATABASE_PATH`), the JSON config file

@@ -8,19 +8,23 @@ import SQLiteStore
 /// a second buy is `alreadyOwned` and writes nothing.
 public struct PurchaseService: Sendable {
     let database: any DatabaseStore
+    /// The clock purchases are stamped with (the services' one clock; tests move it).
+    let now: @Sendable () -> Date
 
     /// Creates the service.
-    public init(database: any DatabaseStore) {
+    public init(database: any DatabaseStore, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
+        self.now = now
     }
 
     /// Buys `photoID` for the user named `username` outside any session (`photos-admin purchase`).
     public func buy(username: String, photoID: Int64, actor: AuditActor) async throws -> PurchaseOutcome {
-        try await database.write { connection in
+        let at = ISO8601Timestamp.string(from: now())
+        return try await database.write { connection in
             guard let user = try AuthService.user(named: username, on: connection) else {
                 throw PhotosError.notFound("no user named \(username)")
             }
-            let outcome = try Self.buy(userID: user.id, photoID: photoID, sessionID: nil, on: connection)
+            let outcome = try Self.buy(userID: user.id, photoID: photoID, sessionID: nil, at: at, on: connection)
             if case .purchased(let purchase) = outcome {
                 try AuditLog.append(
                     [AuditEntry(actor: actor, userID: user.id, username: user.username,
@@ -33,7 +37,7 @@ public struct PurchaseService: Sendable {
 
     /// Records a purchase inside the caller's transaction (the caller audits it).
     /// Throws `not_found` for an unknown photo or user.
-    public static func buy(userID: Int64, photoID: Int64, sessionID: String?, at: String = ISO8601Timestamp.now(), on connection: any DatabaseConnection) throws -> PurchaseOutcome {
+    public static func buy(userID: Int64, photoID: Int64, sessionID: String?, at: String, on connection: any DatabaseConnection) throws -> PurchaseOutcome {
         guard let photo = try CatalogService.photo(id: photoID, on: connection) else {
             throw PhotosError.notFound("no photo with id \(photoID)")
         }

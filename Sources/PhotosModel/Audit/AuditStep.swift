@@ -1,4 +1,4 @@
-/// The `step` column of the audit trail (DESIGN §3, contract).
+/// The `step` column of the audit trail (docs/design.md, "The audit trail", contract).
 public enum AuditStep: String, Sendable, Codable, CaseIterable {
     case sessionStart = "session.start"
     case action = "action"

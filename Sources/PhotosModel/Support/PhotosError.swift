@@ -1,6 +1,6 @@
 /// An error the services report to their callers, with the code the API and CLI show.
 public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
-    /// Machine-readable codes (DESIGN §4).
+    /// Machine-readable codes (docs/design.md, "The HTTP API").
     public enum Code: String, Sendable, Codable {
         case badRequest = "bad_request"
         case invalidCredentials = "invalid_credentials"
