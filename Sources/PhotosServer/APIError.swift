@@ -24,6 +24,7 @@ extension PhotosError.Code {
         case .notFound: .notFound
         case .conflict, .actionNotAvailable, .versionConflict: .conflict
         case .payloadTooLarge: .contentTooLarge
+        case .unsupportedMediaType: .unsupportedMediaType
         case .tooManyAttempts: .tooManyRequests
         case .unavailable: .serviceUnavailable
         case .internal: .internalServerError
@@ -81,6 +82,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return response
         } catch let error as PhotosError {
             return error.code == .unavailable ? Self.unavailable(error) : APIResponse.error(error.code, error.message)
+        } catch let error as ClientDisconnected {
+            // The client went away (or was cut off) mid-body: nobody reads this answer, and one
+            // log line per such client would let anyone flood the error log.
+            context.logger.debug("client disconnected during the request body", metadata: ["error": "\(error.underlying)"])
+            return APIResponse.error(.badRequest, "the request body did not arrive")
         } catch let error as HTTPError {
             switch error.status {
             case .notFound:

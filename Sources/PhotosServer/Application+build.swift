@@ -60,10 +60,10 @@ public func buildApplication(
 func buildRouter(_ api: PhotosAPI) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     // Outermost first: metrics and the request log see the final status, after errors have
-    // been turned into JSON bodies. The log has the request id, method and path — never
-    // headers or bodies, which may carry passwords and tokens.
+    // been turned into JSON bodies. The log has the method, the path (a session id only as its
+    // digest) and the status — never headers, bodies or queries, which may carry secrets.
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: RequestLogMiddleware(level: .info))
     router.add(middleware: ErrorMiddleware(storage: api.storage))
     api.addRoutes(to: router)
     return router

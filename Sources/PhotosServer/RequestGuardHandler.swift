@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Bounds what one request may take of a connection, below the router:
@@ -17,8 +18,17 @@ import NIOHTTPTypes
 ///   closed. Without that, a client that sends its whole body before reading the answer
 ///   (Python's urllib) would block in `send` and never see the answer.
 ///
+/// - **A request the HTTP parser refuses** (a header too large, a control character in a header,
+///   a NUL in the path, both `Content-Length` and `Transfer-Encoding`) is answered
+///   `400 bad_request` with the API's JSON error body, and the connection closed.
+/// - **A request that does not keep its connection alive** (HTTP/1.0 without
+///   `Connection: keep-alive`) is answered with `Connection: close`, and the connection closed
+///   after the answer.
+///
 /// It sits after the HTTP codec; to see a request's first byte (before its head is complete) it
-/// puts a small tap (`FirstByteTap`) at the front of the pipeline.
+/// puts a small tap (`FirstByteTap`) at the front of the pipeline, and to see a request's HTTP
+/// version (which the codec's `HTTPRequest` does not carry) a `KeepAliveTap` right after NIO's
+/// HTTP/1 request decoder.
 final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -45,6 +55,11 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private var drained = 0
     /// The deadline of the request arriving now, if one is.
     private var deadline: Scheduled<Void>?
+    /// Per request still to be answered, oldest first: whether its connection is to be closed
+    /// after its answer (HTTP/1.0 without keep-alive, or `Connection: close`).
+    private var closeAfterAnswer: [Bool] = []
+    /// Set once the connection is to close after the answer being written.
+    private var closing = false
 
     init(maxBodyBytes: Int, requestTimeout: TimeAmount, drainLimit: Int = 16 << 20, drainTimeout: TimeAmount = .seconds(10)) {
         self.maxBodyBytes = maxBodyBytes
@@ -60,6 +75,24 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         // The codec turns bytes into parts only once a head is complete; the tap sees the bytes.
         let tap = FirstByteTap(onBytes: { [self] in requestBytesArrived(context) })
         try? context.pipeline.syncOperations.addHandler(tap, position: .first)
+        let keepAlive = KeepAliveTap(onHead: { [self] keepAlive in closeAfterAnswer.append(!keepAlive) })
+        if let decoder = try? context.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
+            try? context.pipeline.syncOperations.addHandler(keepAlive, position: .after(decoder))
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError, !draining else {
+            context.fireErrorCaught(error)
+            return
+        }
+        // Answer in the API's own words, then close: the parser cannot go on after this.
+        draining = true
+        deadline?.cancel()
+        deadline = nil
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        writeError(context, status: .badRequest, code: "bad_request", message: "malformed HTTP request (\(error))", promise: promise)
+        promise.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -128,18 +161,32 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
+        case .head(var head) where !closeAfterAnswer.isEmpty && closeAfterAnswer[0] && !answeringUnfinishedRequest:
+            // The client does not keep the connection: say so, and close after this answer.
+            closing = true
+            head.headerFields[.connection] = "close"
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end where closing && !answeringUnfinishedRequest:
+            responsesEnded += 1
+            closeAfterAnswer.removeFirst()
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.cascade(to: promise)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
         case .head(var head) where answeringUnfinishedRequest:
             answerStarted = true
             head.headerFields[.connection] = "close"
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end where answeringUnfinishedRequest:
             responsesEnded += 1
+            if !closeAfterAnswer.isEmpty { closeAfterAnswer.removeFirst() }
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(data, promise: written)
             written.futureResult.cascade(to: promise)
             written.futureResult.assumeIsolated().whenComplete { [self] _ in startDraining(context) }
         case .end:
             responsesEnded += 1
+            if !closeAfterAnswer.isEmpty { closeAfterAnswer.removeFirst() }
             context.write(data, promise: promise)
         default:
             context.write(data, promise: promise)
@@ -192,6 +239,24 @@ final class FirstByteTap: ChannelInboundHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         onBytes()
+        context.fireChannelRead(data)
+    }
+}
+
+/// Tells `RequestGuardHandler` whether each request keeps its connection alive, from the HTTP/1
+/// head (its version and `Connection` header), before the codec drops the version.
+final class KeepAliveTap: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    private let onHead: (Bool) -> Void
+
+    init(onHead: @escaping (Bool) -> Void) {
+        self.onHead = onHead
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head(let head) = unwrapInboundIn(data) { onHead(head.isKeepAlive) }
         context.fireChannelRead(data)
     }
 }

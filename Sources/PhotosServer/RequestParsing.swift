@@ -22,14 +22,21 @@ enum RequestParsing {
         _ type: T.Type, from request: Request, limit: Int, allowEmpty: Bool = false,
         fastPath: ((UnsafeRawBufferPointer) -> T?)?
     ) async throws -> T {
-        if let contentType = request.headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
-            throw PhotosError.badRequest("Content-Type must be application/json, not \(contentType.prefix(60))")
+        let contentType = request.headers[.contentType]
+        if let contentType, !isJSON(contentType) {
+            throw PhotosError(.unsupportedMediaType, "Content-Type must be application/json, not \(contentType.prefix(60))")
         }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw PhotosError(.payloadTooLarge, "request body is larger than \(limit) bytes")
+        } catch {
+            // The body's stream fails only when its connection does.
+            throw ClientDisconnected(underlying: error)
+        }
+        if contentType == nil, buffer.readableBytes > 0 {
+            throw PhotosError(.unsupportedMediaType, "a request body needs Content-Type: application/json")
         }
         if let fastPath, let value = buffer.withUnsafeReadableBytes(fastPath) { return value }
         var bytes = Data(buffer: buffer)
@@ -44,6 +51,13 @@ enum RequestParsing {
         } catch {
             throw PhotosError.badRequest("malformed JSON")
         }
+    }
+
+    /// True for `application/json`, with or without parameters (`; charset=utf-8`), in any case;
+    /// not for `application/jsonx` or `application/json-patch+json`.
+    static func isJSON(_ contentType: String) -> Bool {
+        let mediaType = contentType.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
     static func describe(_ error: DecodingError) -> String {
@@ -124,6 +138,11 @@ enum RequestParsing {
         }
         return String(parts[1])
     }
+}
+
+/// The request's body stopped arriving: its connection closed or was cut (the request deadline).
+struct ClientDisconnected: Error {
+    let underlying: any Error
 }
 
 extension HTTPFields {

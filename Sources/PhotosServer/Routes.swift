@@ -42,11 +42,14 @@ extension PhotosAPI {
             let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
             let limit = try RequestParsing.queryInt(request, "limit", default: 50, range: 1...500)
             let user = try await api.bearerUser(request)
-            let photos = try await api.catalog.list(limit: limit, afterID: Int64(after))
+            // One more than asked: `nextAfter` only when there is a next page (a page exactly
+            // full of the last photos says null, not a cursor to an empty page).
+            let fetched = try await api.catalog.list(limit: limit + 1, afterID: Int64(after))
+            let photos = Array(fetched.prefix(limit))
             let owned = try await api.owned(by: user)
             return try APIResponse.json(PhotosResponse(
                 photos: photos.map { api.response($0, owned: owned, signedIn: user != nil) },
-                nextAfter: photos.count == limit ? photos.last?.id : nil))
+                nextAfter: fetched.count > limit ? photos.last?.id : nil))
         }
         router.on("/v1/photos/:photoId", method: .get) { request, context in
             let id = try RequestParsing.pathID(context, "photoId")

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import PhotosTestSupport
 import Testing
 
@@ -195,5 +196,80 @@ struct ConnectionHandlingTests {
         Thread.sleep(forTimeInterval: 3)
         #expect(keptAlive.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)))
         #expect(String(decoding: keptAlive.readToEnd().data, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test("requests the HTTP parser refuses get the API's JSON 400, and the connection ends")
+    func parserErrorsAreJSON() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon([], in: directory.path)
+        defer { _ = daemon.stop() }
+        let malformed: [(String, String)] = [
+            ("a 100 KB header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n"),
+            ("a control character in a header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Bad: a\u{01}b\r\n\r\n"),
+            ("a NUL in the path", "GET /heal\u{0}thz HTTP/1.1\r\nHost: x\r\n\r\n"),
+            ("Content-Length and Transfer-Encoding", "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        ]
+        for (name, request) in malformed {
+            let socket = try RawSocket(port: daemon.port, timeoutSeconds: 5)
+            _ = socket.sendAll(Array(request.utf8))
+            let (answer, closed) = socket.readToEnd()
+            let text = String(decoding: answer, as: UTF8.self)
+            #expect(text.hasPrefix("HTTP/1.1 400"), "\(name): \(text.prefix(200))")
+            #expect(text.contains(#""code":"bad_request""#), "\(name): \(text.prefix(300))")
+            #expect(closed, "\(name): the connection was kept")
+        }
+    }
+
+    @Test("HTTP/1.0 without keep-alive: the answer says Connection: close, and the connection ends")
+    func http10Closes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon([], in: directory.path, environment: ["PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "600"])
+        defer { _ = daemon.stop() }
+        let socket = try RawSocket(port: daemon.port, timeoutSeconds: 5)
+        let start = ContinuousClock.now
+        #expect(socket.sendAll(Array("GET /healthz HTTP/1.0\r\nHost: x\r\n\r\n".utf8)))
+        let (answer, closed) = socket.readToEnd()
+        let text = String(decoding: answer, as: UTF8.self)
+        #expect(text.contains(" 200 "), "\(text.prefix(200))")
+        #expect(text.lowercased().contains("connection: close"), "\(text.prefix(300))")
+        #expect(closed)
+        #expect(ContinuousClock.now - start < .seconds(3))
+        // With keep-alive it stays open for a second request.
+        let kept = try RawSocket(port: daemon.port, timeoutSeconds: 5)
+        #expect(kept.sendAll(Array("GET /healthz HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\n\r\n".utf8)))
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        var first: [UInt8] = []
+        while !String(decoding: first, as: UTF8.self).hasSuffix(#"{"status":"ok"}"#) {
+            let count = buffer.withUnsafeMutableBytes { recv(kept.fd, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            first += buffer[..<count]
+        }
+        #expect(kept.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)))
+        #expect(String(decoding: kept.readToEnd().data, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+    }
+
+    @Test("the log never holds a session id, and a client that disconnects mid-body logs no error")
+    func logHygiene() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_LOG_LEVEL": "debug"])
+        let (status, created) = try await daemon.request("POST", "/v1/sessions")
+        #expect(status == 201)
+        let id = try #require(created["id"] as? String)
+        _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action": "selectPhoto", "photoId": 1}"#)
+        _ = try await daemon.request("GET", "/v1/sessions/\(id)/events")
+        for _ in 0..<5 {
+            let socket = try RawSocket(port: daemon.port, timeoutSeconds: 5)
+            _ = socket.sendAll(Array("POST /v1/auth/sign-in HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"user".utf8))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        _ = daemon.stop()
+        let log = daemon.log
+        #expect(!log.contains(id), "a session id in the log")
+        #expect(log.contains(SessionIDs.logForm(id)), "the session's log form is missing: \(log.suffix(2_000))")
+        let errors = log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains("[error]") || $0.contains("error:") }
+        #expect(errors.isEmpty, "\(errors.prefix(5))")
     }
 }

@@ -92,4 +92,42 @@ struct HardeningTests {
         try AuthService.validate(password: String(repeating: "p", count: 72))
         try AuthService.validate(password: "correct horse")
     }
+
+    @Test("a body that is not application/json, or has no Content-Type, is 415", arguments: TestStore.all)
+    func unsupportedMediaType(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
+        defer { h.close() }
+        try await h.test { client in
+            let body = #"{"username": "alice", "password": "correct horse"}"#
+            for contentType in ["application/jsonx", "text/plain", "application/json-patch+json"] {
+                let refused = try await client.post("/v1/auth/sign-in", body, headers: [.contentType: contentType])
+                #expect(refused.status == .unsupportedMediaType, "\(contentType)")
+                #expect(refused.errorCode == "unsupported_media_type")
+            }
+            let none = try await client.post("/v1/auth/sign-in", body, headers: [:])
+            #expect(none.status == .unsupportedMediaType)
+            for contentType in ["application/json", "Application/JSON; charset=utf-8"] {
+                #expect(try await client.post("/v1/auth/sign-in", body, headers: [.contentType: contentType]).status == .ok, "\(contentType)")
+            }
+            // No body at all needs no Content-Type.
+            #expect(try await client.execute(uri: "/v1/sessions", method: .post).status == .created)
+        }
+    }
+
+    @Test("a page exactly full has no nextAfter (no cursor to an empty page)", arguments: TestStore.all)
+    func pageExactlyFull(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
+        defer { h.close() }
+        try await h.test { client in
+            // Five demo photos.
+            let all = try await client.get("/v1/photos?limit=5")
+            #expect((all.json["photos"] as? [Any])?.count == 5)
+            #expect(all.json["nextAfter"] == nil, "\(all.text)")
+            let tail = try await client.get("/v1/photos?after=3&limit=2")
+            #expect((tail.json["photos"] as? [Any])?.count == 2)
+            #expect(tail.json["nextAfter"] == nil)
+            let more = try await client.get("/v1/photos?limit=4")
+            #expect(more.json["nextAfter"] as? Int == 4)
+        }
+    }
 }

@@ -228,7 +228,8 @@ public struct SessionStateError: Error, CustomStringConvertible {
     public let sessionID: String
     /// What is wrong with it.
     public let problem: String
-    public var description: String { "session \(sessionID) has an inconsistent state: \(problem)" }
+    /// For the log: the session by its digest only (its id is a credential).
+    public var description: String { "session \(SessionIDs.logForm(sessionID)) has an inconsistent state: \(problem)" }
 
     /// Creates the error.
     public init(sessionID: String, problem: String) {

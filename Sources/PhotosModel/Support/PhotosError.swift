@@ -10,6 +10,8 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
         case actionNotAvailable = "action_not_available"
         case versionConflict = "version_conflict"
         case payloadTooLarge = "payload_too_large"
+        /// A request body that is not `application/json` (`415`).
+        case unsupportedMediaType = "unsupported_media_type"
         case tooManyAttempts = "too_many_attempts"
         /// Storage cannot take the request now (disk full, I/O error, lock held too long,
         /// writer overloaded); nothing of it was kept, and a retry may succeed (`503`).
