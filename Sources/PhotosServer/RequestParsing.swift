@@ -38,6 +38,9 @@ enum RequestParsing {
         if contentType == nil, buffer.readableBytes > 0 {
             throw PhotosError(.unsupportedMediaType, "a request body needs Content-Type: application/json")
         }
+        if let key = buffer.withUnsafeReadableBytes(JSONDuplicateKeys.first(in:)) {
+            throw PhotosError.badRequest("the key \"\(key.prefix(40))\" appears twice in one object")
+        }
         if let fastPath, let value = buffer.withUnsafeReadableBytes(fastPath) { return value }
         var bytes = Data(buffer: buffer)
         if bytes.isEmpty && allowEmpty { bytes = Data("{}".utf8) }

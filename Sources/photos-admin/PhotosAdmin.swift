@@ -32,6 +32,15 @@ struct PhotosAdmin: AsyncParsableCommand {
     /// more easily. ArgumentParser has no hook for that, so this is the whole difference.
     static func main() async {
         do {
+            // Swift decodes arguments with U+FFFD for bytes that are not UTF-8: a title typed in
+            // another encoding would be stored with "�" in it. Refuse such arguments instead.
+            for index in 1..<Int(CommandLine.argc) {
+                guard let argument = CommandLine.unsafeArgv[index] else { continue }
+                let bytes = UnsafeBufferPointer(start: UnsafeRawPointer(argument).assumingMemoryBound(to: UInt8.self), count: strlen(argument))
+                if String(validating: bytes, as: UTF8.self) == nil {
+                    throw ValidationError("argument \(index) is not valid UTF-8")
+                }
+            }
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {
                 try await command.run()

@@ -150,4 +150,27 @@ struct HostileArgumentsTests {
         #expect(listed.status == 0)
         #expect(!listed.stdout.contains("\"u\""), "\(listed.stdout)")
     }
+
+    @Test("photo titles: bidirectional overrides and arguments that are not UTF-8 are refused; a CSV with a byte-order mark imports")
+    func titles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = ["--db", directory.file("photos.db")]
+        #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
+        for title in ["evil\u{202E}gpj.exe", "a\u{2066}b\u{2069}c", "\u{202A}x"] {
+            let refused = try AdminProcess.admin(["photos", "add", "--title", title, "--price", "1"] + db, in: directory.path)
+            #expect(refused.status != 0, "accepted \(title.debugDescription)")
+            #expect(refused.stderr.contains("bidirectional"), "\(refused.stderr)")
+        }
+        let latin1 = try AdminProcess.shell("photos-admin photos add --title \"$(printf 'caf\\351')\" --price 1 --db photos.db", in: directory.path)
+        #expect(latin1.status != 0)
+        #expect(latin1.stderr.contains("not valid UTF-8"), "\(latin1.stderr)")
+        #expect(latin1.stderr.split(separator: "\n").count == 1)
+        try Data([0xEF, 0xBB, 0xBF] + Array("title,url,price\nCafé,,2.50\n".utf8)).write(to: URL(fileURLWithPath: directory.file("bom.csv")))
+        let imported = try AdminProcess.admin(["photos", "import", "bom.csv"] + db, in: directory.path)
+        #expect(imported.status == 0, "\(imported.output)")
+        let listed = try AdminProcess.admin(["photos", "list", "--format", "json"] + db, in: directory.path)
+        #expect(listed.stdout.contains("Café"))
+        #expect(!listed.stdout.contains("\u{FFFD}") && !listed.stdout.contains("\u{202E}"))
+    }
 }

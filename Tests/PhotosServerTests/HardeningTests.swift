@@ -130,4 +130,25 @@ struct HardeningTests {
             #expect(more.json["nextAfter"] as? Int == 4)
         }
     }
+
+    @Test("a key twice in one JSON object is refused with 400 (parsers disagree on which one counts)", arguments: TestStore.all)
+    func duplicateKeys(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
+        defer { h.close() }
+        try await h.test { client in
+            let twice = try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse", "username": "bob"}"#)
+            #expect(twice.status == .badRequest, "\(twice.text)")
+            #expect(twice.text.contains("appears twice"))
+            let escaped = try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse", "user\u006eame": "bob"}"#)
+            #expect(escaped.status == .badRequest, "\(escaped.text)")
+            let id = try await client.newSession()
+            let action = try await client.act(id, #"{"action": "selectPhoto", "photoId": 1, "action": "buyPhoto"}"#)
+            #expect(action.status == .badRequest)
+            #expect(try await client.get("/v1/sessions/\(id)").json["version"] as? Int == 1)
+            // The same key in two different objects is no duplicate.
+            let nested = try await client.post("/v1/sessions", #"{"layout": "stack", "a": {"k": 1}, "b": {"k": [{"k": 2}, {"k": 3}]}}"#)
+            #expect(nested.status == .created, "\(nested.text)")
+            #expect(try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse"}"#).status == .ok)
+        }
+    }
 }

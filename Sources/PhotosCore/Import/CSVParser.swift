@@ -13,6 +13,9 @@ public struct CSVByteParser {
     private var recordLine = 1
     private var line = 1
     private var fieldHasContent = false
+    /// How many bytes of a UTF-8 byte-order mark (EF BB BF) opened the input so far; -1 once
+    /// past the start. A leading mark (Excel writes one) is skipped.
+    private var byteOrderMarkSeen = 0
 
     /// Creates a parser.
     public init() {}
@@ -52,6 +55,17 @@ public struct CSVByteParser {
     /// are valid only during the call.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, onRecord: (ArraySlice<[UInt8]>, Int) throws -> Void) throws {
         for byte in bytes {
+            if byteOrderMarkSeen >= 0 {
+                let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+                if byte == mark[byteOrderMarkSeen] {
+                    byteOrderMarkSeen += 1
+                    if byteOrderMarkSeen == mark.count { byteOrderMarkSeen = -1 }
+                    continue
+                }
+                // Not a mark after all: what was held back is content.
+                for held in mark[0..<byteOrderMarkSeen] { append(held) }
+                byteOrderMarkSeen = -1
+            }
             if pendingCR {
                 pendingCR = false
                 if byte == 0x0A { continue }

@@ -37,6 +37,11 @@ public enum PhotoRules {
         let trimmed = text[start..<end]
         guard (1...maximumTitleCharacters).contains(trimmed.count) else { throw titleLength }
         if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) { throw titleControl }
+        // Bidirectional overrides and isolates make a title read differently from what it is
+        // (and from how it sorts): refused, as Trojan Source's advisories recommend.
+        if trimmed.unicodeScalars.contains(where: { (0x202A...0x202E).contains($0.value) || (0x2066...0x2069).contains($0.value) }) {
+            throw PhotosError.badRequest("invalid title: bidirectional control characters (U+202A–U+202E, U+2066–U+2069) are not allowed")
+        }
         let utf8 = text.utf8
         return utf8.distance(from: utf8.startIndex, to: start)..<utf8.distance(from: utf8.startIndex, to: end)
     }
