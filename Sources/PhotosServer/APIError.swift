@@ -81,7 +81,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if request.method == .post && response.status.code < 500 { storage.succeeded() }
             return response
         } catch let error as PhotosError {
-            return error.code == .unavailable ? Self.unavailable(error) : APIResponse.error(error.code, error.message)
+            if error.code == .unavailable { return Self.unavailable(error) }
+            var response = APIResponse.error(error.code, error.message)
+            if let retryAfter = error.retryAfter { response.headers[.retryAfter] = String(retryAfter) }
+            return response
         } catch let error as ClientDisconnected {
             // The client went away (or was cut off) mid-body: nobody reads this answer, and one
             // log line per such client would let anyone flood the error log.

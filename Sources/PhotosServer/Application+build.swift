@@ -32,7 +32,9 @@ public func buildApplication(
         await database.close()
         throw error
     }
-    let api = PhotosAPI(services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger))
+    let api = PhotosAPI(
+        services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger),
+        sessionsPerAddress: AddressLimiter(limit: configuration.sessionsPerMinutePerAddress, window: .seconds(60)))
     let address = "\(configuration.host):\(configuration.port)"
     return Application(
         router: buildRouter(api),
@@ -57,8 +59,8 @@ public func buildApplication(
 }
 
 /// The router with every route and middleware.
-func buildRouter(_ api: PhotosAPI) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+func buildRouter(_ api: PhotosAPI) -> Router<PhotosRequestContext> {
+    let router = Router(context: PhotosRequestContext.self)
     // Outermost first: metrics and the request log see the final status, after errors have
     // been turned into JSON bodies. The log has the method, the path (a session id only as its
     // digest) and the status — never headers, bodies or queries, which may carry secrets.

@@ -14,6 +14,8 @@ struct PhotosAPI: Sendable {
     let bodyLimit: Int
     let metrics: PhotosMetrics
     let storage: StorageHealth
+    /// `limits.sessionsPerMinutePerAddress`.
+    let sessionsPerAddress: AddressLimiter
 
     var auth: AuthService { services.auth }
     var catalog: CatalogService { services.catalog }

@@ -9,7 +9,7 @@ import SQLiteStore
 
 /// The HTTP routes (docs/openapi.yaml; a test holds `router.routes` against it).
 extension PhotosAPI {
-    func addRoutes(to router: Router<BasicRequestContext>) {
+    func addRoutes(to router: Router<PhotosRequestContext>) {
         let api = self
         router.on("/healthz", method: .get) { _, _ in try APIResponse.json(HealthResponse(status: "ok")) }
         router.on("/metrics", method: .get) { _, _ in
@@ -18,7 +18,10 @@ extension PhotosAPI {
                 body: .init(byteBuffer: ByteBuffer(string: api.metrics.render(writer: (api.services.database as? SQLiteDatabase)?.writerStatistics))))
         }
 
-        router.on("/v1/sessions", method: .post) { request, _ in
+        router.on("/v1/sessions", method: .post) { request, context in
+            if let wait = api.sessionsPerAddress.admit(context.clientAddress) {
+                throw PhotosError.tooManyRequests("too many sessions created from this address; retry in \(wait.roundedUpSeconds) s", retryAfter: wait.roundedUpSeconds)
+            }
             let body = try await RequestParsing.decode(NewSessionRequest.self, from: request, limit: api.bodyLimit, allowEmpty: true)
             let layout = try body.layout.map(RequestParsing.layout) ?? .stack
             let result = try await api.sessions.createSession(layout: layout, link: try body.link.map(DeepLink.init(parsing:)))
@@ -107,5 +110,13 @@ extension PhotosAPI {
     func signIn(username: String, password: String) async throws -> Response {
         let (user, issued) = try await auth.signIn(username: username, password: password, actor: .client)
         return try APIResponse.json(SignInResponse(token: issued.token, expiresAt: issued.expiresAt, user: SessionUser(id: user.id, username: user.username)))
+    }
+}
+
+extension Duration {
+    /// Whole seconds, rounded up (a `Retry-After`).
+    var roundedUpSeconds: Int {
+        let (seconds, attoseconds) = components
+        return Int(seconds) + (attoseconds > 0 ? 1 : 0)
     }
 }

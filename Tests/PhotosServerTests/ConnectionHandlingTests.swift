@@ -9,9 +9,20 @@ final class RawSocket {
 
     /// Connects, with send and receive timeouts so that a stuck peer fails the test instead
     /// of hanging it.
-    init(port: Int, timeoutSeconds: Int = 10) throws {
+    init(port: Int, timeoutSeconds: Int = 10, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
+        if let source {
+            // Another address of the loopback range (127.0.0.2, …): another client, as far as
+            // per-address limits can tell.
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { close(fd); throw POSIXError(.EADDRNOTAVAIL) }
+        }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -26,6 +37,12 @@ final class RawSocket {
     }
 
     deinit { close(fd) }
+
+    /// Sends one request with `Connection: close` and returns the whole answer as text.
+    func exchange(_ request: String) -> String {
+        _ = sendAll(Array(request.utf8))
+        return String(decoding: readToEnd().data, as: UTF8.self)
+    }
 
     /// Sends all of `bytes`; false if the peer stopped taking them (timeout) or went away.
     func sendAll(_ bytes: [UInt8]) -> Bool {
@@ -271,5 +288,29 @@ struct ConnectionHandlingTests {
         #expect(log.contains(SessionIDs.logForm(id)), "the session's log form is missing: \(log.suffix(2_000))")
         let errors = log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains("[error]") || $0.contains("error:") }
         #expect(errors.isEmpty, "\(errors.prefix(5))")
+    }
+
+    @Test("sessions created per client address are limited (limits.sessionsPerMinutePerAddress): 429 with Retry-After, other addresses unaffected")
+    func sessionsPerAddress() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try Daemon([], in: directory.path, environment: ["PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "3"])
+        defer { _ = daemon.stop() }
+        let create = "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        for _ in 0..<3 {
+            #expect(try RawSocket(port: daemon.port, from: "127.0.0.2").exchange(create).hasPrefix("HTTP/1.1 201"))
+        }
+        let refused = try RawSocket(port: daemon.port, from: "127.0.0.2").exchange(create)
+        #expect(refused.hasPrefix("HTTP/1.1 429"), "\(refused.prefix(300))")
+        #expect(refused.contains(#""code":"too_many_attempts""#))
+        let retryAfter = refused.split(separator: "\r\n").first { $0.lowercased().hasPrefix("retry-after:") }
+            .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) }
+        #expect(retryAfter.map { (1...60).contains($0) } == true, "\(refused.prefix(300))")
+        // Another client address is not held back by the first one's limit.
+        #expect(try RawSocket(port: daemon.port, from: "127.0.0.3").exchange(create).hasPrefix("HTTP/1.1 201"))
+        // Nothing was created for the refused request: three sessions from .2, one from .3.
+        let (status, listed) = try runTool(Daemon.binDirectory + "/photos-admin", ["sessions", "list", "--format", "json", "--db", "data/photos.db"], in: directory.path)
+        #expect(status == 0)
+        #expect(listed.components(separatedBy: "\"id\"").count - 1 == 4, "\(listed.prefix(500))")
     }
 }

@@ -86,7 +86,9 @@ struct RouterTests {
             try await expectBadRequest(#"{"action": "#, "malformed JSON")
             try await expectBadRequest("", "empty")
             try await expectBadRequest(String(repeating: "[", count: 600), "JSON")
-            try await expectBadRequest(#"{"action": "back"}"#, "Content-Type", headers: [.contentType: "text/plain"])
+            let plain = try await client.act(id, #"{"action": "back"}"#, headers: [.contentType: "text/plain"])
+            #expect(plain.status == .unsupportedMediaType)
+            #expect(plain.errorCode == "unsupported_media_type")
             let invalidUTF8 = try await client.execute(
                 uri: "/v1/sessions/\(id)/actions", method: .post, headers: [.contentType: "application/json"],
                 body: ByteBuffer(bytes: [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x7D]))

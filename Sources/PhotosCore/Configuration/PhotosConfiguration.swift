@@ -57,6 +57,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var signInWindowSeconds = 300
     /// swift-log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
+    /// Sessions one client address may create per minute (`429` past it); 0: no limit.
+    public var sessionsPerMinutePerAddress = 120
     /// Seed demo photos into an empty catalogue on start.
     public var seedDemoData = false
 
@@ -97,6 +99,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "idempotency.retentionSeconds": .init(.int(defaults.idempotencyRetentionSeconds), isSecret: false),
             "audit.signingKeyPath": .init(.string(defaults.auditSigningKeyPath), isSecret: false),
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
+            "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
             "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
         ]
@@ -181,6 +184,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         auditCheckpointIntervalSeconds = try int("audit.checkpointIntervalSeconds", 1...86_400)
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
         signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
+        sessionsPerMinutePerAddress = try int("limits.sessionsPerMinutePerAddress", 0...1_000_000)
         logLevel = try string("log.level")
         let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
         guard levels.contains(logLevel) else {

@@ -42,7 +42,7 @@ final class SharedSignInLimiter: Sendable {
             if counted.count >= maxAttempts {
                 let oldestFailure = counted.first { $0.string(0) == "failed" }.flatMap { ISO8601Timestamp.date(from: $0.string(1)) }
                 let wait = oldestFailure.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
-                throw PhotosError(.tooManyAttempts, "too many failed sign-ins for this username; try again in \(max(wait, 1)) s")
+                throw PhotosError(.tooManyAttempts, "too many failed sign-ins for this username; try again in \(max(wait, 1)) s", retryAfter: max(wait, 1))
             }
             return try connection.queryOne(
                 "INSERT INTO sign_in_attempts (username_key, state, at) VALUES (?, 'checking', ?) RETURNING id",

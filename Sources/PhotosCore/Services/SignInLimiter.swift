@@ -64,7 +64,7 @@ public final class SignInLimiter: Sendable {
             let inFlight = state.inFlight[key] ?? 0
             if recent.count + inFlight >= maxAttempts {
                 let wait = recent.first.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
-                throw PhotosError(.tooManyAttempts, "too many failed sign-ins for this username; try again in \(max(wait, 1)) s")
+                throw PhotosError(.tooManyAttempts, "too many failed sign-ins for this username; try again in \(max(wait, 1)) s", retryAfter: max(wait, 1))
             }
             state.inFlight[key] = inFlight + 1
             return Attempt(key: key)

@@ -24,11 +24,14 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
     public let code: Code
     /// A sentence for people.
     public let message: String
+    /// For a refusal that passes (`429`): seconds until a retry may succeed (`Retry-After`).
+    public let retryAfter: Int?
 
     /// Creates an error.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     public var description: String { message }
@@ -39,6 +42,10 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
     public static func notFound(_ message: String) -> PhotosError { PhotosError(.notFound, message) }
     /// `unauthorized` with `message`.
     public static func unauthorized(_ message: String) -> PhotosError { PhotosError(.unauthorized, message) }
+    /// `too_many_attempts` (`429`) with `message`, retryable after `retryAfter` seconds.
+    public static func tooManyRequests(_ message: String, retryAfter: Int) -> PhotosError {
+        PhotosError(.tooManyAttempts, message, retryAfter: max(retryAfter, 1))
+    }
     /// `invalid_credentials`: the same message for an unknown user and a wrong password.
     public static let invalidCredentials = PhotosError(.invalidCredentials, "invalid username or password")
 }
