@@ -172,10 +172,8 @@ public struct SessionCoordinator: Sendable {
             if let expectVersion = request.expectVersion, expectVersion != loaded.version {
                 throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
             }
-            let needs = SessionMachine.needs(state: loaded.state, action: request.action, signingIn: signingInID)
             let facts = try SessionFactsReader.read(
-                needs, now: auth.timestamp(), credentials: request.credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil,
-                auth: auth, on: connection)
+                for: loaded.state, action: request.action, credentials: request.credentials, signingIn: signingInID, auth: auth, on: connection)
             return (loaded, facts, nil)
         }
         let (loaded, facts, earlier) = read
@@ -299,10 +297,8 @@ public struct SessionCoordinator: Sendable {
     ) throws -> ActionResult {
         let loaded = try Self.load(sessionID, cache: cache, forUpdate: true, on: connection)
         if let earlier = try checks(loaded) { return earlier }
-        let needs = SessionMachine.needs(state: loaded.state, action: action, signingIn: signingIn?.id)
         let facts = try SessionFactsReader.read(
-            needs, now: auth.timestamp(), credentials: credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil,
-            auth: auth, on: connection)
+            for: loaded.state, action: action, credentials: credentials, signingIn: signingIn?.id, auth: auth, on: connection)
         let decision = try decide(SessionMachine.Input(
             sessionID: sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
             action: action, actor: actor, facts: facts))

@@ -7,6 +7,18 @@ import PhotosModel
 /// caller's transaction: the named photos, which of them each user owns (a tabs session: the
 /// users' whole purchase lists), whether the session's token is live.
 enum SessionFactsReader {
+    /// The facts for deciding `action` on `state`, stamped with the services' clock now; with
+    /// a token chosen beforehand when the action may sign someone in.
+    static func read(
+        for state: SessionState, action: ClientAction, credentials: CredentialCheck?, signingIn: Int64?,
+        auth: AuthService, on connection: any DatabaseConnection
+    ) throws -> SessionFacts {
+        let needs = SessionMachine.needs(state: state, action: action, signingIn: signingIn)
+        return try read(
+            needs, now: auth.timestamp(), credentials: credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil,
+            auth: auth, on: connection)
+    }
+
     static func read(
         _ needs: SessionFacts.Needs, now: String, credentials: CredentialCheck? = nil, newToken: TokenGrant? = nil,
         auth: AuthService, on connection: any DatabaseConnection

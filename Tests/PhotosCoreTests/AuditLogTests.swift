@@ -22,6 +22,19 @@ struct AuditLogTests {
         return test
     }
 
+    @Test("one append of more rows than one INSERT takes (several statements, one chain) verifies", arguments: TestStore.all)
+    func longAppend(store: TestStore) async throws {
+        let test = try await TestDatabase.make(store)
+        defer { test.close() }
+        let entries = (0..<1_234).map { AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64($0))]) }
+        try await test.database.write { connection in
+            try AuditLog.append(entries, to: "long", at: ISO8601Timestamp.now(), on: connection)
+        }
+        let rows = try await test.database.read { try AuditLog.rows(sessionID: "long", limit: 10_000, on: $0) }
+        #expect(rows.map(\.seq) == Array(1...1_234))
+        #expect(try await test.database.read { try AuditLog.verify(on: $0) }.isIntact)
+    }
+
     @Test("seq is contiguous per session and the chain verifies")
     func appendAndVerify() async throws {
         let test = try await populated()

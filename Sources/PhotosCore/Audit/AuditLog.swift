@@ -82,6 +82,9 @@ public enum AuditLog {
         return (row.int(0), row.string(1))
     }
 
+    /// Rows per multi-row `INSERT` (12 parameters each).
+    static let rowsPerStatement = 500
+
     /// Takes, for the rest of the transaction, what every appending transaction holds (on
     /// PostgreSQL the append lock, shared: see `settledNewestID`) — for an append whose trail is
     /// already held by other means (a session's, by its row's version check).
@@ -91,8 +94,16 @@ public enum AuditLog {
         }
     }
 
-    /// Inserts one trail's rows already chained (`AuditTrails.chain`), in one statement.
+    /// Inserts one trail's rows already chained (`AuditTrails.chain`): an action's few rows in
+    /// one statement, a long run in statements of `rowsPerStatement` (both stores cap the bound
+    /// parameters of one statement: SQLite at 32,766, PostgreSQL at 65,535).
     public static func insert(chained rows: [(record: AuditRecord, previousHash: String, hash: String)], on connection: any DatabaseConnection) throws {
+        guard rows.count <= rowsPerStatement else {
+            for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
+                try insert(chained: Array(rows[start..<min(start + rowsPerStatement, rows.count)]), on: connection)
+            }
+            return
+        }
         guard !rows.isEmpty else { return }
         var arguments: [any DatabaseBindable] = []
         arguments.reserveCapacity(rows.count * 12)
@@ -111,19 +122,9 @@ public enum AuditLog {
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
     /// chained to the one before it (the first to `previousHash`). Returns the new head's hash.
     public static func insert(_ rows: [AuditRecord], after previousHash: String, on connection: any DatabaseConnection) throws -> String {
-        var previousHash = previousHash
-        for fields in rows {
-            let hash = fields.hash(previous: previousHash)
-            try connection.execute(
-                """
-                INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-                fields.sessionID, fields.seq, fields.at, fields.actor, fields.userID, fields.username,
-                fields.coordinator, fields.step, fields.screen, fields.detail, previousHash, hash)
-            previousHash = hash
-        }
-        return previousHash
+        let chained = AuditTrails.chain(rows, after: previousHash)
+        try insert(chained: chained, on: connection)
+        return chained.last?.hash ?? previousHash
     }
 
     /// Rows of the `audit_trail` view, oldest first, at most `limit`: one session's after its

@@ -42,12 +42,7 @@ public final class AuditTrailWriter {
     /// Inserts every step recorded since the last `write`, all stamped `at`, and returns them
     /// as rows.
     public func write(at: String) throws -> [AuditRow] {
-        let fields = recorded.map { seq, entry in
-            AuditRecord(
-                sessionID: sessionID, seq: seq, at: at, actor: entry.actor.description,
-                userID: entry.userID, username: entry.username, coordinator: entry.coordinator,
-                step: entry.step.rawValue, screen: entry.screen, detail: entry.detail.jsonText)
-        }
+        let fields = recorded.map { seq, entry in AuditRecord(entry, sessionID: sessionID, seq: seq, at: at) }
         recorded.removeAll()
         guard !fields.isEmpty else { return [] }
         headHash = try AuditLog.insert(fields, after: headHash, on: connection)
