@@ -23,7 +23,7 @@ public func buildApplication(
     do {
         services = try PhotosServices(configuration: configuration, database: database)
         // Read (or create) the secrets now: a bad file stops the start, not a request.
-        _ = try services.audit.signingKey()
+        _ = try await services.audit.checkedSigningKey()
         try services.idempotency.loadSecret()
         if configuration.seedDemoData {
             try await DemoData.seed(services.catalog)

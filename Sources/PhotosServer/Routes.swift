@@ -32,7 +32,7 @@ extension PhotosAPI {
             APIResponse.json(text: try await api.sessions.session(id: try RequestParsing.sessionID(context)).jsonText)
         }
         router.on("/v1/sessions/:id/actions", method: .post) { request, context in
-            try await api.act(request, sessionID: try RequestParsing.sessionID(context))
+            try await api.act(request, sessionID: try RequestParsing.sessionID(context), address: context.clientAddress)
         }
         router.on("/v1/sessions/:id/events", method: .get) { request, context in
             let id = try RequestParsing.sessionID(context)
@@ -61,9 +61,9 @@ extension PhotosAPI {
             return try APIResponse.json(api.response(photo, owned: try await api.owned(by: user), signedIn: user != nil))
         }
 
-        router.on("/v1/auth/sign-in", method: .post) { request, _ in
+        router.on("/v1/auth/sign-in", method: .post) { request, context in
             let body = try await RequestParsing.decode(SignInRequest.self, from: request, limit: api.bodyLimit)
-            return try await api.signIn(username: body.username, password: body.password)
+            return try await api.signIn(username: body.username, password: body.password, address: context.clientAddress)
         }
         router.on("/v1/auth/sign-out", method: .post) { request, _ in
             let (_, token) = try await api.requireUser(request)
@@ -89,7 +89,7 @@ extension PhotosAPI {
     }
 
     /// `POST /v1/sessions/{id}/actions`.
-    func act(_ request: Request, sessionID: String) async throws -> Response {
+    func act(_ request: Request, sessionID: String, address: String) async throws -> Response {
         let body = try await RequestParsing.decode(ActionRequest.self, from: request, limit: bodyLimit, fastPath: ActionRequest.fastParse)
         guard let name = ActionName(rawValue: body.action) else {
             throw PhotosError.badRequest("unknown action \"\(body.action.prefix(40))\"; actions are \(ActionName.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -98,7 +98,7 @@ extension PhotosAPI {
             name, photoId: body.photoId, username: body.username, password: body.password,
             tab: try body.tab.map(RequestParsing.tab), link: try body.link.map(DeepLink.init(parsing:)))
         let key = request.headers[HTTPFields.idempotencyKey]
-        let result = try await sessions.apply(action, to: sessionID, expectVersion: body.expectVersion, idempotencyKey: key, actor: .client)
+        let result = try await sessions.apply(action, to: sessionID, expectVersion: body.expectVersion, idempotencyKey: key, actor: .client, address: address)
         metrics.record(result)
         if let error = result.error {
             return APIResponse.error(error.code, error.message, allowed: error.allowed?.map(\.rawValue))
@@ -107,8 +107,8 @@ extension PhotosAPI {
     }
 
     /// `POST /v1/auth/sign-in`.
-    func signIn(username: String, password: String) async throws -> Response {
-        let (user, issued) = try await auth.signIn(username: username, password: password, actor: .client)
+    func signIn(username: String, password: String, address: String) async throws -> Response {
+        let (user, issued) = try await auth.signIn(username: username, password: password, address: address, actor: .client)
         return try APIResponse.json(SignInResponse(token: issued.token, expiresAt: issued.expiresAt, user: SessionUser(id: user.id, username: user.username)))
     }
 }

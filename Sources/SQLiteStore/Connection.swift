@@ -75,7 +75,13 @@ public final class Connection {
         case .readWrite: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         case .readOnly: SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX
         }
-        let code = sqlite3_open_v2(path, &handle, flags | SQLITE_OPEN_EXRESCODE, options.vfs)
+        // A WAL database in a directory this process cannot write, with no -shm or -wal beside it:
+        // SQLite could not create the -shm it reads through and would refuse even to read. Such
+        // a file can only be read, and nothing uncommitted waits in a WAL: it is opened
+        // immutable (read straight from the file; every write fails with SQLITE_READONLY).
+        let immutable = Self.isReadOnlySnapshot(path)
+        let target = immutable ? Self.immutableURI(path) : path
+        let code = sqlite3_open_v2(target, &handle, flags | SQLITE_OPEN_EXRESCODE | (immutable ? SQLITE_OPEN_URI : 0), options.vfs)
         guard code == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             if let handle { sqlite3_close_v2(handle) }
@@ -88,7 +94,12 @@ public final class Connection {
             // Reading the schema here turns "file is not a database" into an error at open time.
             try execute("PRAGMA foreign_keys = ON")
             if mode == .readWrite {
-                try execute("PRAGMA journal_mode = WAL")
+                // Asked only when not WAL already: on a read-only file (with read-only -wal and
+                // -shm) even setting the mode it has fails, and such a database must still be
+                // readable (its writes then fail with SQLITE_READONLY).
+                if try query("PRAGMA journal_mode").first?.string(0).lowercased() != "wal" {
+                    try execute("PRAGMA journal_mode = WAL")
+                }
                 try execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
             }
             _ = try query("SELECT count(*) FROM sqlite_schema")
@@ -100,6 +111,31 @@ public final class Connection {
 
     deinit {
         close()
+    }
+
+    /// True for an existing database file in a directory this process may not write, that no
+    /// connection has open and no `-wal` file holds changes for (see `init`).
+    static func isReadOnlySnapshot(_ path: String) -> Bool {
+        guard path != ":memory:", FileManager.default.fileExists(atPath: path) else { return false }
+        let directory = (path as NSString).deletingLastPathComponent
+        guard access(directory.isEmpty ? "." : directory, W_OK) != 0 else { return false }
+        // No -shm: no other connection has the database open (every WAL connection maps it).
+        return !FileManager.default.fileExists(atPath: path + "-shm")
+            && ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int ?? 0) == 0
+    }
+
+    /// `path` as a URI that opens it immutable (`%`, `?` and `#` escaped, as URIs need).
+    static func immutableURI(_ path: String) -> String {
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        return "file:\(escaped)?immutable=1"
     }
 
     /// Finalizes every cached statement and closes the handle. Safe to call twice.

@@ -28,12 +28,14 @@ public struct PhotosServices: Sendable {
         self.database = database
         auth = AuthService(
             database: database, bcryptCost: configuration.bcryptCost, tokenLifetimeSeconds: configuration.tokenLifetimeSeconds,
-            signInMaxAttempts: configuration.signInMaxAttempts, signInWindowSeconds: configuration.signInWindowSeconds, now: now)
+            signInMaxAttempts: configuration.signInMaxAttempts, signInWindowSeconds: configuration.signInWindowSeconds,
+            signInMaxAttemptsPerAddress: configuration.signInMaxAttemptsPerAddress,
+            signInMaxAttemptsPerUsername: configuration.signInMaxAttemptsPerUsername, now: now)
         catalog = CatalogService(database: database)
         purchases = PurchaseService(database: database, now: now)
         idempotency = IdempotencyStore(secretPath: configuration.resolvedSecretKeyPath, retentionSeconds: configuration.idempotencyRetentionSeconds)
         sessions = SessionCoordinator(database: database, auth: auth, idempotency: idempotency)
-        audit = AuditService(database: database, signingKeyPath: configuration.auditSigningKeyPath, now: now)
+        audit = AuditService(database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath, now: now)
     }
 
     /// Deletes the idempotency answers past their retention; returns how many.

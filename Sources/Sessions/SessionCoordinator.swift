@@ -101,12 +101,14 @@ public struct SessionCoordinator: Sendable {
 
     // MARK: Actions
 
-    /// Applies one client action. Throws for what changes nothing (`bad_request`, `not_found`,
-    /// `version_conflict`); returns a result with `error` set for refusals that are recorded
-    /// (`action_not_available`, `invalid_credentials`, `too_many_attempts`).
+    /// Applies one client action from a client at `address` (what the sign-in limits count).
+    /// Throws for what changes nothing (`bad_request`, `not_found`, `version_conflict`, and
+    /// `too_many_attempts` past the first refusal of a sign-in limit's window); returns a result
+    /// with `error` set for refusals that are recorded (`action_not_available`,
+    /// `invalid_credentials`, the first `too_many_attempts` of a window).
     public func apply(
         _ action: ClientAction, to sessionID: String, expectVersion: Int? = nil,
-        idempotencyKey: String? = nil, actor: AuditActor = .client
+        idempotencyKey: String? = nil, actor: AuditActor = .client, address: String = AuthService.localAddress
     ) async throws -> ActionResult {
         if let idempotencyKey {
             guard (1...200).contains(idempotencyKey.utf8.count) else {
@@ -136,7 +138,7 @@ public struct SessionCoordinator: Sendable {
         // move under them (SQLite's one writer; PostgreSQL's row lock).
         var optimistic = true
         for _ in 0..<Self.rounds {
-            if checkNow, request.credentials == nil { request.credentials = await checkCredentials(action) }
+            if checkNow, request.credentials == nil { request.credentials = try await checkCredentials(action, address: address) }
             let prepared = request
             do {
                 if optimistic { return try await applyOptimistically(prepared) }
@@ -195,14 +197,18 @@ public struct SessionCoordinator: Sendable {
     }
 
     /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
-    private func checkCredentials(_ action: ClientAction) async -> CredentialCheck {
+    /// Throws the limits' `too_many_attempts` when the refusal is only counted (not the first
+    /// of its window): the session is then left as it was, with no audit row.
+    private func checkCredentials(_ action: ClientAction, address: String) async throws -> CredentialCheck {
         let username = action.username ?? ""
-        do {
-            return .valid(try await auth.authenticate(username: username, password: action.password ?? ""))
-        } catch let error as PhotosError where error.code == .tooManyAttempts {
-            return .limited(error, existingUser: await auth.existingUsername(username))
-        } catch {
+        switch try await auth.check(username: username, password: action.password ?? "", address: address) {
+        case .valid(let user):
+            return .valid(user)
+        case .invalid:
             return .invalid(existingUser: await auth.existingUsername(username))
+        case .limited(let error, let audit):
+            guard let audit else { throw error }
+            return .limited(error, existingUser: await auth.existingUsername(username), limit: audit)
         }
     }
 

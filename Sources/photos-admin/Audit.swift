@@ -132,8 +132,9 @@ extension PhotosAdmin.Audit {
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
-            let configuration = try await global.configuration()
-            print(try AuditSigningKey.loadOrCreate(path: configuration.auditSigningKeyPath).publicKeyHex)
+            // Through the database: a new key is not made for a database whose checkpoints another signed.
+            let key = try await global.withServices { context in try await context.services.audit.checkedSigningKey() }
+            print(key.publicKeyHex)
         }
     }
 }

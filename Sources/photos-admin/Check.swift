@@ -12,7 +12,7 @@ extension PhotosAdmin {
 
         func run() async throws {
             let configuration = try await global.configuration()
-            let key = try AuditService.trustedKey(explicit: publicKey, signingKeyPath: configuration.auditSigningKeyPath)
+            let key = try AuditService.trustedKey(explicit: publicKey, signingKeyPath: configuration.resolvedAuditSigningKeyPath)
             let report = try await DatabaseMaintenance.check(configuration, publicKey: key, logger: GlobalOptions.logger)
             if report.integrity.isEmpty {
                 print("integrity: not checked here (PostgreSQL: use the server's tools, e.g. amcheck)")

@@ -1,6 +1,7 @@
 import PostgresStore
 import ArgumentParser
 import Foundation
+import PhotosCore
 import SQLiteStore
 
 /// `photos-admin`: the operator's command-line tool.
@@ -68,8 +69,17 @@ extension PhotosAdmin {
             // It says what was under way (connecting to the URL, without its password) and why.
             return error.isStorageFailure ? "\(error); nothing of this command was committed" : "\(error)"
         }
-        if let error = error as? any DatabaseFailure, error.isStorageFailure {
-            return "storage failure: \(error.failureSummary) (\(error.failureCode)); nothing of this command was committed"
+        if let error = error as? any DatabaseFailure {
+            if error.isStorageFailure {
+                return "storage failure: \(error.failureSummary) (\(error.failureCode)); nothing of this command was committed"
+            }
+            // The database's reason, never its statement (SQL is of no use to an operator).
+            return "the database refused the command: \(error.failureSummary) (\(error.failureCode)); nothing of this command was committed"
+        }
+        let bridged = error as NSError
+        if bridged.domain == NSCocoaErrorDomain || bridged.domain == NSPOSIXErrorDomain {
+            let path = (bridged.userInfo[NSFilePathErrorKey] as? String) ?? (bridged.userInfo[NSURLErrorKey] as? URL)?.path
+            return [path, FileErrors.reason(error)].compactMap { $0 }.joined(separator: ": ")
         }
         return message(for: error)
     }

@@ -24,7 +24,11 @@ extension SessionDriver {
     }
 }
 
-extension SessionCoordinator: SessionDriver {}
+extension SessionCoordinator: SessionDriver {
+    func apply(_ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?, actor: AuditActor) async throws -> ActionResult {
+        try await apply(action, to: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey, actor: actor, address: "local")
+    }
+}
 
 /// The navigation core alone, over a world kept in memory: photos, users with their passwords,
 /// purchases, tokens, and every session's state and audit rows. It reads the facts the core asks

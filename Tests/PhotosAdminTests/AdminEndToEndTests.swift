@@ -78,7 +78,8 @@ struct AdminEndToEndTests {
         let publicKey = key.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(publicKey.count == 64)
         var info = stat()
-        #expect(stat(directory.file("data/audit-signing.key"), &info) == 0 && info.st_mode & 0o777 == 0o600)
+        // Beside the database (a relative audit.signingKeyPath is the database directory's).
+        #expect(stat(directory.file("audit-signing.key"), &info) == 0 && info.st_mode & 0o777 == 0o600)
         let written = try AdminProcess.admin(["audit", "checkpoint", "--export", "cp1.json"] + db, in: directory.path)
         #expect(written.status == 0, "\(written.output)")
         #expect(written.stdout.hasPrefix("checkpoint 1: 1 trail changed"))
@@ -86,15 +87,80 @@ struct AdminEndToEndTests {
         #expect(verified.status == 0, "\(verified.output)")
         #expect(verified.stdout.contains("1 checkpoints verified"))
         // Without the private key on this host: the public key alone verifies.
-        try FileManager.default.moveItem(atPath: directory.file("data/audit-signing.key"), toPath: directory.file("elsewhere.key"))
+        try FileManager.default.moveItem(atPath: directory.file("audit-signing.key"), toPath: directory.file("elsewhere.key"))
         #expect(try AdminProcess.admin(["audit", "verify", "--public-key", publicKey] + db, in: directory.path).status == 0)
         expectOneLineError(try AdminProcess.admin(["audit", "verify"] + db, in: directory.path), contains: "no trusted public key")
-        let otherKey = try AdminProcess.admin(["audit", "key"] + db, in: directory.path, environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": "other.key"])
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // No new key is made for a database whose checkpoints another key signed …
+        expectOneLineError(
+            try AdminProcess.admin(["audit", "key"] + db, in: directory.path, environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": "other.key"]),
+            contains: "public key \(publicKey)")
+        #expect(!FileManager.default.fileExists(atPath: directory.file("other.key")))
+        // … a database without checkpoints gets one.
+        let (otherDirectory, otherDB) = try freshDatabase()
+        defer { otherDirectory.remove() }
+        let otherKey = try AdminProcess.admin(["audit", "key"] + otherDB, in: otherDirectory.path).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(otherKey.count == 64 && otherKey != publicKey)
         expectOneLineError(try AdminProcess.admin(["audit", "verify", "--public-key", otherKey] + db, in: directory.path), contains: "checkpoint 1")
         expectOneLineError(try AdminProcess.admin(["audit", "verify", "--public-key", "nothex"] + db, in: directory.path), contains: "not an Ed25519 public key")
         expectOneLineError(try AdminProcess.admin(["audit", "verify", "--public-key", publicKey, "--against", "missing.json"] + db, in: directory.path), contains: "no such file")
         expectOneLineError(try AdminProcess.admin(["audit", "checkpoint", "--export", "cp1.json"] + db, in: directory.path), contains: "already exists")
+    }
+
+    @Test("Foundation's errors and SQL text never reach the operator: a config file that cannot be read or parsed, a write the database refuses")
+    func errorsInOurWords() throws {
+        let (directory, db) = try freshDatabase()
+        defer { directory.remove() }
+        try "{bad".write(toFile: directory.file("bad.json"), atomically: true, encoding: .utf8)
+        let badJSON = try AdminProcess.admin(["photos", "list", "--config", "bad.json"] + db, in: directory.path)
+        expectOneLineError(badJSON, contains: "config file bad.json is not valid JSON (around character 1)")
+        try FileManager.default.createDirectory(atPath: directory.file("config.json"), withIntermediateDirectories: false)
+        expectOneLineError(try AdminProcess.admin(["photos", "list", "--config", "config.json"] + db, in: directory.path), contains: "config file config.json cannot be read")
+        try "[1]".write(toFile: directory.file("array.json"), atomically: true, encoding: .utf8)
+        expectOneLineError(try AdminProcess.admin(["photos", "list", "--config", "array.json"] + db, in: directory.path), contains: "not a JSON object of settings")
+        for leak in ["NSCocoaErrorDomain", "Code=", "Error Domain"] { #expect(!badJSON.output.contains(leak), "\(badJSON.output)") }
+    }
+
+    @Test("a read-only database lists, and a write to it fails in one line of our words with nothing changed")
+    func readOnlyDatabase() throws {
+        let (directory, db) = try freshDatabase()
+        defer { directory.remove() }
+        #expect(try AdminProcess.admin(["photos", "add", "--title", "A", "--price", "1.00"] + db, in: directory.path).status == 0)
+        // root writes any file: as root, the commands run as `nobody`, from a copy of the binary
+        // it may execute, on files it owns but may not write.
+        let asRoot = getuid() == 0
+        var admin = BuiltProducts.binDirectory + "/photos-admin"
+        if asRoot {
+            admin = directory.file("photos-admin")
+            try FileManager.default.copyItem(atPath: BuiltProducts.binDirectory + "/photos-admin", toPath: admin)
+            let nobody = try #require(getpwnam("nobody")).pointee
+            chown(directory.path, nobody.pw_uid, nobody.pw_gid)
+            chmod(directory.path, 0o755)
+            for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) { chown(directory.file(name), nobody.pw_uid, nobody.pw_gid) }
+        }
+        // A read-only file in a read-only directory (a backup's, a read-only mount): SQLite
+        // cannot make the -shm file a WAL database is read through.
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path) where name.hasPrefix("photos.db") {
+            chmod(directory.file(name), 0o444)
+        }
+        chmod(directory.path, 0o555)
+        defer { chmod(directory.path, 0o755) }
+        let before = try Data(contentsOf: URL(fileURLWithPath: db[1]))
+        func run(_ arguments: [String]) throws -> ProcessResult {
+            asRoot ? try runProcess("/usr/sbin/runuser", ["-u", "nobody", "--", admin] + arguments, in: directory.path)
+                : try runProcess(admin, arguments, in: directory.path)
+        }
+        for _ in 0..<2 {
+            let listed = try run(["photos", "list"] + db)
+            #expect(listed.status == 0, "\(listed.output)")
+            #expect(listed.stdout.contains("A"))
+        }
+        #expect(try run(["users", "list"] + db).status == 0)
+        #expect(try run(["audit"] + db).status == 0)
+        let added = try run(["photos", "add", "--title", "B", "--price", "1.00"] + db)
+        expectOneLineError(added, contains: "attempt to write a readonly database")
+        #expect(added.stderr.contains("nothing of this command was committed"), "\(added.stderr)")
+        for leak in ["(in:", "INSERT ", "SQLite error 8:"] { #expect(!added.stderr.contains(leak), "\(added.stderr)") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db[1])) == before)
     }
 
     @Test("bad input: one clear line on stderr, non-zero exit, nothing written")

@@ -313,4 +313,43 @@ struct ConnectionHandlingTests {
         #expect(status == 0)
         #expect(listed.components(separatedBy: "\"id\"").count - 1 == 4, "\(listed.prefix(500))")
     }
+
+    @Test("sign-in limits count per client address and per (username, address), from the socket's source address; a hammered limit writes one audit row")
+    func signInLimitsPerAddress() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try migrateDefaultDatabase(in: directory.path)
+        let (added, output) = try runTool(
+            Daemon.binDirectory + "/photos-admin", ["users", "add", "alice", "--password-stdin", "--db", "data/photos.db"],
+            stdin: "correct horse", in: directory.path)
+        #expect(added == 0, "\(output)")
+        let daemon = try Daemon([], in: directory.path, environment: [
+            "PHOTOSD_AUTH_SIGN_IN_MAX_ATTEMPTS": "3", "PHOTOSD_AUTH_SIGN_IN_MAX_ATTEMPTS_PER_ADDRESS": "6", "PHOTOSD_AUTH_BCRYPT_COST": "4",
+        ])
+        defer { _ = daemon.stop() }
+        func signIn(_ username: String, _ password: String, from address: String) throws -> String {
+            let body = #"{"username": "\#(username)", "password": "\#(password)"}"#
+            let answer = try RawSocket(port: daemon.port, from: address).exchange(
+                "POST /v1/auth/sign-in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            return String(answer.prefix(12).suffix(3))
+        }
+        // Three wrong passwords for ALICE from .2: that pair is limited; alice is not (usernames
+        // are case-sensitive), and neither is ALICE from another address.
+        for _ in 0..<3 { #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.2") == "401") }
+        #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.2") == "429")
+        #expect(try signIn("alice", "correct horse", from: "127.0.0.2") == "200")
+        #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.3") == "401")
+        // Fresh usernames from .2: three more reach bcrypt (six per address), then 429 for any name.
+        var fresh: [String] = []
+        for n in 0..<8 { fresh.append(try signIn("nobody\(n)", "whatever12", from: "127.0.0.2")) }
+        #expect(fresh == ["401", "401", "401", "429", "429", "429", "429", "429"], "\(fresh)")
+        #expect(try signIn("alice", "correct horse", from: "127.0.0.2") == "429")
+        #expect(try signIn("alice", "correct horse", from: "127.0.0.3") == "200")
+        _ = daemon.stop()
+        // 14 refused requests from .2, by two limits: two audit rows, not fourteen.
+        let (status, audit) = try runTool(
+            Daemon.binDirectory + "/photos-admin", ["audit", "--session", "api", "--format", "json", "--db", "data/photos.db"], in: directory.path)
+        #expect(status == 0, "\(audit)")
+        #expect(audit.components(separatedBy: "tooManyAttempts").count - 1 == 2, "\(audit.suffix(2_000))")
+    }
 }

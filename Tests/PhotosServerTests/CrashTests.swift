@@ -239,7 +239,11 @@ struct CrashTests {
         #expect(checkpoints >= 1, "no checkpoint was written during the run")
         #expect(verifyOutput.contains("\(checkpoints) checkpoints verified"), "\(verifyOutput)")
         if backupChecked {
-            let (checkStatus, checkOutput) = try runTool(admin, ["check", "--db", "backup.db"], in: directory.path)
+            // The backup is beside, not in, data/: its key is named (a relative path would be
+            // the backup's directory's).
+            let (checkStatus, checkOutput) = try runTool(
+                admin, ["check", "--db", "backup.db"], in: directory.path,
+                environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": directory.file("data/audit-signing.key")])
             #expect(checkStatus == 0, "\(checkOutput)")
             let (listStatus, _) = try runTool(admin, ["sessions", "list", "--db", "backup.db"], in: directory.path)
             #expect(listStatus == 0)

@@ -58,8 +58,9 @@ public enum CredentialCheck: Sendable, Equatable {
     /// It did not; `existingUser` is the submitted username when a user has it (nil for an
     /// unknown name, which is never recorded: it may be a password typed into the wrong field).
     case invalid(existingUser: String?)
-    /// The sign-in limits refused to check it (`too_many_attempts`).
-    case limited(PhotosError, existingUser: String?)
+    /// The sign-in limits refused to check it (`too_many_attempts`); `limit` is what the
+    /// limits say of it in the audit row (which limit, how many refusals went unrecorded).
+    case limited(PhotosError, existingUser: String?, limit: JSONObject)
 }
 
 /// What a decision asks the world to do, besides saving the session and its audit rows. The

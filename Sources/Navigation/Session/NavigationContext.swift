@@ -142,12 +142,14 @@ final class NavigationContext {
     func signInFailed() {
         var limit: PhotosError?
         var knownUser: String?
+        var limitDetail: JSONObject = [:]
         switch credentialCheck {
-        case .limited(let error, let existing)?: (limit, knownUser) = (error, existing)
+        case .limited(let error, let existing, let detail)?: (limit, knownUser, limitDetail) = (error, existing, detail)
         case .invalid(let existing)?: knownUser = existing
         case .valid, nil: break
         }
-        record(.authSignInFailed, coordinator: nil, detail: Credentials.refusedSignInDetail(knownUsername: knownUser, reason: limit == nil ? nil : "tooManyAttempts"))
+        record(.authSignInFailed, coordinator: nil, detail: Credentials.refusedSignInDetail(
+            knownUsername: knownUser, reason: limit == nil ? nil : "tooManyAttempts", limit: limitDetail))
         outcome = .signInFailed
         reportedError = limit ?? .invalidCredentials
     }

@@ -88,7 +88,7 @@ struct AuditVerifier {
                 throw fail("hash does not match its contents (the checkpoint was altered)")
             }
             guard let publicKey else {
-                throw fail("there is no trusted public key to check its signature: give --public-key (photos-admin audit key prints it), or keep the signing key at audit.signingKeyPath")
+                throw fail("there is no trusted public key to check its signature: give --public-key (photos-admin audit key prints it), or keep the signing key at audit.signingKeyPath (a relative path is the database directory's)")
             }
             guard publicKey.isValidSignature(checkpoint.signature, for: statement) else {
                 throw fail("its signature does not verify with public key \(publicKey.hex.prefix(16))… (signed by another key, or altered)")

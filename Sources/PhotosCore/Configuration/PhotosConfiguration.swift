@@ -45,14 +45,22 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// audit signing key): a retried request's fingerprint and the checkpoints' signatures
     /// depend on them.
     public var secretKeyPath = ""
-    /// The Ed25519 key that signs audit checkpoints (created 0600 on first use).
-    public var auditSigningKeyPath = "data/audit-signing.key"
+    /// The Ed25519 key that signs audit checkpoints (created 0600 on first use). A relative
+    /// path is resolved against the SQLite database's directory (see
+    /// `resolvedAuditSigningKeyPath`), so the default is `audit-signing.key` beside the database.
+    public var auditSigningKeyPath = "audit-signing.key"
     /// How often `photosd` writes an audit checkpoint when anything changed.
     public var auditCheckpointIntervalSeconds = 10
     /// How long the answer to an `Idempotency-Key` is kept for retries.
     public var idempotencyRetentionSeconds = 86_400
-    /// Failed sign-ins allowed per username within the window.
+    /// Failed sign-ins allowed per (username, client address) within the window.
     public var signInMaxAttempts = 5
+    /// Failed sign-ins allowed per client address within the window, all usernames (bounds the
+    /// bcrypt work one address can cause); 0: no limit.
+    public var signInMaxAttemptsPerAddress = 20
+    /// Failed sign-ins allowed per username within the window, from all addresses but those
+    /// where the user signed in successfully in the last 30 days; 0: no limit.
+    public var signInMaxAttemptsPerUsername = 50
     /// The window for failed sign-ins.
     public var signInWindowSeconds = 300
     /// swift-log level: trace, debug, info, notice, warning, error, critical.
@@ -69,9 +77,24 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// PostgreSQL database, which has no directory).
     public var resolvedSecretKeyPath: String {
         guard secretKeyPath.isEmpty else { return secretKeyPath }
-        if databasePath.hasPrefix("postgres://") || databasePath.hasPrefix("postgresql://") { return "data/photosd-secret.key" }
+        if databaseIsURL { return "data/photosd-secret.key" }
         let directory = (databasePath as NSString).deletingLastPathComponent
         return directory.isEmpty ? "photosd-secret.key" : directory + "/photosd-secret.key"
+    }
+
+    /// True when `databasePath` is a PostgreSQL URL rather than a SQLite file.
+    var databaseIsURL: Bool { databasePath.hasPrefix("postgres://") || databasePath.hasPrefix("postgresql://") }
+
+    /// `auditSigningKeyPath` as a file to open: an absolute path as it is; a relative one against
+    /// the SQLite database's directory, so that photosd and photos-admin started from any
+    /// working directory find the key that signed the database's checkpoints. A PostgreSQL
+    /// database has no directory: there a relative path is taken under `data/` in the working
+    /// directory, beside the default server secret (deployments give an absolute path; a missing
+    /// or other key is refused while checkpoints exist, see `AuditService.checkedSigningKey`).
+    public var resolvedAuditSigningKeyPath: String {
+        if auditSigningKeyPath.hasPrefix("/") { return auditSigningKeyPath }
+        let directory = databaseIsURL ? "data" : (databasePath as NSString).deletingLastPathComponent
+        return directory.isEmpty ? auditSigningKeyPath : directory + "/" + auditSigningKeyPath
     }
 
     /// The keys, as written in the JSON file (dotted paths) and their defaults.
@@ -96,6 +119,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "auth.secretKeyPath": .init(.string(defaults.secretKeyPath), isSecret: false),
             "auth.signInMaxAttempts": .init(.int(defaults.signInMaxAttempts), isSecret: false),
             "auth.signInWindowSeconds": .init(.int(defaults.signInWindowSeconds), isSecret: false),
+            "auth.signInMaxAttemptsPerAddress": .init(.int(defaults.signInMaxAttemptsPerAddress), isSecret: false),
+            "auth.signInMaxAttemptsPerUsername": .init(.int(defaults.signInMaxAttemptsPerUsername), isSecret: false),
             "idempotency.retentionSeconds": .init(.int(defaults.idempotencyRetentionSeconds), isSecret: false),
             "audit.signingKeyPath": .init(.string(defaults.auditSigningKeyPath), isSecret: false),
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
@@ -128,10 +153,23 @@ public struct PhotosConfiguration: Sendable, Equatable {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw PhotosError.badRequest("config file \(path) does not exist")
             }
+            // Read and parsed here first, so that a failure is told in our words (the provider's
+            // errors carry Foundation's: "NSCocoaErrorDomain Code=3840 …").
+            let contents: Data
+            do {
+                contents = try Data(contentsOf: URL(fileURLWithPath: path))
+            } catch {
+                throw PhotosError.badRequest("config file \(path) cannot be read: \(FileErrors.reason(error))")
+            }
+            do {
+                _ = try JSONSerialization.jsonObject(with: contents)
+            } catch {
+                throw PhotosError.badRequest("config file \(path) is not valid JSON\(FileErrors.jsonPosition(error).map { " (\($0))" } ?? "")")
+            }
             do {
                 providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
             } catch {
-                throw PhotosError.badRequest("config file \(path) is not valid JSON: \(error)")
+                throw PhotosError.badRequest("config file \(path) is not a JSON object of settings")
             }
         }
         providers.append(InMemoryProvider(values: defaultValues))
@@ -184,6 +222,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
         auditCheckpointIntervalSeconds = try int("audit.checkpointIntervalSeconds", 1...86_400)
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
         signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
+        signInMaxAttemptsPerAddress = try int("auth.signInMaxAttemptsPerAddress", 0...1_000_000)
+        signInMaxAttemptsPerUsername = try int("auth.signInMaxAttemptsPerUsername", 0...1_000_000)
         sessionsPerMinutePerAddress = try int("limits.sessionsPerMinutePerAddress", 0...1_000_000)
         logLevel = try string("log.level")
         let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]

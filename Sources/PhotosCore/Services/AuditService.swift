@@ -18,16 +18,35 @@ public struct AuditService: Sendable {
         self.now = now
     }
 
-    /// The signing key, created (0600) on first use.
-    public func signingKey() throws -> AuditSigningKey {
-        try AuditSigningKey.loadOrCreate(path: signingKeyPath)
+    /// The signing key, created (0600) on first use — but only for a database whose checkpoints
+    /// it signed, or that has none yet. A new key for a database with checkpoints would sign the
+    /// next one with a key verify does not trust, and verify would report tampering that never
+    /// happened: that is refused, naming the key the checkpoints need. So is a key file that
+    /// holds another key than the one the newest checkpoint was signed with.
+    public func checkedSigningKey() async throws -> AuditSigningKey {
+        let newest = try await database.read { connection in
+            try connection.queryOne("SELECT number, public_key FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
+                .map { (number: $0.int64(0), publicKey: $0.string(1)) }
+        }
+        if let newest, !FileManager.default.fileExists(atPath: signingKeyPath) {
+            throw PhotosError.badRequest(
+                "the audit signing key \(signingKeyPath) does not exist, and this database's checkpoints (newest: \(newest.number)) are signed by the key "
+                + "with public key \(newest.publicKey); set audit.signingKeyPath to that key's file (a relative path is resolved against the database's directory) rather than starting a new key")
+        }
+        let key = try AuditSigningKey.loadOrCreate(path: signingKeyPath)
+        if let newest, newest.publicKey != key.publicKeyHex {
+            throw PhotosError.badRequest(
+                "the audit signing key \(signingKeyPath) (public key \(key.publicKeyHex)) did not sign this database's checkpoints (newest: \(newest.number), "
+                + "public key \(newest.publicKey)); set audit.signingKeyPath to that key's file")
+        }
+        return key
     }
 
     /// Writes a checkpoint of the trails that changed since the last one (always one with
     /// `always`, even if nothing changed); nil when there was nothing to write.
     @discardableResult
     public func checkpoint(always: Bool = false) async throws -> AuditCheckpoint? {
-        let key = try signingKey()
+        let key = try await checkedSigningKey()
         await oneAtATime.acquire()
         do {
             let written = try await checkpoint(signedWith: key, always: always)

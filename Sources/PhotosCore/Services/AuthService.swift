@@ -14,18 +14,22 @@ public struct AuthService: Sendable {
     let bcryptCost: Int
     let tokenLifetime: TimeInterval
     let offload: Offload
-    /// Failed password checks per username (`auth.signInMaxAttempts` in `auth.signInWindowSeconds`).
+    /// The sign-in limits, counted in memory (SQLite: one process serves the file).
     let limiter: SignInLimiter
     /// The limits counted in the database, for stores several instances share (nil on SQLite).
     let sharedLimiter: SharedSignInLimiter?
+    /// Which limit refusals get an audit row (one per limit and key per window).
+    let refusals: SignInRefusalTally
     /// The one clock for token issue, expiry and revocation, the sign-in limits, and the times
     /// the session coordinator stamps on its steps. Tests move it by hand.
     public let now: @Sendable () -> Date
 
-    /// Creates the service.
+    /// Creates the service. `signInMaxAttempts` is the per (username, address) limit; see
+    /// `SignInLimits` for the others.
     public init(
         database: any DatabaseStore, bcryptCost: Int = 12, tokenLifetimeSeconds: Int = 86_400,
         signInMaxAttempts: Int = 5, signInWindowSeconds: Int = 300,
+        signInMaxAttemptsPerAddress: Int = 20, signInMaxAttemptsPerUsername: Int = 50,
         offload: Offload = Offload(), now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.database = database
@@ -33,9 +37,12 @@ public struct AuthService: Sendable {
         self.tokenLifetime = TimeInterval(tokenLifetimeSeconds)
         self.offload = offload
         self.now = now
-        self.limiter = SignInLimiter(maxAttempts: signInMaxAttempts, windowSeconds: signInWindowSeconds, now: now)
-        self.sharedLimiter = database.dialect == .sqlite ? nil
-            : SharedSignInLimiter(database: database, maxAttempts: signInMaxAttempts, windowSeconds: signInWindowSeconds, now: now)
+        let limits = SignInLimits(
+            perUsernameAndAddress: signInMaxAttempts, perAddress: signInMaxAttemptsPerAddress,
+            perUsername: signInMaxAttemptsPerUsername, windowSeconds: signInWindowSeconds)
+        self.limiter = SignInLimiter(limits: limits, now: now)
+        self.sharedLimiter = database.dialect == .sqlite ? nil : SharedSignInLimiter(database: database, limits: limits, now: now)
+        self.refusals = SignInRefusalTally(windowSeconds: signInWindowSeconds, now: now)
     }
 
     /// The clock's time as stored (ISO-8601 UTC with milliseconds).
@@ -91,47 +98,72 @@ public struct AuthService: Sendable {
             .map { User(id: $0.int64(0), username: $0.string(1), createdAt: $0.string(2)) }
     }
 
+    /// The address a sign-in is counted under when it does not come over the network (tests,
+    /// the CLI).
+    public static let localAddress = "local"
+
+    /// What a sign-in attempt came to.
+    public enum SignInCheck: Sendable {
+        /// The password matched.
+        case valid(User)
+        /// It did not (or no user has the name).
+        case invalid
+        /// The sign-in limits refused to check it. `audit` is what the refusal's audit row adds
+        /// (which limit; refusals unrecorded before it), or nil when this refusal is only
+        /// counted: one row per limit and key in each window.
+        case limited(PhotosError, audit: JSONObject?)
+    }
+
+    /// Checks a password from a client at `address`, under the sign-in limits (bcrypt runs only
+    /// when no limit refuses). Throws `bad_request` for a password no user can have, and storage
+    /// errors.
+    public func check(username: String, password: String, address: String) async throws -> SignInCheck {
+        try Self.validateForSignIn(password: password)
+        do {
+            if let sharedLimiter {
+                let place = try await sharedLimiter.begin(username: username, address: address)
+                var outcome = SignInLimiter.Outcome.abandoned
+                do {
+                    let user = try await checkPassword(username: username, password: password)
+                    outcome = user == nil ? .failed : .succeeded
+                    await sharedLimiter.finish(place, username: username, address: address, outcome)
+                    return user.map(SignInCheck.valid) ?? .invalid
+                } catch {
+                    await sharedLimiter.finish(place, username: username, address: address, outcome)
+                    throw error
+                }
+            }
+            let attempt = try limiter.begin(username: username, address: address)
+            var outcome = SignInLimiter.Outcome.abandoned
+            defer { limiter.finish(attempt, outcome) }
+            let user = try await checkPassword(username: username, password: password)
+            outcome = user == nil ? .failed : .succeeded
+            return user.map(SignInCheck.valid) ?? .invalid
+        } catch let refused as SignInRefused {
+            return .limited(refused.error, audit: refusals.note(refused, username: username, address: address))
+        }
+    }
+
     /// Checks a password. Throws `invalid_credentials` for an unknown user or a wrong password,
     /// alike and in about the same time, and `too_many_attempts` (without checking) past the
     /// sign-in limits.
-    public func authenticate(username: String, password: String) async throws -> User {
-        try Self.validateForSignIn(password: password)
-        if let sharedLimiter {
-            let place = try await sharedLimiter.begin(username)
-            var outcome = SignInLimiter.Outcome.abandoned
-            do {
-                let user = try await checkPassword(username: username, password: password)
-                outcome = .succeeded
-                await sharedLimiter.finish(place, username: username, outcome)
-                return user
-            } catch {
-                if let error = error as? PhotosError, error.code == .invalidCredentials { outcome = .failed }
-                await sharedLimiter.finish(place, username: username, outcome)
-                throw error
-            }
-        }
-        let attempt = try limiter.begin(username)
-        var outcome = SignInLimiter.Outcome.abandoned
-        defer { limiter.finish(attempt, outcome) }
-        do {
-            let user = try await checkPassword(username: username, password: password)
-            outcome = .succeeded
-            return user
-        } catch let error as PhotosError where error.code == .invalidCredentials {
-            outcome = .failed
-            throw error
+    public func authenticate(username: String, password: String, address: String = localAddress) async throws -> User {
+        switch try await check(username: username, password: password, address: address) {
+        case .valid(let user): return user
+        case .invalid: throw PhotosError.invalidCredentials
+        case .limited(let error, _): throw error
         }
     }
 
     /// bcrypt against the user's hash, or against a decoy for an unknown user (same time).
-    private func checkPassword(username: String, password: String) async throws -> User {
+    private func checkPassword(username: String, password: String) async throws -> User? {
         let found = try await database.read { connection -> (user: User, hash: String)? in
             guard let row = try connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
             return (User(id: row.int64(0), username: row.string(1), createdAt: row.string(2)), row.string(3))
         }
         let cost = bcryptCost
         let matches = await offload.run { Bcrypt.verify(password, hash: found?.hash ?? DecoyHash.hash(cost: cost)) }
-        guard let user = found?.user, matches else { throw PhotosError.invalidCredentials }
+        guard let user = found?.user, matches else { return nil }
         return user
     }
 
@@ -172,17 +204,22 @@ public struct AuthService: Sendable {
         return (grant.id, IssuedToken(token: grant.token, expiresAt: grant.expiresAt))
     }
 
-    /// Signs in outside any client session (token API): checks the password, issues a token,
-    /// and audits `auth.signIn`, or `auth.signInFailed` (with reason `tooManyAttempts` when the
-    /// limits refused the attempt).
-    public func signIn(username: String, password: String, actor: AuditActor) async throws -> (User, IssuedToken) {
+    /// Signs in outside any client session (token API) from a client at `address`: checks the
+    /// password, issues a token, and audits `auth.signIn`, or `auth.signInFailed` (with reason
+    /// `tooManyAttempts` when the limits refused the attempt: one row per limit and key in each
+    /// window).
+    public func signIn(username: String, password: String, address: String = localAddress, actor: AuditActor) async throws -> (User, IssuedToken) {
         let user: User
-        do {
-            user = try await authenticate(username: username, password: password)
-        } catch let error as PhotosError where error.code == .invalidCredentials || error.code == .tooManyAttempts {
-            try await auditRefusedSignIn(
-                knownUsername: await existingUsername(username), sessionID: actor.outOfSessionID, actor: actor,
-                reason: error.code == .tooManyAttempts ? "tooManyAttempts" : nil)
+        switch try await check(username: username, password: password, address: address) {
+        case .valid(let valid):
+            user = valid
+        case .invalid:
+            try await auditRefusedSignIn(knownUsername: await existingUsername(username), sessionID: actor.outOfSessionID, actor: actor, limit: nil)
+            throw PhotosError.invalidCredentials
+        case .limited(let error, let audit):
+            if let audit {
+                try await auditRefusedSignIn(knownUsername: await existingUsername(username), sessionID: actor.outOfSessionID, actor: actor, limit: audit)
+            }
             throw error
         }
         return try await issueToken(for: user, actor: actor)
@@ -206,19 +243,16 @@ public struct AuthService: Sendable {
         return (user, issued)
     }
 
-    /// Records an `auth.signInFailed` step in `sessionID`'s trail (`api` or `operator`), e.g.
-    /// an attempt refused by the sign-in limits (`reason: "tooManyAttempts"`).
-    func auditRefusedSignIn(knownUsername: String?, sessionID: String, actor: AuditActor, reason: String?) async throws {
-        let entry = AuditEntry(actor: actor, step: .authSignInFailed, detail: Self.refusedSignInDetail(knownUsername: knownUsername, reason: reason))
+    /// Records an `auth.signInFailed` step in `sessionID`'s trail (`api` or `operator`); with
+    /// `limit`, an attempt refused by the sign-in limits (`reason: "tooManyAttempts"`).
+    func auditRefusedSignIn(knownUsername: String?, sessionID: String, actor: AuditActor, limit: JSONObject?) async throws {
+        let entry = AuditEntry(
+            actor: actor, step: .authSignInFailed,
+            detail: Credentials.refusedSignInDetail(knownUsername: knownUsername, reason: limit == nil ? nil : "tooManyAttempts", limit: limit ?? [:]))
         let at = timestamp()
         _ = try await database.write { connection in
             try AuditLog.append([entry], to: sessionID, at: at, on: connection)
         }
-    }
-
-    /// The detail of an `auth.signInFailed` step: see `Credentials.refusedSignInDetail`.
-    public static func refusedSignInDetail(knownUsername: String?, reason: String?) -> JSONObject {
-        Credentials.refusedSignInDetail(knownUsername: knownUsername, reason: reason)
     }
 
     /// `username` if a user has exactly that name, else nil (also when the lookup fails: this only

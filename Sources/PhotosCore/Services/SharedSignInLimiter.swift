@@ -2,63 +2,96 @@ import Foundation
 import PhotosModel
 import SQLiteStore
 
-/// The sign-in limit kept in the database (`sign_in_attempts`), so that several `photosd`
-/// instances on one PostgreSQL database count one username's failures together: at most
-/// `maxAttempts` failed sign-ins per username in the window, wherever they were tried.
+/// The sign-in limits (`SignInLimits`) kept in the database (`sign_in_attempts`,
+/// `sign_in_trusted_addresses`), so that several `photosd` instances on one PostgreSQL database
+/// count failures together: per (username, address), per address and per username, wherever
+/// they were tried.
 ///
 /// Like `SignInLimiter`, an attempt takes its place before bcrypt runs (a `checking` row) and
 /// then becomes a failure or goes away, so concurrent attempts on all instances cannot all pass
-/// the count. The count-then-insert runs under a transaction-scoped advisory lock per username.
-/// A `checking` row older than `staleCheckSeconds` is from an instance that stopped mid-check
-/// and no longer counts.
+/// the count. The count-then-insert runs under two transaction-scoped advisory locks, the
+/// address's and then the username's (always in that order, so two attempts cannot wait on each
+/// other). A `checking` row older than `staleCheckSeconds` is from an instance that stopped
+/// mid-check and no longer counts.
 final class SharedSignInLimiter: Sendable {
     let database: any DatabaseStore
-    let maxAttempts: Int
-    let window: TimeInterval
+    let limits: SignInLimits
     let now: @Sendable () -> Date
     let staleCheckSeconds: TimeInterval = 60
 
-    init(database: any DatabaseStore, maxAttempts: Int, windowSeconds: Int, now: @escaping @Sendable () -> Date) {
+    init(database: any DatabaseStore, limits: SignInLimits, now: @escaping @Sendable () -> Date) {
         self.database = database
-        self.maxAttempts = maxAttempts
-        self.window = TimeInterval(windowSeconds)
+        self.limits = limits
         self.now = now
     }
 
-    /// Takes a place for one password check of `username` (returns its row id), or throws
-    /// `too_many_attempts` when recent failures and checks in flight already reach the limit.
-    func begin(_ username: String) async throws -> Int64 {
-        let key = SignInLimiter.key(username)
+    /// Takes a place for one password check of `username` from `address` (returns its row id),
+    /// or throws `SignInRefused` when recent failures and checks in flight reach a limit.
+    func begin(username: String, address: String) async throws -> Int64 {
+        let user = SignInLimits.usernameKey(username)
+        let place = SignInLimits.addressKey(address)
         let at = now()
-        let (maxAttempts, window, stale) = (self.maxAttempts, self.window, staleCheckSeconds)
+        let limits = self.limits
+        let window = TimeInterval(limits.windowSeconds)
+        let cutoff = ISO8601Timestamp.string(from: at.addingTimeInterval(-window))
+        let staleBefore = ISO8601Timestamp.string(from: at.addingTimeInterval(-staleCheckSeconds))
+        let trustedSince = ISO8601Timestamp.string(from: at.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds)))
         return try await database.write { connection in
             if connection.dialect == .postgres {
-                try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('sign-in ' || ?, 0))", key)
+                try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('sign-in address ' || ?, 0))", place)
+                try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('sign-in username ' || ?, 0))", user)
             }
             try connection.execute(
-                "DELETE FROM sign_in_attempts WHERE username_key = ? AND ((state = 'failed' AND at <= ?) OR (state = 'checking' AND at <= ?))",
-                key, ISO8601Timestamp.string(from: at.addingTimeInterval(-window)), ISO8601Timestamp.string(from: at.addingTimeInterval(-stale)))
-            let counted = try connection.query("SELECT state, at FROM sign_in_attempts WHERE username_key = ? ORDER BY at", key)
-            if counted.count >= maxAttempts {
-                let oldestFailure = counted.first { $0.string(0) == "failed" }.flatMap { ISO8601Timestamp.date(from: $0.string(1)) }
-                let wait = oldestFailure.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
-                throw PhotosError(.tooManyAttempts, "too many failed sign-ins for this username; try again in \(max(wait, 1)) s", retryAfter: max(wait, 1))
+                """
+                DELETE FROM sign_in_attempts WHERE (username_key = ? OR address = ?)
+                AND ((state = 'failed' AND at <= ?) OR (state = 'checking' AND at <= ?))
+                """,
+                user, place, cutoff, staleBefore)
+            let trusted = try connection.queryOne(
+                "SELECT 1 FROM sign_in_trusted_addresses WHERE username_key = ? AND address = ? AND at > ?", user, place, trustedSince) != nil
+            // What counts, per limit: the failures and checks in flight, and the oldest failure
+            // (when it leaves the window, a place frees).
+            let counted = try connection.query(
+                "SELECT username_key, address, state, at FROM sign_in_attempts WHERE username_key = ? OR address = ? ORDER BY at", user, place)
+            let checks: [(SignInLimit, Int, (Row) -> Bool)] = [
+                (.usernameAndAddress, limits.perUsernameAndAddress, { $0.string(0) == user && $0.string(1) == place }),
+                (.address, limits.perAddress, { $0.string(1) == place }),
+                (.username, trusted ? 0 : limits.perUsername, { $0.string(0) == user }),
+            ]
+            for (which, limit, applies) in checks where limit > 0 {
+                let rows = counted.filter(applies)
+                if rows.count >= limit {
+                    let oldestFailure = rows.first { $0.string(2) == "failed" }.flatMap { ISO8601Timestamp.date(from: $0.string(3)) }
+                    let wait = oldestFailure.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
+                    throw SignInRefused(limit: which, error: which.error(retryAfter: wait))
+                }
             }
             return try connection.queryOne(
-                "INSERT INTO sign_in_attempts (username_key, state, at) VALUES (?, 'checking', ?) RETURNING id",
-                key, ISO8601Timestamp.string(from: at))?.int64(0) ?? 0
+                "INSERT INTO sign_in_attempts (username_key, address, state, at) VALUES (?, ?, 'checking', ?) RETURNING id",
+                user, place, ISO8601Timestamp.string(from: at))?.int64(0) ?? 0
         }
     }
 
-    /// Ends an attempt: a failure is counted; a success forgets the username's failures. A
-    /// storage failure here loses at most this attempt's mark (its place expires by itself).
-    func finish(_ id: Int64, username: String, _ outcome: SignInLimiter.Outcome) async {
-        let key = SignInLimiter.key(username)
-        let at = ISO8601Timestamp.string(from: now())
+    /// Ends an attempt: a failure is counted; a success forgets this username's failures from
+    /// this address and trusts the address for the username. A storage failure here loses at
+    /// most this attempt's mark (its place expires by itself).
+    func finish(_ id: Int64, username: String, address: String, _ outcome: SignInLimiter.Outcome) async {
+        let user = SignInLimits.usernameKey(username)
+        let place = SignInLimits.addressKey(address)
+        let now = self.now()
+        let at = ISO8601Timestamp.string(from: now)
+        let expired = ISO8601Timestamp.string(from: now.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds)))
         _ = try? await database.write { connection in
             switch outcome {
             case .succeeded:
-                try connection.execute("DELETE FROM sign_in_attempts WHERE id = ? OR (username_key = ? AND state = 'failed')", id, key)
+                try connection.execute(
+                    "DELETE FROM sign_in_attempts WHERE id = ? OR (username_key = ? AND address = ? AND state = 'failed')", id, user, place)
+                try connection.execute(
+                    """
+                    INSERT INTO sign_in_trusted_addresses (username_key, address, at) VALUES (?, ?, ?)
+                    ON CONFLICT (username_key, address) DO UPDATE SET at = excluded.at
+                    """, user, place, at)
+                try connection.execute("DELETE FROM sign_in_trusted_addresses WHERE username_key = ? AND at <= ?", user, expired)
             case .abandoned:
                 try connection.execute("DELETE FROM sign_in_attempts WHERE id = ?", id)
             case .failed:

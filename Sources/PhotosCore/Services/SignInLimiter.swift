@@ -2,97 +2,125 @@ import Foundation
 import PhotosModel
 import Synchronization
 
-/// Limits password checks per username: at most `maxAttempts` failed sign-ins in a sliding
-/// window. Past the limit, attempts are refused with `429 too_many_attempts` — before bcrypt
-/// runs — until the oldest failure leaves the window.
+/// The sign-in limits (`SignInLimits`) counted in memory: failed sign-ins in a sliding window
+/// per (username, address), per address and per username. Past a limit, attempts are refused
+/// with `429 too_many_attempts` — before bcrypt runs — until the oldest failure leaves the window.
 ///
 /// An attempt takes its place under the lock *before* the password is checked (`begin`) and
 /// gives it back or turns it into a failure after (`finish`), so concurrent attempts cannot all
 /// pass the check and then all be counted: of 50 simultaneous wrong passwords, exactly
-/// `maxAttempts` reach bcrypt.
+/// `perUsernameAndAddress` reach bcrypt.
 ///
-/// In memory, per process: a restart forgets the counts (documented in the README). This is the
-/// SQLite store's limiter (one process serves the file); on PostgreSQL, where several instances
-/// serve one database, `SharedSignInLimiter` keeps the counts in the database instead.
+/// Per process: a restart forgets the counts (documented in the README). This is the SQLite
+/// store's limiter (one process serves the file); on PostgreSQL, where several instances serve
+/// one database, `SharedSignInLimiter` keeps the same counts in the database instead.
 public final class SignInLimiter: Sendable {
-    private let maxAttempts: Int
-    private let window: TimeInterval
+    private let limits: SignInLimits
     private let now: @Sendable () -> Date
     private let state = Mutex(State())
-    /// Bound on remembered usernames, so a flood of made-up names cannot grow memory forever.
+    /// Bound on remembered keys, so a flood of made-up names cannot grow memory forever.
     private let maxTracked = 100_000
 
+    /// What a failure is counted against.
+    fileprivate enum Key: Hashable {
+        case pair(username: String, address: String)
+        case address(String)
+        case username(String)
+    }
+
     private struct State {
-        var failures: [String: [Date]] = [:]
-        var inFlight: [String: Int] = [:]
+        var failures: [Key: [Date]] = [:]
+        var inFlight: [Key: Int] = [:]
+        /// (username, address) pairs that signed in successfully, and when.
+        var trusted: [Key: Date] = [:]
     }
 
     /// One attempt that holds a place until `finish`.
     public struct Attempt: Sendable {
-        fileprivate let key: String
+        fileprivate let keys: [Key]
+        fileprivate let pair: Key
     }
 
     /// How an attempt ended.
     public enum Outcome: Sendable {
-        /// The password matched: the username's failures are forgotten.
+        /// The password matched: this username's failures from this address are forgotten, and
+        /// the address is trusted for the username.
         case succeeded
-        /// It did not: one failure is counted.
+        /// It did not: one failure is counted against each limit.
         case failed
         /// The check did not happen (a storage error): nothing is counted.
         case abandoned
     }
 
-    /// Allows `maxAttempts` failures per username in `windowSeconds`, as of the clock `now`.
-    public init(maxAttempts: Int, windowSeconds: Int, now: @escaping @Sendable () -> Date = Date.init) {
-        self.maxAttempts = maxAttempts
-        self.window = TimeInterval(windowSeconds)
+    /// Counts by `limits`, as of the clock `now`.
+    public init(limits: SignInLimits, now: @escaping @Sendable () -> Date = Date.init) {
+        self.limits = limits
         self.now = now
     }
 
-    /// The username as limits count it: lower-cased, at most 128 characters.
-    static func key(_ username: String) -> String { String(username.lowercased().prefix(128)) }
-
-    /// Takes a place for one password check of `username`, or throws `too_many_attempts` when
-    /// recent failures and checks in flight already reach the limit.
-    public func begin(_ username: String) throws -> Attempt {
-        let key = Self.key(username)
+    /// Takes a place for one password check of `username` from `address`, or throws
+    /// `SignInRefused` when recent failures and checks in flight already reach a limit.
+    public func begin(username: String, address: String) throws(SignInRefused) -> Attempt {
+        let pair = Key.pair(username: SignInLimits.usernameKey(username), address: SignInLimits.addressKey(address))
+        let byAddress = Key.address(SignInLimits.addressKey(address))
+        let byUsername = Key.username(SignInLimits.usernameKey(username))
         let at = now()
+        let window = TimeInterval(limits.windowSeconds)
         let cutoff = at.addingTimeInterval(-window)
-        return try state.withLock { state in
-            let recent = (state.failures[key] ?? []).filter { $0 > cutoff }
-            state.failures[key] = recent.isEmpty ? nil : recent
-            let inFlight = state.inFlight[key] ?? 0
-            if recent.count + inFlight >= maxAttempts {
-                let wait = recent.first.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
-                throw PhotosError(.tooManyAttempts, "too many failed sign-ins for this username; try again in \(max(wait, 1)) s", retryAfter: max(wait, 1))
+        let trustedSince = at.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds))
+        return try state.withLock { (state) throws(SignInRefused) -> Attempt in
+            let trusted = state.trusted[pair].map { $0 > trustedSince } ?? false
+            let checks: [(Key, Int, SignInLimit)] = [
+                (pair, limits.perUsernameAndAddress, .usernameAndAddress),
+                (byAddress, limits.perAddress, .address),
+                (byUsername, trusted ? 0 : limits.perUsername, .username),
+            ]
+            for (key, limit, which) in checks where limit > 0 {
+                let recent = (state.failures[key] ?? []).filter { $0 > cutoff }
+                state.failures[key] = recent.isEmpty ? nil : recent
+                if recent.count + (state.inFlight[key] ?? 0) >= limit {
+                    let wait = recent.first.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
+                    throw SignInRefused(limit: which, error: which.error(retryAfter: wait))
+                }
             }
-            state.inFlight[key] = inFlight + 1
-            return Attempt(key: key)
+            let keys = [pair, byAddress, byUsername]
+            for key in keys { state.inFlight[key, default: 0] += 1 }
+            return Attempt(keys: keys, pair: pair)
         }
     }
 
-    /// Ends an attempt: a failure is counted; a success forgets the username's failures.
+    /// Ends an attempt: a failure is counted against each limit; a success forgets the pair's
+    /// failures (not the address's or the username's: those may be someone else's) and trusts
+    /// the address for the username.
     public func finish(_ attempt: Attempt, _ outcome: Outcome) {
         let at = now()
-        let cutoff = at.addingTimeInterval(-window)
+        let cutoff = at.addingTimeInterval(-TimeInterval(limits.windowSeconds))
         state.withLock { state in
-            let inFlight = (state.inFlight[attempt.key] ?? 1) - 1
-            state.inFlight[attempt.key] = inFlight > 0 ? inFlight : nil
+            for key in attempt.keys {
+                let inFlight = (state.inFlight[key] ?? 1) - 1
+                state.inFlight[key] = inFlight > 0 ? inFlight : nil
+            }
             switch outcome {
             case .succeeded:
-                state.failures[attempt.key] = nil
-                return
+                state.failures[attempt.pair] = nil
+                if state.trusted.count >= maxTracked {
+                    let since = at.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds))
+                    state.trusted = state.trusted.filter { $0.value > since }
+                    if state.trusted.count >= maxTracked { state.trusted.removeAll() }
+                }
+                state.trusted[attempt.pair] = at
             case .abandoned:
                 return
             case .failed:
-                break
+                if state.failures.count >= maxTracked {
+                    state.failures = state.failures.filter { $0.value.contains { $0 > cutoff } }
+                    if state.failures.count >= maxTracked { state.failures.removeAll() }
+                }
+                for key in attempt.keys {
+                    state.failures[key, default: []].removeAll { $0 <= cutoff }
+                    state.failures[key, default: []].append(at)
+                }
             }
-            if state.failures.count >= maxTracked {
-                state.failures = state.failures.filter { $0.value.contains { $0 > cutoff } }
-                if state.failures.count >= maxTracked { state.failures.removeAll() }
-            }
-            state.failures[attempt.key, default: []].removeAll { $0 <= cutoff }
-            state.failures[attempt.key, default: []].append(at)
         }
     }
 }

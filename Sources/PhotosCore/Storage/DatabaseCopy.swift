@@ -62,6 +62,7 @@ public enum DatabaseCopy {
         Table(name: "funnel_marks", key: ["day", "stage", "session_id"], identity: false),
         Table(name: "funnel_marks_progress", key: [], identity: false),
         Table(name: "sign_in_attempts", key: ["id"], identity: true),
+        Table(name: "sign_in_trusted_addresses", key: ["username_key", "address"], identity: false),
     ]
 
     /// The bookkeeping table each database keeps for itself.
@@ -79,7 +80,7 @@ public enum DatabaseCopy {
         if try sameDatabase(configuration.databasePath, target) {
             throw PhotosError.badRequest("the source and the target are the same database; copy needs an empty second one")
         }
-        let trustedKey = try AuditService.trustedKey(explicit: nil, signingKeyPath: configuration.auditSigningKeyPath)
+        let trustedKey = try AuditService.trustedKey(explicit: nil, signingKeyPath: configuration.resolvedAuditSigningKeyPath)
         let createdFile = !PostgresLocation.isURL(target) && !FileManager.default.fileExists(atPath: target)
         let source = try await PhotosDatabase.open(configuration, readerCount: 1, migrate: false, logger: logger)
         do {

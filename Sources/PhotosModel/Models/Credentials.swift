@@ -40,8 +40,10 @@ public enum Credentials {
     /// The detail of an `auth.signInFailed` step: `attemptedUsername` when the name is an existing
     /// user's (`knownUsername`), else only `"unknownUser": true`. The text typed as a username is
     /// never recorded when no user has it: it may be a password typed into the wrong field.
-    public static func refusedSignInDetail(knownUsername: String?, reason: String?) -> JSONObject {
-        var detail: JSONObject = [:]
+    /// `limit` adds what the sign-in limits say of a refusal (which limit; how many went
+    /// unrecorded before it).
+    public static func refusedSignInDetail(knownUsername: String?, reason: String?, limit: JSONObject = [:]) -> JSONObject {
+        var detail = limit
         if let knownUsername { detail["attemptedUsername"] = .string(knownUsername) } else { detail["unknownUser"] = true }
         if let reason { detail["reason"] = .string(reason) }
         return detail
