@@ -35,4 +35,13 @@ public protocol DatabaseFailure: Error {
     var failureSummary: String { get }
     /// The store's code for it (e.g. "SQLite error 13", "SQLSTATE 53100").
     var failureCode: String { get }
+    /// True when a statement refused on purpose because a fact it was written for no longer
+    /// holds (PostgreSQL: `photosd_stale_facts`, SQLSTATE PD001): nothing of it was kept, and
+    /// the caller decides again.
+    var isStaleFactsRefusal: Bool { get }
+}
+
+extension DatabaseFailure {
+    /// No store refuses so by default.
+    public var isStaleFactsRefusal: Bool { false }
 }

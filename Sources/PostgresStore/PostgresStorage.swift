@@ -22,7 +22,7 @@ public final class PostgresStorage: DatabaseStore {
     /// The connection pool; it runs from `open` until `close`.
     public let client: PostgresClient
     private let threads: NIOThreadPool
-    private let logger: Logger
+    let logger: Logger
     private let running: PoolRunTask
     private let closed = Atomic<Bool>(false)
 
@@ -69,6 +69,9 @@ public final class PostgresStorage: DatabaseStore {
         threads = NIOThreadPool(numberOfThreads: threadCount)
         threads.start()
     }
+
+    /// True once `close` began.
+    var isClosed: Bool { closed.load(ordering: .relaxed) }
 
     /// PostgreSQL's dialect.
     public var dialect: SQLDialect { .postgres }

@@ -42,6 +42,9 @@ extension PostgresStoreError: DatabaseFailure {
     /// SQLSTATE 23505.
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
+    /// SQLSTATE PD001, raised by `photosd_stale_facts` (migration 0008).
+    public var isStaleFactsRefusal: Bool { sqlState == "PD001" }
+
     /// No answer from the server, a lost connection (class 08), a serialization failure or
     /// deadlock (class 40), resources exhausted — a full disk is 53100 — (class 53), or the
     /// server shutting down (57P01–57P03).

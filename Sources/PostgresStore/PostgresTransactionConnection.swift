@@ -61,6 +61,16 @@ final class PostgresTransactionConnection: DatabaseConnection {
 
     /// Sends one statement and waits for all of its rows.
     func run(_ sql: String, _ arguments: [any DatabaseBindable]) throws -> PostgresQueryResult {
+        let query = PostgresQuery(unsafeSQL: PostgresPlaceholders.rewrite(sql), binds: Self.bindings(arguments))
+        do {
+            return try connection.query(query, logger: logger).wait()
+        } catch {
+            throw PostgresStoreError(describing: error, doing: "running \(Self.excerpt(sql))")
+        }
+    }
+
+    /// Values as PostgreSQL receives them: integers as `int8`, reals as `float8`, text, bytes.
+    static func bindings(_ arguments: [any DatabaseBindable]) -> PostgresBindings {
         var binds = PostgresBindings(capacity: arguments.count)
         for argument in arguments {
             switch argument.databaseValue {
@@ -71,12 +81,7 @@ final class PostgresTransactionConnection: DatabaseConnection {
             case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
             }
         }
-        let query = PostgresQuery(unsafeSQL: PostgresPlaceholders.rewrite(sql), binds: binds)
-        do {
-            return try connection.query(query, logger: logger).wait()
-        } catch {
-            throw PostgresStoreError(describing: error, doing: "running \(Self.excerpt(sql))")
-        }
+        return binds
     }
 
     /// The statement as an error names it: its first line, shortened (never the values).

@@ -41,15 +41,31 @@ public struct IdempotencyStore: Sendable {
     /// The answer stored for `key` on `sessionID`, if it is younger than the retention period.
     /// Throws `conflict` when the key was used for a different request.
     func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) throws -> ActionResult? {
-        let secret = try secretSource.secret()
         guard let row = try connection.queryOne(
             "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?",
-            sessionID, storedKey(key, sessionID, secret), ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
+            sessionID, try storedKey(key, sessionID: sessionID), cutoff(now: now))
         else { return nil }
-        guard row.string(0) == secret.mac("idempotent request", sessionID, key, fingerprint) else {
+        return try answer(requestHash: row.string(0), response: row.string(1), key: key, sessionID: sessionID, fingerprint: fingerprint)
+    }
+
+    /// The oldest `created_at` still answered at `now`.
+    func cutoff(now: Date) -> String {
+        ISO8601Timestamp.string(from: now.addingTimeInterval(-retention))
+    }
+
+    /// `key` as the table stores it (an HMAC under the server secret).
+    func storedKey(_ key: String, sessionID: String) throws -> String {
+        storedKey(key, sessionID, try secretSource.secret())
+    }
+
+    /// The first answer, from its stored row. Throws `conflict` when the key was used for a
+    /// different request, or the answer cannot be unsealed any more.
+    func answer(requestHash: String, response: String, key: String, sessionID: String, fingerprint: String) throws -> ActionResult {
+        let secret = try secretSource.secret()
+        guard requestHash == secret.mac("idempotent request", sessionID, key, fingerprint) else {
             throw PhotosError(.conflict, "this Idempotency-Key was used for a different request")
         }
-        let stored = try JSONDecoder().decode(StoredResult.self, from: Data(row.string(1).utf8))
+        let stored = try JSONDecoder().decode(StoredResult.self, from: Data(response.utf8))
         var result = stored.result
         if let sealed = stored.sealedToken {
             do {
@@ -62,22 +78,41 @@ public struct IdempotencyStore: Sendable {
         return result
     }
 
-    /// Stores `result` as the answer for `key` (replacing an expired answer not yet pruned).
-    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) throws {
+    /// An answer as the table stores it.
+    struct StoredAnswer: Sendable {
+        let key: String
+        let requestHash: String
+        let response: String
+        let createdAt: String
+    }
+
+    /// `result` as the answer to `key`, ready to store (its token sealed).
+    func storedAnswer(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date) throws -> StoredAnswer {
         let secret = try secretSource.secret()
         var stored = StoredResult(result: result, sealedToken: nil)
         if let token = result.token {
             stored.result.token = nil
             stored.sealedToken = try AES.GCM.seal(Data(token.utf8), using: sealingKey(key, sessionID, secret)).combined?.base64EncodedString()
         }
+        return StoredAnswer(
+            key: storedKey(key, sessionID, secret), requestHash: secret.mac("idempotent request", sessionID, key, fingerprint),
+            response: String(decoding: try JSONEncoder().encode(stored), as: UTF8.self), createdAt: ISO8601Timestamp.string(from: now))
+    }
+
+    /// Stores `result` as the answer for `key` (replacing an expired answer not yet pruned).
+    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) throws {
+        try save(try storedAnswer(result, key: key, sessionID: sessionID, fingerprint: fingerprint, now: now), sessionID: sessionID, on: connection)
+    }
+
+    /// Stores an answer made ready by `storedAnswer`.
+    func save(_ answer: StoredAnswer, sessionID: String, on connection: any DatabaseConnection) throws {
         try connection.execute(
             """
             INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (session_id, key) DO UPDATE SET
                 request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
             """,
-            sessionID, storedKey(key, sessionID, secret), secret.mac("idempotent request", sessionID, key, fingerprint),
-            String(decoding: try JSONEncoder().encode(stored), as: UTF8.self), ISO8601Timestamp.string(from: now))
+            sessionID, answer.key, answer.requestHash, answer.response, answer.createdAt)
     }
 
     /// Deletes the answers older than the retention period; returns how many.

@@ -114,7 +114,10 @@ public struct SessionCoordinator: Sendable {
             guard (1...200).contains(idempotencyKey.utf8.count) else {
                 throw PhotosError.badRequest("Idempotency-Key must be 1 to 200 bytes")
             }
-            // A retry is answered before anything else: no password check, no sign-in limit.
+        }
+        if let idempotencyKey, action.name == .submit {
+            // A retried sign-in is answered before anything else: no password check, no sign-in
+            // limit. (Every other retry is answered by the action's own read.)
             let now = auth.now()
             if let earlier = try await database.read({ connection in
                 try idempotency.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: action.fingerprint, now: now, on: connection)
@@ -159,6 +162,7 @@ public struct SessionCoordinator: Sendable {
     /// and trail seq read, the audit rows, the effects, the idempotency answer. Throws
     /// `SessionMoved` or `StaleFacts` when what was read no longer holds (nothing written).
     private func applyOptimistically(_ request: ActionApplication) async throws -> ActionResult {
+        if let store = database as? any SingleStatementStore { return try await applyInTwoStatements(request, on: store) }
         let (auth, cache, idempotency) = (self.auth, self.cache, self.idempotency)
         let fingerprint = request.action.fingerprint
         let now = auth.now()
@@ -191,6 +195,69 @@ public struct SessionCoordinator: Sendable {
             if let key = request.idempotencyKey {
                 try idempotency.save(decision.result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
             }
+        }
+        if decision.changed { cache.store(request.sessionID, text: prepared.stateText, state: decision.state) }
+        return decision.result
+    }
+
+    /// `applyOptimistically` on a store that runs single statements (PostgreSQL): the read is one
+    /// statement, one round trip (`ActionStatements.Read`), and so is the write
+    /// (`ActionStatements.Write`); no transaction is held open across them, no row locked.
+    /// Throws `SessionMoved` or `StaleFacts` as the transaction's form does.
+    private func applyInTwoStatements(_ request: ActionApplication, on store: any SingleStatementStore) async throws -> ActionResult {
+        let fingerprint = request.action.fingerprint
+        let now = auth.now()
+        var signingIn: User?
+        if case .valid(let user)? = request.credentials { signingIn = user }
+        let storedKey = try request.idempotencyKey.map { try idempotency.storedKey($0, sessionID: request.sessionID) }
+        let rows = try await store.run(ActionStatements.Read.self, arguments: ActionStatements.readArguments(
+            sessionID: request.sessionID, action: request.action, signingIn: signingIn?.id, now: ISO8601Timestamp.string(from: now),
+            idempotencyKey: storedKey, since: idempotency.cutoff(now: now)))
+        guard let snapshot = try ActionStatements.snapshot(rows, sessionID: request.sessionID, cache: cache) else {
+            throw PhotosError.notFound("no session \(request.sessionID.prefix(64))")
+        }
+        if let key = request.idempotencyKey, let stored = snapshot.idempotent {
+            return try idempotency.answer(
+                requestHash: stored.requestHash, response: stored.response, key: key, sessionID: request.sessionID, fingerprint: fingerprint)
+        }
+        let loaded = snapshot.loaded
+        if let expectVersion = request.expectVersion, expectVersion != loaded.version {
+            throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
+        }
+        let needs = SessionMachine.needs(state: loaded.state, action: request.action, signingIn: signingIn?.id)
+        let newToken = needs.mayIssueToken ? auth.newTokenGrant() : nil
+        let stamp = auth.timestamp()
+        let facts: SessionFacts
+        if let covered = snapshot.facts(for: needs, now: stamp, credentials: request.credentials, newToken: newToken) {
+            facts = covered
+        } else {
+            // Something the one statement did not read (a fact added to the core without being
+            // added to the statement): read it the general way. Correct, one round trip more.
+            facts = try await database.read { [auth] connection in
+                try SessionFactsReader.read(needs, now: stamp, credentials: request.credentials, newToken: newToken, auth: auth, on: connection)
+            }
+        }
+        let decision = try SessionMachine.decide(SessionMachine.Input(
+            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
+            action: request.action, actor: request.actor, facts: facts))
+        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
+        let expected = PreparedWrite.Expected(
+            version: loaded.version, trailSeq: loaded.trailSeq, token: loaded.state.tokenId.map { ($0, facts.tokenLive) })
+        let answer = try request.idempotencyKey.map {
+            try idempotency.storedAnswer(decision.result, key: $0, sessionID: request.sessionID, fingerprint: fingerprint, now: now)
+        }
+        if decision.changed || !prepared.chained.isEmpty {
+            do {
+                let written = try await store.run(ActionStatements.Write.self, arguments: ActionStatements.writeArguments(prepared, expected: expected, answer: answer))
+                guard written.first?.int(0) == 1 else { throw SessionMoved() }
+            } catch let error as any DatabaseFailure where error.isStaleFactsRefusal {
+                throw StaleFacts(reason: error.failureSummary)
+            } catch let error as any DatabaseFailure where error.isUniqueViolation {
+                throw StaleFacts(reason: "a token id is taken")
+            }
+        } else if let answer {
+            // Nothing of the session changes: only the answer is kept (a statement of its own).
+            try await database.write { [idempotency] connection in try idempotency.save(answer, sessionID: request.sessionID, on: connection) }
         }
         if decision.changed { cache.store(request.sessionID, text: prepared.stateText, state: decision.state) }
         return decision.result
@@ -338,9 +405,13 @@ public struct SessionCoordinator: Sendable {
         guard let row = try connection.queryOne(sql, sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
-        let text = row.string(1)
+        return try loaded(sessionID, version: row.int(0), text: row.string(1), trailSeq: row.int(2), trailHash: row.string(3), cache: cache)
+    }
+
+    /// A session row read: its state decoded, unless `cache` holds it for this text already.
+    static func loaded(_ sessionID: String, version: Int, text: String, trailSeq: Int, trailHash: String, cache: StateCache?) throws -> LoadedSession {
         func loaded(_ state: SessionState) -> LoadedSession {
-            LoadedSession(version: row.int(0), state: state, trailSeq: row.int(2), trailHash: row.string(3))
+            LoadedSession(version: version, state: state, trailSeq: trailSeq, trailHash: trailHash)
         }
         if let state = cache?.state(sessionID, text: text) { return loaded(state) }
         do {

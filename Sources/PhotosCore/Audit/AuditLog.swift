@@ -28,7 +28,7 @@ public enum AuditLog {
 
     /// The PostgreSQL advisory lock every transaction that appends holds shared, and
     /// `settledNewestID` exclusively ("audit" in ASCII).
-    static let appendLockKey: Int64 = 0x61_75_64_69_74
+    public static let appendLockKey: Int64 = 0x61_75_64_69_74
 
     /// The newest audit row id such that every row with an id up to it is settled: committed,
     /// or never to be. What a checkpoint covers, what `audit --follow` and the funnel marks have

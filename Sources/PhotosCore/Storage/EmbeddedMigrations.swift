@@ -280,6 +280,18 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 8,
+            name: "0008_action_statement_refusal.sql",
+            sql: #"""
+                -- 0008: on PostgreSQL, the function an action's one-statement write calls to keep nothing
+                -- when a fact it relied on went stale. SQLite writes an action in a transaction of several
+                -- statements on its one writer and needs no such function: this migration only keeps the two
+                -- dialects' numbers in step.
+                SELECT 1;
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -531,6 +543,23 @@ extension PhotosMigrations {
                     at           TEXT NOT NULL,     -- ISO-8601 UTC: the last successful sign-in from it
                     PRIMARY KEY (username_key, address)
                 );
+
+                """#
+        ),
+        Migration(
+            version: 8,
+            name: "0008_action_statement_refusal.sql",
+            sql: #"""
+                -- 0008 (PostgreSQL): an action's write is one statement (data-modifying WITH clauses: the
+                -- session row, the audit rows, the purchase, the token, the idempotency answer). When a fact
+                -- the decision relied on no longer holds (the photo was bought meanwhile, the session's token
+                -- was revoked), the statement must keep nothing: it calls this function, whose error aborts
+                -- the whole statement. SQLSTATE PD001 ("photosd: stale facts") tells photosd to decide again.
+                CREATE FUNCTION photosd_stale_facts(reason text) RETURNS integer LANGUAGE plpgsql AS $$
+                BEGIN
+                    RAISE EXCEPTION USING ERRCODE = 'PD001', MESSAGE = reason;
+                END
+                $$;
 
                 """#
         ),

@@ -1,0 +1,23 @@
+/// A statement with a fixed text, known by name: a store that supports it prepares the text once
+/// per connection and afterwards sends only the name and the values.
+public protocol NamedStatement {
+    /// A name unique among the process's statements.
+    static var name: String { get }
+    /// The SQL, with `?` placeholders. Every placeholder carries a cast (`?::bigint`), so that
+    /// the types are fixed when the statement is prepared, whatever values come later.
+    static var sql: String { get }
+}
+
+/// A store that runs one statement by itself, asynchronously, in one round trip to the server:
+/// the statement commits on its own (all of it or nothing), no transaction around it and no
+/// thread waiting for it.
+///
+/// The PostgreSQL store provides it, and the session coordinator uses it to make an action's
+/// read and write one round trip each (data-modifying `WITH` clauses write several tables in
+/// one statement). SQLite's store does not: its writer's group commit already batches writes,
+/// and a statement costs no round trip there.
+public protocol SingleStatementStore: DatabaseStore {
+    /// Runs `Statement` with `arguments` bound and returns its rows. A statement that fails
+    /// changes nothing.
+    func run<Statement: NamedStatement>(_ statement: Statement.Type, arguments: [any DatabaseBindable]) async throws -> [Row]
+}

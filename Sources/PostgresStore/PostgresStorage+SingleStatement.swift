@@ -1,0 +1,37 @@
+import DatabaseAccess
+import PostgresNIO
+
+extension PostgresStorage: SingleStatementStore {
+    /// Runs `Statement` on a pooled connection, asynchronously (no thread waits for it): the
+    /// statement is prepared once per connection under its name (a parse and a describe, the
+    /// first time), and from then on one round trip sends the name and the values and brings
+    /// back the rows. Outside any transaction it commits by itself.
+    public func run<Statement: NamedStatement>(_ statement: Statement.Type, arguments: [any DatabaseBindable]) async throws -> [Row] {
+        guard !isClosed else { throw DatabaseClosedError() }
+        do {
+            var rows: [Row] = []
+            for try await row in try await client.execute(Prepared<Statement>(arguments: arguments), logger: logger) {
+                rows.append(row)
+            }
+            return rows
+        } catch {
+            if isClosed { throw DatabaseClosedError() }
+            throw PostgresStoreError(describing: error, doing: "running \(Statement.name)")
+        }
+    }
+}
+
+/// `Statement` as postgres-nio prepares it: its `?` placeholders numbered, its values bound as
+/// the synchronous connection binds them, its rows read the same way.
+struct Prepared<Statement: NamedStatement>: PostgresPreparedStatement {
+    static var name: String { "photosd_" + Statement.name }
+    static var sql: String { PostgresPlaceholders.rewrite(Statement.sql) }
+
+    let arguments: [any DatabaseBindable]
+
+    init(arguments: [any DatabaseBindable]) { self.arguments = arguments }
+
+    func makeBindings() throws -> PostgresBindings { PostgresTransactionConnection.bindings(arguments) }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { PostgresTransactionConnection.row(row) }
+}

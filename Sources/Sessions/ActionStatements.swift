@@ -1,0 +1,292 @@
+import DatabaseAccess
+import Foundation
+import Navigation
+import PhotosCore
+import PhotosModel
+
+/// An action's read and write as one statement each, for a store that runs single statements
+/// in one round trip (`SingleStatementStore`: PostgreSQL). What SQLite does in a read snapshot
+/// and a write transaction of a few statements (`SessionCoordinator.applyOptimistically`), these
+/// do in one statement each, with the same result:
+///
+/// - `Read`: the session row, and the facts its decision may need — the photos its state and
+///   the action name (every `photoId` in the state's JSON), which of them its user (and a user
+///   signing in) owns, or their whole purchase lists in a tabs session, whether its token is
+///   live — and the answer stored for the request's `Idempotency-Key`. What the read covered is
+///   returned with it, and checked against what the decision really needs
+///   (`SessionMachine.needs`): a need it did not cover is read the usual way.
+/// - `Write`: the session row only if still at the version and trail seq read; the audit rows
+///   (with the append lock held shared first, as every append); the purchase, the token issued
+///   or revoked; the idempotency answer. A purchase that meanwhile exists, or a token no longer
+///   as live as read, calls `photosd_stale_facts` (migration 0008), whose error aborts the whole
+///   statement: nothing is kept, and the action is decided again.
+enum ActionStatements {
+    /// The session and the facts, in one round trip.
+    enum Read: NamedStatement {
+        static let name = "action_read"
+        static let sql = """
+            WITH s AS (
+                SELECT version, state, trail_seq, trail_hash, state::jsonb AS j FROM sessions WHERE id = ?::text
+            ),
+            ids AS (
+                SELECT (v #>> '{}')::bigint AS id FROM s, jsonb_path_query(s.j, 'strict $.**.photoId') AS v WHERE jsonb_typeof(v) = 'number'
+                UNION SELECT value::bigint FROM jsonb_array_elements_text(?::jsonb)
+            ),
+            users AS (
+                SELECT (s.j #>> '{user,id}')::bigint AS id FROM s WHERE jsonb_typeof(s.j #> '{user,id}') = 'number'
+                UNION SELECT value::bigint FROM jsonb_array_elements_text(?::jsonb)
+            ),
+            lists AS (
+                SELECT (?::bigint <> 0) OR coalesce(jsonb_typeof(s.j -> 'tabs') = 'object', false) AS wanted FROM s
+            )
+            SELECT s.version, s.state, s.trail_seq, s.trail_hash,
+                (SELECT coalesce(jsonb_agg(id), '[]') FROM ids)::text,
+                (SELECT coalesce(jsonb_agg(id), '[]') FROM users)::text,
+                (SELECT wanted FROM lists),
+                (SELECT coalesce(jsonb_agg(jsonb_build_array(p.id, p.title, p.url, p.price_cents)), '[]')
+                    FROM photos p WHERE p.id IN (SELECT id FROM ids))::text,
+                (SELECT coalesce(jsonb_agg(jsonb_build_array(b.user_id, p.id, p.title, p.url, p.price_cents) ORDER BY b.user_id, b.id DESC), '[]')
+                    FROM purchases b JOIN photos p ON p.id = b.photo_id
+                    WHERE b.user_id IN (SELECT id FROM users) AND ((SELECT wanted FROM lists) OR b.photo_id IN (SELECT id FROM ids)))::text,
+                (SELECT t.revoked_at IS NULL AND t.expires_at > ?::text FROM tokens t WHERE t.id = (s.j ->> 'tokenId')::bigint),
+                (SELECT jsonb_build_array(k.request_hash, k.response) FROM idempotency_keys k
+                    WHERE k.session_id = ?::text AND k.key = ?::text AND k.created_at > ?::text)::text
+            FROM s
+            """
+    }
+
+    /// The session row, the audit rows, the effects and the idempotency answer, in one round trip.
+    enum Write: NamedStatement {
+        static let name = "action_write"
+        static let sql = """
+            WITH held AS (
+                SELECT pg_advisory_xact_lock_shared(?::bigint)
+            ),
+            session AS (
+                UPDATE sessions SET version = ?::bigint, state = ?::text, user_id = ?::bigint, updated_at = ?::text,
+                    trail_seq = ?::bigint, trail_hash = ?::text
+                WHERE id = ?::text AND version = ?::bigint AND trail_seq = ?::bigint AND EXISTS (SELECT 1 FROM held)
+                RETURNING id
+            ),
+            audit AS (
+                INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash)
+                SELECT e ->> 0, (e ->> 1)::bigint, e ->> 2, e ->> 3, (e ->> 4)::bigint, e ->> 5, e ->> 6, e ->> 7, e ->> 8, e ->> 9, e ->> 10, e ->> 11
+                FROM session, jsonb_array_elements(?::jsonb) WITH ORDINALITY AS r(e, n) ORDER BY n
+                RETURNING 1
+            ),
+            bought AS (
+                INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id)
+                SELECT (e ->> 0)::bigint, (e ->> 1)::bigint, (e ->> 2)::bigint, ?::text, ?::text FROM session, jsonb_array_elements(?::jsonb) AS e
+                ON CONFLICT (user_id, photo_id) DO NOTHING
+                RETURNING 1
+            ),
+            issued AS (
+                INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at)
+                SELECT (e ->> 0)::bigint, e ->> 1, (e ->> 2)::bigint, e ->> 3, e ->> 4 FROM session, jsonb_array_elements(?::jsonb) AS e
+                RETURNING 1
+            ),
+            revoked AS (
+                UPDATE tokens SET revoked_at = ?::text
+                WHERE revoked_at IS NULL AND id IN (SELECT (e #>> '{}')::bigint FROM session, jsonb_array_elements(?::jsonb) AS e)
+                RETURNING 1
+            ),
+            answered AS (
+                INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at)
+                SELECT ?::text, e ->> 0, e ->> 1, e ->> 2, e ->> 3 FROM session, jsonb_array_elements(?::jsonb) AS e
+                ON CONFLICT (session_id, key) DO UPDATE SET
+                    request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
+                RETURNING 1
+            )
+            SELECT CASE
+                WHEN NOT EXISTS (SELECT 1 FROM session) THEN 0
+                WHEN (SELECT count(*) FROM bought) <> ?::bigint THEN photosd_stale_facts('a photo was bought meanwhile')
+                WHEN ?::bigint IS NOT NULL
+                    AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = ?::bigint AND t.revoked_at IS NULL AND t.expires_at > ?::text) <> (?::bigint <> 0)
+                    THEN photosd_stale_facts('the session''s token changed')
+                ELSE 1 + 0 * ((SELECT count(*) FROM audit) + (SELECT count(*) FROM issued) + (SELECT count(*) FROM revoked)
+                    + (SELECT count(*) FROM answered))
+            END
+            """
+    }
+
+    /// The session and facts `Read` found, and what it covered.
+    struct Snapshot {
+        var loaded: SessionCoordinator.LoadedSession
+        var stateText: String
+        var photoIDs: Set<Int64>
+        var userIDs: Set<Int64>
+        var purchaseLists: Bool
+        var photos: [Int64: Photo]
+        /// Per user: their purchases among the photos read (or all, with `purchaseLists`), newest first.
+        var purchases: [Int64: [Photo]]
+        var tokenLive: Bool?
+        /// The stored answer's request hash and response, when the key had one.
+        var idempotent: (requestHash: String, response: String)?
+
+        /// The facts for `needs`, or nil when the read did not cover them.
+        func facts(for needs: SessionFacts.Needs, now: String, credentials: CredentialCheck?, newToken: TokenGrant?) -> SessionFacts? {
+            guard needs.photoIDs.isSubset(of: photoIDs), needs.userIDs.isSubset(of: userIDs), !needs.purchaseLists || purchaseLists,
+                  needs.tokenID == loaded.state.tokenId
+            else { return nil }
+            var facts = SessionFacts(now: now, credentials: credentials, newToken: newToken)
+            facts.photos = photos.filter { needs.photoIDs.contains($0.key) }
+            for userID in needs.userIDs {
+                let bought = purchases[userID] ?? []
+                if needs.purchaseLists {
+                    facts.purchased[userID] = bought
+                    facts.owned[userID] = Set(bought.map(\.id))
+                } else if !needs.photoIDs.isEmpty {
+                    facts.owned[userID] = Set(bought.map(\.id)).intersection(needs.photoIDs)
+                }
+            }
+            if needs.tokenID != nil { facts.tokenLive = tokenLive ?? false }
+            return facts
+        }
+    }
+
+    /// The arguments of `Read` for `action` on `sessionID`.
+    static func readArguments(
+        sessionID: String, action: ClientAction, signingIn: Int64?, now: String, idempotencyKey: String?, since: String
+    ) -> [any DatabaseBindable] {
+        let photoIDs = [action.photoId, action.link?.photoID].compactMap { $0 }
+        return [
+            sessionID, jsonArray(photoIDs), jsonArray([signingIn].compactMap { $0 }), action.link == .purchases, now,
+            sessionID, idempotencyKey, since,
+        ]
+    }
+
+    /// Reads `Read`'s one row (nil: no such session).
+    static func snapshot(_ rows: [Row], sessionID: String, cache: StateCache?) throws -> Snapshot? {
+        guard let row = rows.first else { return nil }
+        let loaded = try SessionCoordinator.loaded(
+            sessionID, version: row.int(0), text: row.string(1), trailSeq: row.int(2), trailHash: row.string(3), cache: cache)
+        func ids(_ text: String) throws -> Set<Int64> { Set(try JSONDecoder().decode([Int64].self, from: Data(text.utf8))) }
+        func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T { try JSONDecoder().decode(type, from: Data(text.utf8)) }
+        var snapshot = Snapshot(
+            loaded: loaded, stateText: row.string(1), photoIDs: try ids(row.string(4)), userIDs: try ids(row.string(5)),
+            purchaseLists: row.int(6) != 0, photos: [:], purchases: [:], tokenLive: row.optionalInt(9).map { $0 != 0 }, idempotent: nil)
+        for photo in try decode([PhotoRow].self, row.string(7)) {
+            snapshot.photos[photo.photo.id] = photo.photo
+        }
+        for purchase in try decode([PurchaseRow].self, row.string(8)) {
+            snapshot.purchases[purchase.userID, default: []].append(purchase.photo)
+        }
+        if let stored = row.optionalString(10) {
+            let pair = try decode([String].self, stored)
+            if pair.count == 2 { snapshot.idempotent = (pair[0], pair[1]) }
+        }
+        return snapshot
+    }
+
+    /// The arguments of `Write` for `prepared`, if the session is still as `expected`.
+    static func writeArguments(
+        _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?
+    ) -> [any DatabaseBindable] {
+        let decision = prepared.decision
+        let at = decision.records.first?.at ?? ""
+        var audit = JSONBuilder(capacity: 512 * max(1, prepared.chained.count))
+        audit.beginArray()
+        for (record, previousHash, hash) in prepared.chained {
+            audit.beginArray()
+            audit.string(record.sessionID)
+            audit.int(record.seq)
+            audit.string(record.at)
+            audit.string(record.actor)
+            if let userID = record.userID { audit.int(userID) } else { audit.null() }
+            optional(record.username, &audit)
+            optional(record.coordinator, &audit)
+            audit.string(record.step)
+            optional(record.screen, &audit)
+            audit.string(record.detail)
+            audit.string(previousHash)
+            audit.string(hash)
+            audit.endArray()
+        }
+        audit.endArray()
+        var purchases = JSONBuilder(), issued = JSONBuilder(), revoked = JSONBuilder()
+        var purchaseCount = 0
+        purchases.beginArray()
+        issued.beginArray()
+        revoked.beginArray()
+        for effect in decision.effects {
+            switch effect {
+            case .purchase(let userID, let photoID, let priceCents):
+                purchaseCount += 1
+                purchases.beginArray()
+                purchases.int(userID)
+                purchases.int(photoID)
+                purchases.int(priceCents)
+                purchases.endArray()
+            case .issueToken(let grant, let userID):
+                issued.beginArray()
+                issued.int(grant.id)
+                issued.string(grant.tokenHash)
+                issued.int(userID)
+                issued.string(grant.issuedAt)
+                issued.string(grant.expiresAt)
+                issued.endArray()
+            case .revokeToken(let id):
+                revoked.int(id)
+            }
+        }
+        purchases.endArray()
+        issued.endArray()
+        revoked.endArray()
+        var answered = JSONBuilder()
+        answered.beginArray()
+        if let answer {
+            answered.beginArray()
+            answered.string(answer.key)
+            answered.string(answer.requestHash)
+            answered.string(answer.response)
+            answered.string(answer.createdAt)
+            answered.endArray()
+        }
+        answered.endArray()
+        let state = decision.state
+        return [
+            AuditLog.appendLockKey,
+            decision.version, prepared.stateText, state.user?.id, at, prepared.trailSeq, prepared.trailHash,
+            prepared.sessionID, expected.version, expected.trailSeq,
+            audit.text,
+            at, prepared.sessionID, purchases.text,
+            issued.text,
+            at, revoked.text,
+            prepared.sessionID, answered.text,
+            purchaseCount,
+            expected.token?.id, expected.token?.id, at, expected.token?.live,
+        ]
+    }
+
+    private static func optional(_ value: String?, _ builder: inout JSONBuilder) {
+        if let value { builder.string(value) } else { builder.null() }
+    }
+
+    private static func jsonArray(_ ids: [Int64]) -> String {
+        "[" + ids.map(String.init).joined(separator: ",") + "]"
+    }
+
+    /// `[id, title, url, price_cents]`.
+    private struct PhotoRow: Decodable {
+        let photo: Photo
+        init(from decoder: any Decoder) throws {
+            var row = try decoder.unkeyedContainer()
+            photo = Photo(
+                id: try row.decode(Int64.self), title: try row.decode(String.self), url: try row.decode(String.self),
+                priceCents: try row.decode(Int.self))
+        }
+    }
+
+    /// `[user_id, id, title, url, price_cents]`.
+    private struct PurchaseRow: Decodable {
+        let userID: Int64
+        let photo: Photo
+        init(from decoder: any Decoder) throws {
+            var row = try decoder.unkeyedContainer()
+            userID = try row.decode(Int64.self)
+            photo = Photo(
+                id: try row.decode(Int64.self), title: try row.decode(String.self), url: try row.decode(String.self),
+                priceCents: try row.decode(Int.self))
+        }
+    }
+}
