@@ -4,7 +4,9 @@ import Logging
 import Navigation
 import PhotosCore
 import PhotosModel
+import PostgresNIO
 import Sessions
+import ServiceLifecycle
 import SQLiteStore
 
 /// Builds the `photosd` application: opens (and migrates) the database, wires the services,
@@ -18,32 +20,41 @@ public func buildApplication(
     configuration: PhotosConfiguration,
     logger: Logger = Logger(label: "photosd")
 ) async throws -> some ApplicationProtocol {
-    let database = try await PhotosDatabase.open(configuration, logger: logger)
+    let opened = try await PhotosDatabase.openForApplication(configuration, logger: logger)
+    let database = opened.database
     let services: PhotosServices
     do {
         services = try PhotosServices(configuration: configuration, database: database)
-        // Read (or create) the secrets now: a bad file stops the start, not a request.
+    } catch {
+        await database.close()
+        throw error
+    }
+    // Before the server listens, once the services run (PostgreSQL's pool among them): the
+    // migrations, the secrets read (or created) — a bad file stops the start, not a request —
+    // and the demo photos.
+    let prepare: @Sendable () async throws -> Void = {
+        try await opened.prepare()
         _ = try await services.audit.checkedSigningKey()
         try services.idempotency.loadSecret()
         if configuration.seedDemoData {
             try await DemoData.seed(services.catalog)
         }
-    } catch {
-        await database.close()
-        throw error
     }
     let api = PhotosAPI(
         services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger),
         sessionsPerAddress: AddressLimiter(limit: configuration.sessionsPerMinutePerAddress, window: .seconds(60)))
     let address = "\(configuration.host):\(configuration.port)"
-    return Application(
+    // PostgreSQL's pool first, so that it stops last: after the server, the final checkpoint
+    // and the store's close.
+    let pool: [any Service] = opened.pool.map { [$0] } ?? []
+    var application = Application(
         router: buildRouter(api),
         server: .http1(configuration: .init(
             additionalChannelHandlers: [RequestGuardHandler(
                 maxBodyBytes: configuration.maxBodyBytes, requestTimeout: .seconds(Int64(configuration.requestTimeoutSeconds)))],
             idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
-        services: [
+        services: pool + [
             DatabaseService(database: database, logger: logger),
             IdempotencyPruning(services: services, logger: logger),
             // Last, so it stops first: its final checkpoint is written before the database closes.
@@ -56,6 +67,8 @@ public func buildApplication(
             ])
         },
         logger: logger.with(metadataKey: "address", value: "\(address)"))
+    application.beforeServerStarts(perform: prepare)
+    return application
 }
 
 /// The router with every route and middleware.

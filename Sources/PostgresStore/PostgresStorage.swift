@@ -23,7 +23,8 @@ public final class PostgresStorage: DatabaseStore {
     public let client: PostgresClient
     private let threads: NIOThreadPool
     let logger: Logger
-    private let running: PoolRunTask
+    /// The pool's task when this store runs it (nil: the application's `ServiceGroup` does).
+    private let running: PoolRunTask?
     private let closed = Atomic<Bool>(false)
 
     /// How photosd uses the server.
@@ -42,8 +43,10 @@ public final class PostgresStorage: DatabaseStore {
     }
 
     /// Connects to `location` (one connection first, alone, so that a server that is down or
-    /// refuses the user is reported at once with its reason) and starts the pool.
-    public static func open(_ location: PostgresLocation, options: Options = .init(), logger: Logger) async throws -> PostgresStorage {
+    /// refuses the user is reported at once with its reason) and starts the pool — or, with
+    /// `runsPool: false`, leaves `client` for the caller to run as a service of its
+    /// `ServiceGroup` (a long-running application: `photosd`), whose shutdown then stops it.
+    public static func open(_ location: PostgresLocation, options: Options = .init(), runsPool: Bool = true, logger: Logger) async throws -> PostgresStorage {
         let parameters = [("synchronous_commit", options.synchronousCommit ? "on" : "off"), ("application_name", "photosd")]
         do {
             var configuration = location.connectionConfiguration
@@ -57,11 +60,11 @@ public final class PostgresStorage: DatabaseStore {
         configuration.options.additionalStartupParameters = parameters
         configuration.options.maximumConnections = max(1, options.maximumConnections)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let running = await PoolRunTask.start(client)
+        let running = runsPool ? await PoolRunTask.start(client) : nil
         return PostgresStorage(location: location, client: client, running: running, threadCount: max(1, options.maximumConnections), logger: logger)
     }
 
-    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask, threadCount: Int, logger: Logger) {
+    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask?, threadCount: Int, logger: Logger) {
         self.location = location
         self.client = client
         self.running = running
@@ -136,6 +139,6 @@ public final class PostgresStorage: DatabaseStore {
     public func close() async {
         guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         try? await threads.shutdownGracefully()
-        await running.stop(logger: logger)
+        await running?.stop(logger: logger)
     }
 }

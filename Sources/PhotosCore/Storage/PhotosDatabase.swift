@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PhotosModel
+import PostgresNIO
 import PostgresStore
 import SQLiteStore
 
@@ -36,11 +37,50 @@ public enum PhotosDatabase {
                 busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS,
                 migrate: migrate, create: create)
         }
-        let location = try PostgresLocation(url: configuration.databasePath)
-        let storage = try await PostgresStorage.open(
-            location,
+        let storage = try await openPostgres(configuration, runsPool: true, logger: logger)
+        do {
+            try await migratePostgres(storage, migrate: migrate, logger: logger)
+        } catch {
+            await storage.close()
+            throw error
+        }
+        return storage
+    }
+
+    /// A database for a long-running application (`photosd`): on SQLite `open(configuration)`;
+    /// on PostgreSQL the store whose pool the application's `ServiceGroup` runs (`pool`, to add
+    /// to its services), not yet migrated: `prepare` migrates it, once the pool runs (before
+    /// the server starts).
+    public struct ForApplication: Sendable {
+        /// The store.
+        public let database: any DatabaseStore
+        /// PostgreSQL's connection pool, a service for the application to run (nil on SQLite).
+        public let pool: PostgresClient?
+        /// Applies pending migrations (PostgreSQL; SQLite's were applied by the open).
+        public let prepare: @Sendable () async throws -> Void
+    }
+
+    /// Opens the database for a long-running application: see `ForApplication`.
+    public static func openForApplication(_ configuration: PhotosConfiguration, logger: Logger) async throws -> ForApplication {
+        guard PostgresLocation.isURL(configuration.databasePath) else {
+            return ForApplication(database: try await open(configuration, logger: logger), pool: nil, prepare: {})
+        }
+        let storage = try await openPostgres(configuration, runsPool: false, logger: logger)
+        return ForApplication(database: storage, pool: storage.client) {
+            try await migratePostgres(storage, migrate: true, logger: logger)
+        }
+    }
+
+    private static func openPostgres(_ configuration: PhotosConfiguration, runsPool: Bool, logger: Logger) async throws -> PostgresStorage {
+        try await PostgresStorage.open(
+            try PostgresLocation(url: configuration.databasePath),
             options: .init(synchronousCommit: configuration.durability == .full, maximumConnections: configuration.maxConnections),
-            logger: logger)
+            runsPool: runsPool, logger: logger)
+    }
+
+    /// Applies the pending migrations (`migrate`), or refuses a database that has some.
+    private static func migratePostgres(_ storage: PostgresStorage, migrate: Bool, logger: Logger) async throws {
+        let location = storage.location
         do {
             let migrator = PostgresMigrator(migrations: PhotosMigrations.postgres)
             if migrate {
@@ -49,11 +89,9 @@ public enum PhotosDatabase {
                 throw PhotosError.badRequest("database \(location) needs migration \(first.name); run `photos-admin migrate`")
             }
         } catch {
-            await storage.close()
             if error is MigrationError || error is PhotosError || error is PostgresStoreError { throw error }
             throw PostgresStoreError(describing: error, doing: "migrating \(location)")
         }
-        return storage
     }
 
     /// Opens the database at `path` (creating it as `create` allows), migrating it when `migrate`
