@@ -32,6 +32,7 @@ public func buildApplication(
     // Before the server listens, once the services run (PostgreSQL's pool among them): the
     // migrations, the secrets read (or created) — a bad file stops the start, not a request —
     // and the demo photos.
+    let ready = ReadyGate()
     let prepare: @Sendable () async throws -> Void = {
         try await opened.prepare()
         _ = try await services.audit.checkedSigningKey()
@@ -39,6 +40,7 @@ public func buildApplication(
         if configuration.seedDemoData {
             try await DemoData.seed(services.catalog)
         }
+        ready.open()
     }
     let api = PhotosAPI(
         services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger),
@@ -56,7 +58,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
         services: pool + [
             DatabaseService(database: database, logger: logger),
-            IdempotencyPruning(services: services, logger: logger),
+            IdempotencyPruning(services: services, logger: logger, ready: ready),
             // Last, so it stops first: its final checkpoint is written before the database closes.
             AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger),
         ],

@@ -10,12 +10,17 @@ import Sessions
 struct IdempotencyPruning: Service {
     let services: PhotosServices
     let logger: Logger
+    /// Opened once the schema is there (the application is prepared).
+    let ready: ReadyGate
 
     var interval: Duration {
         .seconds(max(1, min(600, services.idempotency.retention / 10)))
     }
 
     func run() async throws {
+        // Waits for the schema. A stop before the application was prepared (a failed start)
+        // opens the gate to end the wait, and the loop below does not start.
+        await withTaskCancellationOrGracefulShutdownHandler { await ready.wait() } onCancelOrGracefulShutdown: { ready.open() }
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let removed = try await services.pruneIdempotencyKeys()

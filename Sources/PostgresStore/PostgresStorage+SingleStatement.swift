@@ -1,4 +1,5 @@
 import DatabaseAccess
+import NIOCore
 import PostgresNIO
 
 extension PostgresStorage: SingleStatementStore {
@@ -8,12 +9,19 @@ extension PostgresStorage: SingleStatementStore {
     /// back the rows. Outside any transaction it commits by itself.
     public func run<Statement: NamedStatement>(_ statement: Statement.Type, arguments: [any DatabaseBindable]) async throws -> [Row] {
         guard !isClosed else { throw DatabaseClosedError() }
+        let logger = self.logger
         do {
-            var rows: [Row] = []
-            for try await row in try await client.execute(Prepared<Statement>(arguments: arguments), logger: logger) {
-                rows.append(row)
+            return try await withDeadline { deadline in
+                try await self.client.withConnection { connection in
+                    guard deadline.claim() else { throw CancellationError() }
+                    deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
+                    var rows: [Row] = []
+                    for try await row in try await connection.execute(Prepared<Statement>(arguments: arguments), logger: logger) {
+                        rows.append(row)
+                    }
+                    return rows
+                }
             }
-            return rows
         } catch {
             if isClosed { throw DatabaseClosedError() }
             throw PostgresStoreError(describing: error, doing: "running \(Statement.name)")

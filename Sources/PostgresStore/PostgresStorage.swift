@@ -4,6 +4,11 @@ import NIOPosix
 import PostgresNIO
 import Synchronization
 
+extension Duration {
+    /// Whole milliseconds.
+    var milliseconds: Int64 { components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000 }
+}
+
 /// A PostgreSQL database as a `DatabaseStore`: a `PostgresClient` (a pool of connections) and a
 /// pool of threads where transactions run.
 ///
@@ -35,10 +40,18 @@ public final class PostgresStorage: DatabaseStore {
         public var synchronousCommit: Bool = true
         /// The most connections (and transactions at once) this process opens.
         public var maximumConnections: Int = 20
+        /// How long opening one connection may take before it counts as failed.
+        public var connectTimeout: Duration = .seconds(3)
+        /// How long an operation may wait for a connection before it fails as unavailable (see
+        /// `LeaseDeadline`), and how long the server lets one statement run (`statement_timeout`).
+        /// Nil (the tools: a report or a verify may take long, and an operator waits): no limit.
+        public var statementTimeout: Duration?
         /// Creates options.
-        public init(synchronousCommit: Bool = true, maximumConnections: Int = 20) {
+        public init(synchronousCommit: Bool = true, maximumConnections: Int = 20, connectTimeout: Duration = .seconds(3), statementTimeout: Duration? = nil) {
             self.synchronousCommit = synchronousCommit
             self.maximumConnections = maximumConnections
+            self.connectTimeout = connectTimeout
+            self.statementTimeout = statementTimeout
         }
     }
 
@@ -47,10 +60,12 @@ public final class PostgresStorage: DatabaseStore {
     /// `runsPool: false`, leaves `client` for the caller to run as a service of its
     /// `ServiceGroup` (a long-running application: `photosd`), whose shutdown then stops it.
     public static func open(_ location: PostgresLocation, options: Options = .init(), runsPool: Bool = true, logger: Logger) async throws -> PostgresStorage {
-        let parameters = [("synchronous_commit", options.synchronousCommit ? "on" : "off"), ("application_name", "photosd")]
+        var parameters = [("synchronous_commit", options.synchronousCommit ? "on" : "off"), ("application_name", "photosd")]
+        if let timeout = options.statementTimeout { parameters.append(("statement_timeout", "\(timeout.milliseconds)ms")) }
         do {
             var configuration = location.connectionConfiguration
             configuration.options.additionalStartupParameters = parameters
+            configuration.options.connectTimeout = .milliseconds(options.connectTimeout.milliseconds)
             let probe = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try await probe.close()
         } catch {
@@ -59,19 +74,26 @@ public final class PostgresStorage: DatabaseStore {
         var configuration = location.clientConfiguration
         configuration.options.additionalStartupParameters = parameters
         configuration.options.maximumConnections = max(1, options.maximumConnections)
+        configuration.options.connectTimeout = options.connectTimeout
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let running = runsPool ? await PoolRunTask.start(client) : nil
-        return PostgresStorage(location: location, client: client, running: running, threadCount: max(1, options.maximumConnections), logger: logger)
+        return PostgresStorage(
+            location: location, client: client, running: running, threadCount: max(1, options.maximumConnections),
+            statementTimeout: options.statementTimeout, logger: logger)
     }
 
-    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask?, threadCount: Int, logger: Logger) {
+    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask?, threadCount: Int, statementTimeout: Duration?, logger: Logger) {
         self.location = location
+        self.statementTimeout = statementTimeout
         self.client = client
         self.running = running
         self.logger = logger
         threads = NIOThreadPool(numberOfThreads: threadCount)
         threads.start()
     }
+
+    /// How long an operation waits for the server (`Options.statementTimeout`; nil: no limit).
+    let statementTimeout: Duration?
 
     /// True once `close` began.
     var isClosed: Bool { closed.load(ordering: .relaxed) }
@@ -109,8 +131,10 @@ public final class PostgresStorage: DatabaseStore {
         let logger = self.logger
         let threads = self.threads
         do {
-            return try await client.withConnection { connection in
-                try await threads.runIfActive {
+            return try await withDeadline { deadline in try await self.client.withConnection { connection in
+                guard deadline.claim() else { throw CancellationError() }
+                deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
+                return try await threads.runIfActive {
                     let transaction = PostgresTransactionConnection(connection, logger: logger)
                     try transaction.run(begin, [])
                     let result: T
@@ -125,7 +149,7 @@ public final class PostgresStorage: DatabaseStore {
                     }
                     return result
                 }
-            }
+            } }
         } catch is NIOThreadPoolError.ThreadPoolInactive {
             throw DatabaseClosedError()
         } catch let error where error is PSQLError || String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
@@ -133,6 +157,17 @@ public final class PostgresStorage: DatabaseStore {
             if closed.load(ordering: .relaxed) { throw DatabaseClosedError() }
             throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
         }
+    }
+
+    /// Runs `body` under a `LeaseDeadline` of `statementTimeout` (none when it is nil): a server
+    /// that does not give a connection in time is "unavailable" (transient: `503` with
+    /// `Retry-After`), and nothing is sent after that answer.
+    func withDeadline<T: Sendable>(_ body: @escaping @Sendable (LeaseDeadline) async throws -> T) async throws -> T {
+        guard let timeout = statementTimeout else { return try await body(LeaseDeadline()) }
+        let location = location
+        return try await LeaseDeadline.run(timeout: timeout, timedOut: {
+            PostgresStoreError.noAnswer("no connection to \(location) within \(timeout.milliseconds / 1_000) s (is the server running?)")
+        }, body)
     }
 
     /// Refuses new transactions, lets the running ones finish, then closes the connections.

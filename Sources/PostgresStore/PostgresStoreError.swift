@@ -11,6 +11,17 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
     /// was not reached.
     public let summary: String
 
+    /// No answer from the server (transient): `summary` says what was waited for.
+    static func noAnswer(_ summary: String) -> PostgresStoreError {
+        PostgresStoreError(sqlState: nil, description: summary, summary: summary)
+    }
+
+    private init(sqlState: String?, description: String, summary: String) {
+        self.sqlState = sqlState
+        self.description = description
+        self.summary = summary
+    }
+
     /// Describes `error` from postgres-nio, `doing` saying what was under way.
     public init(describing error: any Error, doing: String) {
         if let error = error as? PostgresStoreError {
@@ -20,9 +31,10 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
             summary = info[.message] ?? "error"
             description = "\(doing): \(summary) (SQLSTATE \(info[.sqlState] ?? "?"))"
         } else if let error = error as? PSQLError {
-            // No answer from the server: say what failed underneath (connection refused, …).
+            // No answer from the server: say what failed, in our words (the driver's codes, like
+            // `serverClosedConnection`, mean nothing to an operator).
             sqlState = nil
-            summary = "\(error.code)" + (error.underlying.map { ": \($0)" } ?? "")
+            summary = Self.words(for: error)
             description = "\(doing): \(summary)"
         } else if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
             // The pool gave up creating connections (postgres-nio's circuit breaker): the
@@ -68,4 +80,22 @@ extension PostgresStoreError: DatabaseFailure {
 
     /// A serialization failure (40001) or a deadlock (40P01): the whole transaction may be run again.
     public var isRetryableTransaction: Bool { sqlState == "40001" || sqlState == "40P01" }
+}
+
+extension PostgresStoreError {
+    /// What a postgres-nio error without a server answer means, in a few words.
+    static func words(for error: PSQLError) -> String {
+        switch error.code {
+        case .connectionError:
+            // The operating system's reason ("Connection refused", a name that does not resolve) says most.
+            "cannot connect to the server" + (error.underlying.map { " (\($0))" } ?? " (is it running, and does it accept this user?)")
+        case .serverClosedConnection, .uncleanShutdown: "the server closed the connection (it may be restarting)"
+        case .clientClosedConnection: "the connection was closed while the statement was under way"
+        case .authMechanismRequiresPassword: "the server asks for a password, and the URL gives none"
+        case .unsupportedAuthMechanism: "the server asks for a way of signing in this client does not support"
+        case .queryCancelled: "the statement was cancelled"
+        case .poolClosed: "photosd is shutting down"
+        default: "the connection to the server failed"
+        }
+    }
 }

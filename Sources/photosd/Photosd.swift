@@ -5,6 +5,7 @@ import Logging
 import PhotosCore
 import PhotosModel
 import PhotosServer
+import ServiceLifecycle
 
 /// `photosd`: the HTTP/JSON daemon.
 @main
@@ -20,7 +21,7 @@ struct Photosd: AsyncParsableCommand {
             database is a SQLite file (created, with its directory, and migrated on start) or a \
             postgres:// URL (migrated on start; several photosd may share it). SIGTERM or SIGINT \
             stops accepting, finishes in-flight requests, checkpoints the WAL (SQLite), closes \
-            the database and exits 0.
+            the database and exits 0 (within server.shutdownTimeoutSeconds, or it is cut short).
             """)
 
     @Option(help: "The JSON config file.") var config: String?
@@ -42,7 +43,14 @@ struct Photosd: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let app = try await buildApplication(configuration: configuration, logger: Logger(label: "photosd"))
-        try await app.runService()
+        let logger = Logger(label: "photosd")
+        let app = try await buildApplication(configuration: configuration, logger: logger)
+        // SIGTERM and SIGINT shut down gracefully; whatever has not ended after
+        // server.shutdownTimeoutSeconds (a database that does not answer, say) is cancelled, and
+        // a process still not done 5 s later ends anyway: a stop always stops.
+        var group = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownTimeoutSeconds)
+        group.maximumCancellationDuration = .seconds(5)
+        try await ServiceGroup(configuration: group).run()
     }
 }

@@ -11,14 +11,17 @@ import Testing
 /// by the server itself, `pg_stat_statements`, which `scripts/postgres-test-server` loads).
 @Suite("PostgreSQL round trips", .enabled(if: PostgresTestDatabase.available))
 struct PostgresRoundTripTests {
-    /// Statements the server ran for this database so far (BEGIN and COMMIT count: each is a
-    /// round trip of its own), less the counting query itself.
-    static func statements(_ test: TestDatabase) async throws -> Int {
-        try await test.database.write { connection in
-            try connection.queryOne(
-                "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
-            )?.int(0) ?? 0
-        }
+    /// Forgets the statements counted for this database so far (the reset itself then counts 1).
+    enum Reset: NamedStatement {
+        static let name = "test_reset_statement_counts"
+        static let sql = "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)"
+    }
+
+    /// Statements the server ran for this database since the reset (this one is counted only
+    /// once it ends).
+    enum Count: NamedStatement {
+        static let name = "test_count_statements"
+        static let sql = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
     }
 
     @Test("an action that checks no password is at most 2 round trips: one read, one write")
@@ -34,7 +37,7 @@ struct PostgresRoundTripTests {
             _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
             _ = try await sessions.apply(ClientAction(.back), to: id)
         }
-        // Measured: the counting query's own BEGIN, SELECT and COMMIT are 3; each action adds its own.
+        // Each action between a reset of the counts and a count (both single statements).
         var counts: [String: Int] = [:]
         let actions: [(String, ClientAction, String?)] = [
             ("selectPhoto", ClientAction(.selectPhoto, photoId: 2), nil),
@@ -43,12 +46,13 @@ struct PostgresRoundTripTests {
             ("back", ClientAction(.back), "key-2"),
             ("retried back", ClientAction(.back), "key-2"),
         ]
+        let store = try #require(test.database as? any SingleStatementStore)
         for (label, action, key) in actions {
-            let before = try await Self.statements(test)
+            _ = try await store.run(Reset.self, arguments: [])
             let result = try await sessions.apply(action, to: id, expectVersion: nil, idempotencyKey: key, actor: .client)
             #expect(result.error == nil, "\(label): \(String(describing: result.error))")
-            let after = try await Self.statements(test)
-            counts[label] = after - before - 3
+            let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+            counts[label] = counted - 1
         }
         for (label, count) in counts {
             #expect(count <= 2, "\(label): \(count) round trips")

@@ -22,6 +22,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// The longest a request may take to arrive, head and body (a slow sender is answered `408`
     /// and closed). Answering it is not counted.
     public var requestTimeoutSeconds = 30
+    /// How long a graceful stop (SIGTERM, SIGINT) may take before what is left is cancelled.
+    public var shutdownTimeoutSeconds = 30
     /// The SQLite file (created on first start), or a `postgres://` URL (see `PostgresLocation`).
     public var databasePath = "data/photos.db"
     /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
@@ -36,6 +38,12 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var databaseVFS = ""
     /// PostgreSQL: the most connections (and transactions at once) one instance opens.
     public var maxConnections = 20
+    /// PostgreSQL: how long opening one connection may take.
+    public var connectTimeoutSeconds = 3
+    /// PostgreSQL, photosd: how long a request waits for a connection before `503 unavailable`,
+    /// and how long the server lets one of its statements run (a statement sent and never
+    /// answered is given up after twice this and a second).
+    public var statementTimeoutSeconds = 3
     /// Lifetime of a bearer token.
     public var tokenLifetimeSeconds = 86_400
     /// bcrypt cost (4–31; each step doubles the time).
@@ -106,6 +114,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.maxBodyBytes": .init(.int(defaults.maxBodyBytes), isSecret: false),
             "server.idleTimeoutSeconds": .init(.int(defaults.idleTimeoutSeconds), isSecret: false),
             "server.requestTimeoutSeconds": .init(.int(defaults.requestTimeoutSeconds), isSecret: false),
+            "server.shutdownTimeoutSeconds": .init(.int(defaults.shutdownTimeoutSeconds), isSecret: false),
             // A postgres:// URL may carry a password: never printed by the configuration's logging.
             "database.path": .init(.string(defaults.databasePath), isSecret: true),
             "database.durability": .init(.string(defaults.durability.rawValue), isSecret: false),
@@ -114,6 +123,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "database.busyTimeoutMs": .init(.int(defaults.busyTimeoutMilliseconds), isSecret: false),
             "database.vfs": .init(.string(defaults.databaseVFS), isSecret: false),
             "database.maxConnections": .init(.int(defaults.maxConnections), isSecret: false),
+            "database.connectTimeoutSeconds": .init(.int(defaults.connectTimeoutSeconds), isSecret: false),
+            "database.statementTimeoutSeconds": .init(.int(defaults.statementTimeoutSeconds), isSecret: false),
             "auth.tokenLifetimeSeconds": .init(.int(defaults.tokenLifetimeSeconds), isSecret: false),
             "auth.bcryptCost": .init(.int(defaults.bcryptCost), isSecret: false),
             "auth.secretKeyPath": .init(.string(defaults.secretKeyPath), isSecret: false),
@@ -201,6 +212,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         maxBodyBytes = try int("server.maxBodyBytes", 1_024...(64 << 20))
         idleTimeoutSeconds = try int("server.idleTimeoutSeconds", 1...86_400)
         requestTimeoutSeconds = try int("server.requestTimeoutSeconds", 1...86_400)
+        shutdownTimeoutSeconds = try int("server.shutdownTimeoutSeconds", 1...3_600)
         databasePath = try string("database.path")
         guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
         let durabilityText = try string("database.durability")
@@ -213,6 +225,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
         busyTimeoutMilliseconds = try int("database.busyTimeoutMs", 0...600_000)
         databaseVFS = try string("database.vfs")
         maxConnections = try int("database.maxConnections", 1...1_000)
+        connectTimeoutSeconds = try int("database.connectTimeoutSeconds", 1...600)
+        statementTimeoutSeconds = try int("database.statementTimeoutSeconds", 1...3_600)
         tokenLifetimeSeconds = try int("auth.tokenLifetimeSeconds", 1...(366 * 86_400))
         bcryptCost = try int("auth.bcryptCost", 4...31)
         secretKeyPath = try string("auth.secretKeyPath")

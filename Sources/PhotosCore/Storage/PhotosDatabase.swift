@@ -37,7 +37,7 @@ public enum PhotosDatabase {
                 busyTimeoutMilliseconds: Int32(configuration.busyTimeoutMilliseconds), vfs: configuration.databaseVFS,
                 migrate: migrate, create: create)
         }
-        let storage = try await openPostgres(configuration, runsPool: true, logger: logger)
+        let storage = try await openPostgres(configuration, runsPool: true, statementTimeout: nil, logger: logger)
         do {
             try await migratePostgres(storage, migrate: migrate, logger: logger)
         } catch {
@@ -50,7 +50,8 @@ public enum PhotosDatabase {
     /// A database for a long-running application (`photosd`): on SQLite `open(configuration)`;
     /// on PostgreSQL the store whose pool the application's `ServiceGroup` runs (`pool`, to add
     /// to its services), not yet migrated: `prepare` migrates it, once the pool runs (before
-    /// the server starts).
+    /// the server starts). Its operations are bounded by `database.statementTimeoutSeconds`
+    /// (the tools' are not: a report on a large trail may take its time).
     public struct ForApplication: Sendable {
         /// The store.
         public let database: any DatabaseStore
@@ -65,16 +66,22 @@ public enum PhotosDatabase {
         guard PostgresLocation.isURL(configuration.databasePath) else {
             return ForApplication(database: try await open(configuration, logger: logger), pool: nil, prepare: {})
         }
-        let storage = try await openPostgres(configuration, runsPool: false, logger: logger)
+        let storage = try await openPostgres(
+            configuration, runsPool: false, statementTimeout: .seconds(configuration.statementTimeoutSeconds), logger: logger)
         return ForApplication(database: storage, pool: storage.client) {
             try await migratePostgres(storage, migrate: true, logger: logger)
         }
     }
 
-    private static func openPostgres(_ configuration: PhotosConfiguration, runsPool: Bool, logger: Logger) async throws -> PostgresStorage {
+    /// The PostgreSQL store; `statementTimeout` bounds each operation (nil for the tools).
+    private static func openPostgres(
+        _ configuration: PhotosConfiguration, runsPool: Bool, statementTimeout: Duration?, logger: Logger
+    ) async throws -> PostgresStorage {
         try await PostgresStorage.open(
             try PostgresLocation(url: configuration.databasePath),
-            options: .init(synchronousCommit: configuration.durability == .full, maximumConnections: configuration.maxConnections),
+            options: .init(
+                synchronousCommit: configuration.durability == .full, maximumConnections: configuration.maxConnections,
+                connectTimeout: .seconds(configuration.connectTimeoutSeconds), statementTimeout: statementTimeout),
             runsPool: runsPool, logger: logger)
     }
 

@@ -1,0 +1,175 @@
+import Foundation
+import PhotosModel
+import PhotosTestSupport
+import Synchronization
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The PostgreSQL server goes away under load and comes back, with two photosd instances on it:
+/// requests are answered `503` with `Retry-After` within the configured bound (in our words),
+/// nothing is applied after its request was answered, service is back within seconds of the
+/// server, SIGTERM ends each instance, and nothing acknowledged is lost.
+///
+/// It runs its own cluster (`scripts/postgres-test-server`), which it stops and starts.
+@Suite("PostgreSQL outage", .serialized, .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+struct PostgresOutageTests {
+    static let clients = 8
+    static let statementTimeoutSeconds = 2
+    static let shutdownTimeoutSeconds = 10
+
+    /// What the clients saw.
+    final class Record: Sendable {
+        struct State {
+            var acknowledged: [String: Int] = [:]  // session → actions answered 200
+            var failures: [(status: Int, seconds: Double, body: String)] = []
+            var stopped = false
+        }
+        let state = Mutex(State())
+        var stopped: Bool { state.withLock { $0.stopped } }
+    }
+
+    /// One request with a 30 s client timeout (a hang shows as a late answer, not a stuck test).
+    static func send(_ base: String, _ method: String, _ path: String, body: String? = nil, key: String? = nil) async -> (Int, [String: Any], String, [String: String], Double) {
+        var request = URLRequest(url: URL(string: base + path)!, timeoutInterval: 30)
+        request.httpMethod = method
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        let start = ContinuousClock.now
+        do {
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let http = response as? HTTPURLResponse
+            var headers: [String: String] = [:]
+            for (name, value) in http?.allHeaderFields ?? [:] { headers["\(name)".lowercased()] = "\(value)" }
+            let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18 + Double((ContinuousClock.now - start).components.seconds)
+            return (http?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:],
+                    String(decoding: data, as: UTF8.self), headers, seconds)
+        } catch {
+            return (0, [:], "\(error)", [:], Double((ContinuousClock.now - start).components.seconds))
+        }
+    }
+
+    /// A client: one session on `base`, then actions (never a sign-in), each retried with its
+    /// Idempotency-Key until answered 200.
+    static func client(_ index: Int, base: String, record: Record) async {
+        var session: [String: Any] = [:]
+        var id = ""
+        while !record.stopped {
+            let (status, created, _, _, _) = await send(base, "POST", "/v1/sessions")
+            if status == 201, let created = created["id"] as? String {
+                id = created
+                session = await send(base, "GET", "/v1/sessions/\(id)").1
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+        var number = 0
+        while !record.stopped {
+            let allowed = CrashTests.actions(session).filter { $0 != "submit" && $0 != "signIn" && $0 != "buy" }
+            guard let action = allowed.randomElement() else { return }
+            let body = action == "selectPhoto" || action == "buyPhoto" ? #"{"action":"\#(action)","photoId":\#(Int.random(in: 1...5))}"# : #"{"action":"\#(action)"}"#
+            number += 1
+            let key = "c\(index)-\(number)"
+            while true {
+                let (status, result, text, headers, seconds) = await send(base, "POST", "/v1/sessions/\(id)/actions", body: body, key: key)
+                if status == 200, let next = result["session"] as? [String: Any] {
+                    record.state.withLock { $0.acknowledged[id, default: 0] += 1 }
+                    session = next
+                    break
+                }
+                record.state.withLock { $0.failures.append((status, seconds, text + " retry-after=" + (headers["retry-after"] ?? "none"))) }
+                if record.stopped { return }
+                try? await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    @Test("the server stops under load and comes back: 503 within the bound, nothing applied late, back within seconds, SIGTERM exits, nothing lost")
+    func outage() async throws {
+        let cluster = try TemporaryDirectory()
+        let script = Daemon.packageRoot + "/scripts/postgres-test-server"
+        let started = try runProcess(script, ["start", cluster.path], in: cluster.path)
+        #expect(started.status == 0, "\(started.output)")
+        defer { _ = try? runProcess(script, ["stop", cluster.path], in: "/") }
+        let url = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let environment = [
+            "PHOTOSD_DATABASE_PATH": url, "PHOTOSD_DATABASE_MAX_CONNECTIONS": "8",
+            "PHOTOSD_DATABASE_STATEMENT_TIMEOUT_SECONDS": "\(Self.statementTimeoutSeconds)", "PHOTOSD_DATABASE_CONNECT_TIMEOUT_SECONDS": "1",
+            "PHOTOSD_SERVER_SHUTDOWN_TIMEOUT_SECONDS": "\(Self.shutdownTimeoutSeconds)", "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "0",
+        ]
+        let daemons = [try Daemon(["--seed-demo"], in: directory.path, environment: environment), try Daemon([], in: directory.path, environment: environment)]
+        let record = Record()
+        let clients = (0..<Self.clients).map { index in Task { await Self.client(index, base: daemons[index % 2].baseURL, record: record) } }
+        // A probe session, to show that a request answered 503 is not applied when the server returns.
+        let probeCreated = await Self.send(daemons[0].baseURL, "POST", "/v1/sessions")
+        let probe = try #require(probeCreated.1["id"] as? String)
+        try await Task.sleep(for: .seconds(1))
+
+        // The outage.
+        #expect(try runProcess(script, ["pause", cluster.path], in: "/").status == 0)
+        let outageStarted = ContinuousClock.now
+        let probeAnswer = await Self.send(daemons[0].baseURL, "POST", "/v1/sessions/\(probe)/actions", body: #"{"action":"selectPhoto","photoId":1}"#, key: "probe")
+        #expect(probeAnswer.0 == 503, "\(probeAnswer.2)")
+        // Sent while the server was down: answered once its wait for a connection timed out
+        // (the statement timeout; the bound is the worst case's, for a machine busy with tests).
+        #expect(probeAnswer.4 <= 2 * Double(Self.statementTimeoutSeconds) + 1.5, "the 503 took \(probeAnswer.4) s")
+        try await Task.sleep(for: .seconds(2))
+        #expect(try runProcess(script, ["resume", cluster.path], in: "/").status == 0)
+        let resumed = ContinuousClock.now
+        // Back within seconds, on both instances.
+        for daemon in daemons {
+            var back = false
+            while ContinuousClock.now < resumed + .seconds(10) {
+                if await Self.send(daemon.baseURL, "GET", "/v1/sessions/\(probe)").0 == 200 {
+                    back = true
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(back, "an instance did not recover within 10 s")
+            #expect(ContinuousClock.now - resumed < .seconds(5), "recovery took \(ContinuousClock.now - resumed)")
+        }
+        _ = outageStarted
+        try await Task.sleep(for: .seconds(1))
+        // The probe's action, answered 503, was not applied when the server came back.
+        let probeAfter = await Self.send(daemons[1].baseURL, "GET", "/v1/sessions/\(probe)")
+        #expect(probeAfter.1["version"] as? Int == probeCreated.1["version"] as? Int, "an action answered 503 was applied later")
+
+        record.state.withLock { $0.stopped = true }
+        for client in clients { await client.value }
+        let (acknowledged, failures) = record.state.withLock { ($0.acknowledged, $0.failures) }
+        #expect(acknowledged.values.reduce(0, +) > 20, "too little load to mean anything")
+        #expect(!failures.isEmpty, "the outage was not seen")
+        for failure in failures {
+            #expect(failure.status == 503, "\(failure.status): \(failure.body.prefix(300))")
+            // At worst a statement sent just before the outage and never answered: given up after
+            // twice the statement timeout and a second.
+            #expect(failure.seconds <= 2 * Double(Self.statementTimeoutSeconds) + 1.5, "a failure took \(failure.seconds) s")
+            #expect(failure.body.contains("retry-after=") && !failure.body.contains("retry-after=none"), "\(failure.body.prefix(300))")
+            for driverWords in ["PSQLError", "serverClosedConnection", "SingleConnectionFailure", "ConnectionPoolError", "connectionError"] {
+                #expect(!failure.body.contains(driverWords), "\(failure.body.prefix(300))")
+            }
+        }
+        // Nothing acknowledged lost, nothing doubled: each session's version is its start plus
+        // its acknowledged actions (every retry carried its first Idempotency-Key).
+        for (id, count) in acknowledged {
+            let session = await Self.send(daemons[0].baseURL, "GET", "/v1/sessions/\(id)")
+            #expect(session.1["version"] as? Int == 1 + count, "session \(id): version \(String(describing: session.1["version"])), \(count) acknowledged")
+        }
+        // SIGTERM ends each instance, within its shutdown timeout.
+        for daemon in daemons {
+            let stopStarted = ContinuousClock.now
+            #expect(daemon.stop() == 0, "\(daemon.log.suffix(1_000))")
+            #expect(ContinuousClock.now - stopStarted < .seconds(Self.shutdownTimeoutSeconds), "\(daemon.log.suffix(1_000))")
+        }
+        let (verifyStatus, verifyOutput) = try runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", url], in: directory.path)
+        #expect(verifyStatus == 0, "\(verifyOutput)")
+        print("outage: \(acknowledged.values.reduce(0, +)) acknowledged, \(failures.count) answered 503 (slowest \(failures.map(\.seconds).max() ?? 0) s)")
+    }
+}
