@@ -69,6 +69,7 @@ let package = Package(
             dependencies: [
                 "PhotosModel",
                 "DatabaseAccess",
+                "SchemaMigrations",
                 "SQLiteStore",
                 "PostgresStore",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -94,7 +95,6 @@ let package = Package(
                 "PhotosModel",
                 "PhotosCore",
                 "DatabaseAccess",
-                "SQLiteStore",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -105,7 +105,7 @@ let package = Package(
                 "PhotosCore",
                 "Navigation",
                 "Sessions",
-                "SQLiteStore",
+                "DatabaseAccess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -178,7 +178,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SQLiteStoreTests",
-            dependencies: ["SQLiteStore", "CSQLite", "PhotosTestSupport"]
+            dependencies: ["SQLiteStore", "SchemaMigrations", "DatabaseAccess", "CSQLite", "PhotosTestSupport"]
         ),
         .testTarget(
             name: "PostgresStoreTests",
@@ -214,3 +214,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every module names what it uses: a member of a module that a file does not import is an
+// error, so the layering (services see `DatabaseAccess`, never a store) stays true.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,4 +1,6 @@
-/// The SQL dialect a connection speaks, for the few statements that differ between the stores.
+/// The SQL dialect of a store: which of the two sets of migrations it takes. Only the composition
+/// root (opening a database, migrating it) looks at it; services ask for what differs between
+/// the engines through the capabilities below, never by testing the dialect.
 public enum SQLDialect: String, Sendable {
     /// SQLite: the embedded store.
     case sqlite
@@ -13,9 +15,10 @@ public enum SQLDialect: String, Sendable {
 /// on the writer's (or a reader's) own thread; PostgreSQL's runs it on a pooled connection from a
 /// thread where waiting is allowed. Neither lets a closure outlive its transaction: a connection
 /// is only valid inside the `DatabaseStore.write` or `read` call that handed it out.
+///
+/// What differs between the engines is asked for by what it does (`hold(_:)`, `jsonText`,
+/// `rowLockClause`, the catalogue), each store answering in its own SQL.
 public protocol DatabaseConnection: AnyObject {
-    /// The dialect, for the statements that must differ (row locks, JSON access, catalogue).
-    var dialect: SQLDialect { get }
 
     /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
     @discardableResult
@@ -35,6 +38,40 @@ public protocol DatabaseConnection: AnyObject {
     /// Runs a query and returns its first row, if any. A requirement (with a default) so that
     /// SQLite's connection, on the hot path, steps once instead of collecting an array.
     func queryOne(_ sql: String, arguments: [any DatabaseBindable]) throws -> Row?
+
+    // MARK: Capabilities: what each engine does in its own way
+
+    /// Takes `locks`, in order, until the transaction ends (see `TransactionLock`). Call it in a
+    /// write transaction only. SQLite takes nothing: its one writer already runs one write
+    /// transaction at a time.
+    func hold(_ locks: [TransactionLock]) throws
+
+    /// Holds every other writer of `tables` back until the transaction ends (readers go on):
+    /// for a bulk fill (`photos-admin copy`). SQLite's single writer already does.
+    func holdWriters(of tables: [String]) throws
+
+    /// After rows were inserted with explicit ids into `tables` (each with an integer identity
+    /// column `id`), makes the next generated id follow the largest one. SQLite's rowids do so
+    /// by themselves.
+    func advanceIdentity(of tables: [String]) throws
+
+    /// An SQL expression for the text at `path` (object keys) inside the JSON text of
+    /// `column`, NULL when absent. `column` and `path` are fixed names from the code, never input.
+    func jsonText(_ column: String, path: [String]) -> String
+
+    /// What a `SELECT` of one row ends with to lock that row until the transaction ends, so that
+    /// concurrent writers take turns on it ("" where writers run one at a time).
+    var rowLockClause: String { get }
+
+    /// True when the database has a table named `name` (in the current schema, on PostgreSQL).
+    func tableExists(_ name: String) throws -> Bool
+
+    /// The names of the database's own tables (the current schema on PostgreSQL; SQLite's
+    /// internal `sqlite_…` tables left out), sorted.
+    func tableNames() throws -> [String]
+
+    /// The columns of table `name`, in their declared order.
+    func columnNames(of name: String) throws -> [String]
 }
 
 extension DatabaseConnection {
@@ -62,38 +99,5 @@ extension DatabaseConnection {
     /// Calls `body` for each row of a query without parameters.
     public func forEachRow(_ sql: String, _ body: (Row) throws -> Void) throws {
         try forEachRow(sql, arguments: [], body)
-    }
-}
-
-extension DatabaseConnection {
-    /// True when the database has a table named `name` (in the current schema, on PostgreSQL).
-    public func tableExists(_ name: String) throws -> Bool {
-        switch dialect {
-        case .sqlite: try queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", name) != nil
-        case .postgres: try queryOne("SELECT 1 WHERE to_regclass(?) IS NOT NULL", name) != nil
-        }
-    }
-
-    /// The names of the database's own tables (the current schema on PostgreSQL; SQLite's
-    /// internal `sqlite_…` tables left out), sorted.
-    public func tableNames() throws -> [String] {
-        let sql = switch dialect {
-        case .sqlite: "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name"
-        case .postgres:
-            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name"
-        }
-        return try query(sql).map { $0.string(0) }
-    }
-
-    /// The columns of table `name`, in their declared order.
-    public func columnNames(of name: String) throws -> [String] {
-        switch dialect {
-        case .sqlite: try query("SELECT name FROM pragma_table_info(?) ORDER BY cid", name).map { $0.string(0) }
-        case .postgres:
-            try query(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
-                name
-            ).map { $0.string(0) }
-        }
     }
 }

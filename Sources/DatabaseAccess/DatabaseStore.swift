@@ -6,8 +6,14 @@
 /// SQLite's group commit on its own thread with no executor hop per statement — and each store
 /// decides where they run.
 public protocol DatabaseStore: Sendable, CustomStringConvertible {
-    /// The dialect of the store's connections.
+    /// The dialect of the store: for the composition root only (which migrations it takes).
     var dialect: SQLDialect { get }
+
+    /// True when write transactions may run at the same time (PostgreSQL: several connections,
+    /// several instances), so what one process holds in memory is not the whole truth and an id
+    /// handed out may commit after a larger one; false when one writer runs them one after
+    /// another (SQLite).
+    var writersRunConcurrently: Bool { get }
 
     /// Runs `body` in a write transaction and returns its result once it is committed. If `body`
     /// throws, nothing it wrote is kept and the error is rethrown.

@@ -15,11 +15,18 @@ public struct Row: Sendable {
         return nil
     }
 
-    /// Column `index` as an integer (0 for NULL).
-    public func int64(_ index: Int) -> Int64 { optionalInt64(index) ?? 0 }
+    /// Column `index` as an integer. Throws `RowValueError` for NULL or a value that is not an
+    /// integer (a whole number arriving as a real — PostgreSQL's `numeric`, e.g. a `sum` — is one).
+    public func int64(_ index: Int) throws -> Int64 {
+        switch values[index] {
+        case .integer(let value): return value
+        case .real(let value) where value.rounded() == value && abs(value) < 9.2e18: return Int64(value)
+        default: throw RowValueError(column: index, expected: "an integer", found: values[index])
+        }
+    }
 
-    /// Column `index` as an `Int` (0 for NULL).
-    public func int(_ index: Int) -> Int { Int(int64(index)) }
+    /// Column `index` as an `Int`; throws like `int64`.
+    public func int(_ index: Int) throws -> Int { Int(try int64(index)) }
 
     /// Column `index` as an optional `Int`.
     public func optionalInt(_ index: Int) -> Int? { optionalInt64(index).map { Int($0) } }
@@ -35,15 +42,45 @@ public struct Row: Sendable {
         }
     }
 
-    /// Column `index` as text ("" for NULL).
-    public func string(_ index: Int) -> String { optionalString(index) ?? "" }
+    /// Column `index` as text (a blob as UTF-8). Throws `RowValueError` for NULL or a number.
+    public func string(_ index: Int) throws -> String {
+        switch values[index] {
+        case .text(let value): value
+        case .blob(let bytes): String(decoding: bytes, as: UTF8.self)
+        default: throw RowValueError(column: index, expected: "text", found: values[index])
+        }
+    }
 
-    /// Column `index` as bytes.
-    public func blob(_ index: Int) -> [UInt8] {
+    /// Column `index` as bytes (text as its UTF-8). Throws `RowValueError` for NULL or a number.
+    public func blob(_ index: Int) throws -> [UInt8] {
         switch values[index] {
         case .blob(let bytes): bytes
         case .text(let text): Array(text.utf8)
-        default: []
+        default: throw RowValueError(column: index, expected: "bytes", found: values[index])
         }
+    }
+}
+
+/// A column read as a non-optional value held NULL or a value of another type: the schema and
+/// the code disagree. Names the column (by its position in the `SELECT`) and what it held, never
+/// the value itself (it may be a user's data).
+public struct RowValueError: Error, CustomStringConvertible {
+    /// The 0-based position of the column in the result.
+    public var column: Int
+    /// What the code expected ("an integer", "text").
+    public var expected: String
+    /// What the column held.
+    public var found: DatabaseValue
+
+    /// "column 2 holds NULL where text was expected".
+    public var description: String {
+        let held = switch found {
+        case .null: "NULL"
+        case .integer: "an integer"
+        case .real: "a real number"
+        case .text: "text"
+        case .blob: "bytes"
+        }
+        return "column \(column) holds \(held) where \(expected) was expected"
     }
 }

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import Hummingbird
 import Logging
@@ -5,9 +6,8 @@ import Navigation
 import PhotosCore
 import PhotosModel
 import PostgresNIO
-import Sessions
 import ServiceLifecycle
-import SQLiteStore
+import Sessions
 
 /// Builds the `photosd` application: opens (and migrates) the database, wires the services,
 /// the router and its middleware. `photosd`'s `@main` and the tests both call it.

@@ -1,5 +1,5 @@
+import DatabaseAccess
 import Logging
-import SQLiteStore
 import ServiceLifecycle
 
 /// Owns the database for the application's lifetime and closes it when the application shuts

@@ -1,9 +1,9 @@
+import DatabaseAccess
 import Metrics
 import Navigation
 import PhotosModel
 import Prometheus
 import Sessions
-import SQLiteStore
 
 /// The process's metrics: swift-metrics backed by one Prometheus registry, bootstrapped once.
 ///
@@ -42,7 +42,7 @@ final class PhotosMetrics: Sendable {
 
     /// The Prometheus text, with the writer's counters brought up to date first.
     /// (Only SQLite has a writer; on PostgreSQL there are no writer figures.)
-    func render(writer: WriterStatistics.Snapshot?) -> String {
+    func render(writer: GroupCommitStatistics?) -> String {
         if let writer {
             Gauge(label: "photosd_writer_commits").record(writer.commits)
             Gauge(label: "photosd_writer_requests").record(writer.requests)

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Navigation
 import NIOCore
+import NIOFoundationEssentialsCompat
 import PhotosCore
 import PhotosModel
 import Sessions

@@ -5,7 +5,7 @@ import Navigation
 import PhotosCore
 import PhotosModel
 import Sessions
-import SQLiteStore
+import DatabaseAccess
 
 /// The HTTP routes (docs/openapi.yaml; a test holds `router.routes` against it).
 extension PhotosAPI {
@@ -15,7 +15,7 @@ extension PhotosAPI {
         router.on("/metrics", method: .get) { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: api.metrics.render(writer: (api.services.database as? SQLiteDatabase)?.writerStatistics))))
+                body: .init(byteBuffer: ByteBuffer(string: api.metrics.render(writer: (api.services.database as? any GroupCommitStore)?.writerStatistics))))
         }
 
         router.on("/v1/sessions", method: .post) { request, context in

@@ -101,6 +101,9 @@ public final class PostgresStorage: DatabaseStore {
     /// PostgreSQL's dialect.
     public var dialect: SQLDialect { .postgres }
 
+    /// Every pooled connection, and every instance, writes at the same time as the others.
+    public var writersRunConcurrently: Bool { true }
+
     /// The URL without the password.
     public var description: String { location.description }
 

@@ -20,8 +20,6 @@ final class PostgresTransactionConnection: DatabaseConnection {
         self.logger = logger
     }
 
-    var dialect: SQLDialect { .postgres }
-
     @discardableResult
     func execute(_ sql: String, arguments: [any DatabaseBindable]) throws -> Int {
         try run(sql, arguments).metadata.rows ?? 0

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import CSQLite
 import Foundation
 

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import CSQLite
 import Foundation
 
@@ -33,13 +34,9 @@ public final class Connection {
         }
     }
 
-    /// SQLite's `synchronous` setting, which decides what a commit survives.
-    public enum Synchronous: String, Sendable, Codable, CaseIterable {
-        /// fsync on every commit: a commit survives power loss.
-        case full
-        /// WAL without fsync on commit: a commit survives a process crash, maybe not power loss.
-        case normal
-    }
+    /// SQLite's `synchronous` setting, which decides what a commit survives: `full` fsyncs on
+    /// every commit, `normal` (WAL) does not.
+    public typealias Synchronous = Durability
 
     private(set) var handle: OpaquePointer?
     /// The database file's path.
@@ -180,13 +177,13 @@ public final class Connection {
 
     /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
     @discardableResult
-    public func execute(_ sql: String, _ arguments: any SQLiteBindable...) throws -> Int {
+    public func execute(_ sql: String, _ arguments: any DatabaseBindable...) throws -> Int {
         try execute(sql, arguments: arguments)
     }
 
     /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
     @discardableResult
-    public func execute(_ sql: String, arguments: [any SQLiteBindable]) throws -> Int {
+    public func execute(_ sql: String, arguments: [any DatabaseBindable]) throws -> Int {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -195,12 +192,12 @@ public final class Connection {
     }
 
     /// Runs a query and returns every row.
-    public func query(_ sql: String, _ arguments: any SQLiteBindable...) throws -> [Row] {
+    public func query(_ sql: String, _ arguments: any DatabaseBindable...) throws -> [Row] {
         try query(sql, arguments: arguments)
     }
 
     /// Runs a query and returns every row.
-    public func query(_ sql: String, arguments: [any SQLiteBindable]) throws -> [Row] {
+    public func query(_ sql: String, arguments: [any DatabaseBindable]) throws -> [Row] {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -210,12 +207,12 @@ public final class Connection {
     }
 
     /// Runs a query and returns its first row, if any.
-    public func queryOne(_ sql: String, _ arguments: any SQLiteBindable...) throws -> Row? {
+    public func queryOne(_ sql: String, _ arguments: any DatabaseBindable...) throws -> Row? {
         try queryOne(sql, arguments: arguments)
     }
 
     /// Runs a query and returns its first row, if any.
-    public func queryOne(_ sql: String, arguments: [any SQLiteBindable]) throws -> Row? {
+    public func queryOne(_ sql: String, arguments: [any DatabaseBindable]) throws -> Row? {
         let statement = try cachedStatement(sql)
         try statement.bind(arguments)
         defer { statement.reset() }
@@ -223,7 +220,7 @@ public final class Connection {
     }
 
     /// Calls `body` for each row without collecting them (for large result sets).
-    public func forEachRow(_ sql: String, arguments: [any SQLiteBindable] = [], _ body: (Row) throws -> Void) throws {
+    public func forEachRow(_ sql: String, arguments: [any DatabaseBindable] = [], _ body: (Row) throws -> Void) throws {
         let statement = try prepare(sql)
         try statement.bind(arguments)
         while try statement.step() { try body(statement.currentRow()) }

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import CSQLite
 import Foundation
 import Synchronization
@@ -113,26 +114,10 @@ public final class DatabaseWriter: Sendable {
     }
 }
 
-/// Thrown to requests that find `maxQueuedRequests` requests already waiting for the writer.
-public struct DatabaseOverloadedError: Error, CustomStringConvertible {
-    /// The bound that was reached.
-    public let queued: Int
-    public var description: String { "the database writer has \(queued) requests waiting; try again shortly" }
-}
-
 /// Counters kept by the writer.
 public final class WriterStatistics: Sendable {
-    /// A copy of the counters.
-    public struct Snapshot: Sendable {
-        /// Transactions committed.
-        public var commits: Int
-        /// Requests committed (a request rolled back to its savepoint is not counted).
-        public var requests: Int
-        /// Largest number of requests committed together so far.
-        public var largestBatch: Int
-        /// Times the connection was closed and opened again after an I/O failure.
-        public var reopens: Int
-    }
+    /// A copy of the counters, as every group-commit store reports them.
+    public typealias Snapshot = GroupCommitStatistics
 
     private let state = Mutex(Snapshot(commits: 0, requests: 0, largestBatch: 0, reopens: 0))
 

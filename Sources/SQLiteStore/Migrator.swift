@@ -1,6 +1,7 @@
+import DatabaseAccess
 import CSQLite
 import Foundation
-@_exported import SchemaMigrations
+import SchemaMigrations
 
 /// Applies numbered migrations in order, each with its bookkeeping row in one transaction, and
 /// refuses to touch a database whose applied migrations differ from the binary's.
@@ -57,7 +58,7 @@ public struct Migrator: Sendable {
             if hasTable {
                 _ = try validate(connection)
                 for row in try connection.query("SELECT version, applied_at FROM schema_migrations") {
-                    appliedAt[row.int(0)] = row.string(1)
+                    appliedAt[try row.int(0)] = try row.string(1)
                 }
             }
             return migrations.map { MigrationStatus(version: $0.version, name: $0.name, appliedAt: appliedAt[$0.version]) }
@@ -68,7 +69,7 @@ public struct Migrator: Sendable {
     /// applied versions.
     private func validate(_ connection: Connection) throws -> Set<Int> {
         let applied = try connection.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version").map {
-            AppliedMigration(version: $0.int(0), name: $0.string(1), checksum: $0.string(2))
+            AppliedMigration(version: try $0.int(0), name: try $0.string(1), checksum: try $0.string(2))
         }
         return try MigrationCheck(migrations: migrations).appliedVersions(applied)
     }

@@ -1,7 +1,8 @@
+import DatabaseAccess
 import Foundation
 
 /// A database file served by one writer (with group commit) and a few readers.
-public final class SQLiteDatabase: DatabaseStore {
+public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupStore {
     /// The database file.
     public let path: String
     /// The single writer.
@@ -19,6 +20,9 @@ public final class SQLiteDatabase: DatabaseStore {
     /// SQLite's dialect.
     public var dialect: SQLDialect { .sqlite }
 
+    /// One writer runs the write transactions one after another.
+    public var writersRunConcurrently: Bool { false }
+
     /// The file, as logs and errors name the database.
     public var description: String { path }
 
@@ -35,7 +39,17 @@ public final class SQLiteDatabase: DatabaseStore {
     }
 
     /// What the writer has done so far (for metrics and benchmarks).
-    public var writerStatistics: WriterStatistics.Snapshot { writer.stats }
+    public var writerStatistics: GroupCommitStatistics { writer.stats }
+
+    /// Copies the database to a new file at `path` with SQLite's online backup, from one read
+    /// snapshot (safe while the writer writes).
+    public func backup(to path: String) async throws {
+        try await readers.read { connection in
+            // Reading first opens the read transaction: every page comes from the same snapshot.
+            _ = try connection.query("SELECT count(*) FROM sqlite_schema")
+            try connection.backup(to: path)
+        }
+    }
 
     /// Closes the readers, then the writer (which checkpoints the WAL first).
     public func close() {

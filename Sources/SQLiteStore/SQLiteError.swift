@@ -1,3 +1,4 @@
+import DatabaseAccess
 import CSQLite
 
 /// An error reported by SQLite, or by this layer on SQLite's behalf.

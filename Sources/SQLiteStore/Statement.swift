@@ -1,3 +1,4 @@
+import DatabaseAccess
 import CSQLite
 
 /// SQLite's `SQLITE_TRANSIENT`: tells SQLite to copy bound text and blobs before returning.
@@ -30,7 +31,7 @@ public final class Statement {
     }
 
     /// Clears the previous run and binds `arguments` to the parameters, in order.
-    public func bind(_ arguments: [any SQLiteBindable]) throws {
+    public func bind(_ arguments: [any DatabaseBindable]) throws {
         sqlite3_reset(handle)
         // No sqlite3_clear_bindings: every parameter is bound below (the count must match).
         let expected = Int(sqlite3_bind_parameter_count(handle))
@@ -122,7 +123,7 @@ public final class Statement {
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// Reads column `index` of the current row.
-    public func value(at index: Int) -> SQLiteValue {
+    public func value(at index: Int) -> DatabaseValue {
         let column = Int32(index)
         switch sqlite3_column_type(handle, column) {
         case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))

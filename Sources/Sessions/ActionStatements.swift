@@ -163,8 +163,8 @@ enum ActionStatements {
         func ids(_ text: String) throws -> Set<Int64> { Set(try JSONDecoder().decode([Int64].self, from: Data(text.utf8))) }
         func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T { try JSONDecoder().decode(type, from: Data(text.utf8)) }
         var snapshot = Snapshot(
-            loaded: loaded, stateText: row.string(1), photoIDs: try ids(row.string(4)), userIDs: try ids(row.string(5)),
-            purchaseLists: row.int(6) != 0, photos: [:], purchases: [:], tokenLive: row.optionalInt(9).map { $0 != 0 }, idempotent: nil)
+            loaded: loaded, stateText: try row.string(1), photoIDs: try ids(row.string(4)), userIDs: try ids(row.string(5)),
+            purchaseLists: try row.int(6) != 0, photos: [:], purchases: [:], tokenLive: row.optionalInt(9).map { $0 != 0 }, idempotent: nil)
         for photo in try decode([PhotoRow].self, row.string(7)) {
             snapshot.photos[photo.photo.id] = photo.photo
         }

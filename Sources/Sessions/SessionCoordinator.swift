@@ -86,15 +86,15 @@ public struct SessionCoordinator: Sendable {
     /// Lists sessions, most recently changed first.
     public func list(limit: Int = 100) async throws -> [Summary] {
         try await database.read { connection in
-            let topScreen = connection.dialect == .postgres ? "s.state::jsonb #>> '{top,screen}'" : "json_extract(s.state, '$.top.screen')"
+            let topScreen = connection.jsonText("s.state", path: ["top", "screen"])
             return try connection.query(
                 """
                 SELECT s.id, s.version, u.username, \(topScreen), s.updated_at
                 FROM sessions s LEFT JOIN users u ON u.id = s.user_id ORDER BY s.updated_at DESC, s.id LIMIT ?
                 """, limit
             ).map { row in
-                Summary(id: row.string(0), version: row.int(1), username: row.optionalString(2),
-                        top: row.optionalString(3).flatMap(ScreenKind.init(rawValue:)), updatedAt: row.string(4))
+                Summary(id: try row.string(0), version: try row.int(1), username: row.optionalString(2),
+                        top: row.optionalString(3).flatMap(ScreenKind.init(rawValue:)), updatedAt: try row.string(4))
             }
         }
     }
@@ -249,7 +249,7 @@ public struct SessionCoordinator: Sendable {
         if decision.changed || !prepared.chained.isEmpty {
             do {
                 let written = try await store.run(ActionStatements.Write.self, arguments: ActionStatements.writeArguments(prepared, expected: expected, answer: answer))
-                guard written.first?.int(0) == 1 else { throw SessionMoved() }
+                guard try written.first?.int(0) == 1 else { throw SessionMoved() }
             } catch let error as any DatabaseFailure where error.isStaleFactsRefusal {
                 throw StaleFacts(reason: error.failureSummary)
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
@@ -399,9 +399,7 @@ public struct SessionCoordinator: Sendable {
     /// row until the transaction ends on PostgreSQL, where several instances may act on one
     /// session; SQLite's single writer already runs one transaction at a time.
     static func load(_ sessionID: String, cache: StateCache? = nil, forUpdate: Bool = false, on connection: any DatabaseConnection) throws -> LoadedSession {
-        let sql = forUpdate && connection.dialect == .postgres
-            ? "SELECT version, state, trail_seq, trail_hash FROM sessions WHERE id = ? FOR UPDATE"
-            : "SELECT version, state, trail_seq, trail_hash FROM sessions WHERE id = ?"
+        let sql = "SELECT version, state, trail_seq, trail_hash FROM sessions WHERE id = ?" + (forUpdate ? connection.rowLockClause : "")
         guard let row = try connection.queryOne(sql, sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }

@@ -30,7 +30,7 @@ enum SessionFactsReader {
             for row in try connection.query(
                 "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(marks))", arguments: photoIDs.map { $0 as any DatabaseBindable })
             {
-                let photo = Photo(id: row.int64(0), title: row.string(1), url: row.string(2), priceCents: row.int(3))
+                let photo = Photo(id: try row.int64(0), title: try row.string(1), url: try row.string(2), priceCents: try row.int(3))
                 facts.photos[photo.id] = photo
             }
         }
@@ -44,7 +44,7 @@ enum SessionFactsReader {
                 facts.owned[userID] = Set(try connection.query(
                     "SELECT photo_id FROM purchases WHERE user_id = ? AND photo_id IN (\(marks))",
                     arguments: [userID as any DatabaseBindable] + photoIDs.map { $0 as any DatabaseBindable }
-                ).map { $0.int64(0) })
+                ).map { try $0.int64(0) })
             }
         }
         if let tokenID = needs.tokenID {

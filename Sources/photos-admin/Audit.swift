@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotosCore
 import PhotosModel
+import Sessions
 
 extension PhotosAdmin {
     struct Audit: AsyncParsableCommand {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DatabaseAccess
 import Foundation
 import Logging
 import Navigation

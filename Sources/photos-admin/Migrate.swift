@@ -1,7 +1,9 @@
 import ArgumentParser
+import DatabaseAccess
 import Logging
 import PhotosCore
 import PhotosModel
+import SchemaMigrations
 import SQLiteStore
 
 extension PhotosAdmin {
@@ -16,7 +18,7 @@ extension PhotosAdmin {
             let configuration = try await global.configuration()
             let database = try await PhotosDatabase.open(configuration, readerCount: 1, migrate: true, create: .file, logger: GlobalOptions.logger)
             await database.close()
-            let newest = (database.dialect == .postgres ? PhotosMigrations.postgres : PhotosMigrations.sqlite).last?.version ?? 0
+            let newest = PhotosMigrations.for(database.dialect).last?.version ?? 0
             print("database \(database) is at schema version \(newest)")
         }
     }

@@ -1,7 +1,8 @@
-import PostgresStore
 import ArgumentParser
+import DatabaseAccess
 import Foundation
 import PhotosCore
+import PostgresStore
 import SQLiteStore
 
 /// `photos-admin`: the operator's command-line tool.

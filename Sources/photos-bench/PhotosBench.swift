@@ -1,4 +1,5 @@
 import ArgumentParser
+import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosdProcess

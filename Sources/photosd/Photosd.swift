@@ -6,6 +6,7 @@ import PhotosCore
 import PhotosModel
 import PhotosServer
 import ServiceLifecycle
+import UnixSignals
 
 /// `photosd`: the HTTP/JSON daemon.
 @main

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
@@ -132,22 +133,22 @@ struct AnalyticsTests {
         // by hand, twice (the second finds nothing new), and in small chunks the same as at once.
         #expect(try await FunnelMarks.catchUp(test.database, chunk: 7) > 50)
         #expect(try await FunnelMarks.catchUp(test.database) == 0)
-        let chunked = try await test.database.read { try $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { $0.string(0) } }
+        let chunked = try await test.database.read { try $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { try $0.string(0) } }
         try await test.database.write { try $0.executeScript("DELETE FROM funnel_marks; UPDATE funnel_marks_progress SET marked_until_id = 0;") }
         try await FunnelMarks.catchUp(test.database)
-        #expect(try await test.database.read { try $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { $0.string(0) } } == chunked)
+        #expect(try await test.database.read { try $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { try $0.string(0) } } == chunked)
 
         // The views, row by row.
         let funnel = try await test.database.read { connection in
             try connection.query("SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel ORDER BY day")
-                .map { [$0.string(0), String($0.int(1)), String($0.int(2)), String($0.int(3)), String($0.int(4)), String($0.int(5))] }
+                .map { [try $0.string(0), String(try $0.int(1)), String(try $0.int(2)), String(try $0.int(3)), String(try $0.int(4)), String(try $0.int(5))] }
         }
         let stages: [Stage] = [.started, .viewedPhoto, .startedBuy, .askedToSignIn, .purchased]
         let expectedFunnel = expected.keys.sorted().map { day in [day] + stages.map { String(expected[day]?[$0]?.count ?? 0) } }
         #expect(funnel == expectedFunnel)
         #expect(funnel.count == 5)
         let exits = try await test.database.read { connection in
-            try connection.query("SELECT day, reason, flows FROM buy_exits ORDER BY day, reason").map { "\($0.string(0)) \($0.string(1)) \($0.int(2))" }
+            try connection.query("SELECT day, reason, flows FROM buy_exits ORDER BY day, reason").map { "\(try $0.string(0)) \(try $0.string(1)) \(try $0.int(2))" }
         }
         let expectedExitRows = expectedExits.keys.sorted().flatMap { day in expectedExits[day]!.keys.sorted().map { "\(day) \($0) \(expectedExits[day]![$0]!)" } }
         #expect(exits == expectedExitRows)

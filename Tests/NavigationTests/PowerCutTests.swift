@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import Navigation
 import PhotosCore
@@ -144,7 +145,7 @@ struct PowerCutTests {
             let verification = try AuditLog.verify(on: connection, publicKey: try AuditService.trustedKey(explicit: nil, signingKeyPath: keyPath))
             let trails = try connection.query(
                 "SELECT s.id, s.version, count(a.seq), coalesce(max(a.seq), 0) FROM sessions s LEFT JOIN audit_trail a ON a.session_id = s.id GROUP BY s.id"
-            ).map { (id: $0.string(0), version: $0.int(1), rows: $0.int(2), last: $0.int(3)) }
+            ).map { (id: try $0.string(0), version: try $0.int(1), rows: try $0.int(2), last: try $0.int(3)) }
             return (integrity, verification, trails)
         }
         #expect(integrity == "ok", "seed \(seed)")

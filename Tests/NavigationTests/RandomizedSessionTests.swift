@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import Navigation
 import PhotosCore
@@ -52,9 +53,9 @@ struct RandomizedSessionTests {
         #expect(!purchases.isEmpty)
         guard let test = h.database else { return }
         let completed = try await test.database.read { connection -> [String] in
-            let photoID = connection.dialect == .postgres ? "(detail::jsonb ->> 'photoId')" : "json_extract(detail, '$.photoId')"
+            let photoID = connection.jsonText("detail", path: ["photoId"])
             return try connection.query(
-                "SELECT username || ':' || \(photoID) FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { $0.string(0) }
+                "SELECT username || ':' || \(photoID) FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
         }
         #expect(purchases == completed, "seed \(Self.seed)")
         let verification = try await test.database.read { try AuditLog.verify(on: $0) }

@@ -1,4 +1,5 @@
 import Crypto
+import DatabaseAccess
 import Foundation
 @testable import Navigation
 import PhotosCore
@@ -74,8 +75,8 @@ struct SessionCoordinatorTests {
         let token = try #require(first.token)
         let row = try #require(try await h.test.database.read { try $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
         // Before: key = SHA-256("1"), found by anyone who hashes small numbers.
-        #expect(row.string(0) != SecureToken.sha256Hex(key))
-        #expect(row.string(1) != SecureToken.sha256Hex(action.fingerprint))
+        #expect(try row.string(0) != SecureToken.sha256Hex(key))
+        #expect(try row.string(1) != SecureToken.sha256Hex(action.fingerprint))
         // The sealed token cannot be opened with a key derived from the idempotency key alone
         // (the first version's scheme), nor by a server with another secret.
         let stored = try JSONSerialization.jsonObject(with: Data(row.string(2).utf8)) as? [String: Any]

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import Navigation
 import PhotosCore
@@ -135,7 +136,7 @@ struct SessionHarness {
     func purchaseList() async throws -> [String] {
         if let memory { return await memory.purchaseList() }
         return try await test.database.read { connection in
-            try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { $0.string(0) }
+            try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
         }
     }
 

@@ -4,6 +4,7 @@ import PhotosCore
 import PhotosModel
 import PhotosTestSupport
 import Sessions
+import SQLiteStore
 import Synchronization
 import Testing
 

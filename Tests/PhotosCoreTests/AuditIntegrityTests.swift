@@ -1,4 +1,5 @@
 import Crypto
+import DatabaseAccess
 import Foundation
 @testable import PhotosCore
 import PhotosTestSupport
@@ -62,7 +63,7 @@ struct AuditIntegrityTests {
                 let rows = try connection.query(
                     "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail FROM audit_events WHERE session_id = ? ORDER BY seq", trail)
                 for row in rows {
-                    let hash = AuditVerifier.fields(row).hash(previous: previous)
+                    let hash = try AuditVerifier.fields(row).hash(previous: previous)
                     try connection.execute("UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?", previous, hash, row.int64(0))
                     previous = hash
                 }

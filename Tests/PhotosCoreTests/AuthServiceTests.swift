@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 @testable import PhotosCore
 import PhotosTestSupport
@@ -33,7 +34,7 @@ struct AuthServiceTests {
             try await auth.signIn(username: "mallory", password: "correct horse", actor: .client)
         }
         let steps = try await test.database.read { connection in
-            try connection.query("SELECT step, detail FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\($0.string(0)):\($0.string(1))" }
+            try connection.query("SELECT step, detail FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\(try $0.string(0)):\(try $0.string(1))" }
         }
         // An unknown name is not recorded: it may be a password typed into the wrong field.
         #expect(steps == [#"auth.signInFailed:{"attemptedUsername":"alice"}"#, #"auth.signInFailed:{"unknownUser":true}"#])

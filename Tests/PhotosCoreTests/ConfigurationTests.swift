@@ -1,3 +1,5 @@
+import Configuration
+import DatabaseAccess
 import Foundation
 @testable import PhotosCore
 import PhotosModel

@@ -1,7 +1,9 @@
+import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosModel
 import PhotosTestSupport
+import SchemaMigrations
 import Testing
 
 @Suite("Embedded migrations")
@@ -35,7 +37,7 @@ struct EmbeddedMigrationsTests {
         let test = try TestDatabase()
         defer { test.close() }
         let columns = try await test.database.read { connection in
-            try connection.query("SELECT name FROM pragma_table_info('audit_trail')").map { $0.string(0) }
+            try connection.query("SELECT name FROM pragma_table_info('audit_trail')").map { try $0.string(0) }
         }
         #expect(columns == ["session_id", "seq", "at", "actor", "username", "coordinator", "step", "screen", "detail"])
     }

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosModel
@@ -71,7 +72,7 @@ struct PurchaseServiceTests {
         #expect(try await test.catalog.list(limit: 10, afterID: imported[3].id).map(\.title) == ["Photo 5"])
         #expect(try await test.catalog.photo(id: imported[2].id)?.priceCents == 300)
         #expect(try await test.catalog.photo(id: 999) == nil)
-        let added = try await test.database.read { try $0.query("SELECT detail FROM audit_trail WHERE step = 'photo.added'").map { $0.string(0) } }
+        let added = try await test.database.read { try $0.query("SELECT detail FROM audit_trail WHERE step = 'photo.added'").map { try $0.string(0) } }
         #expect(added == [#"{"count":5}"#])
     }
 }

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -84,7 +85,7 @@ struct ConcurrencyTests {
         defer { connection.close() }
         #expect(try connection.queryOne("SELECT count(*) FROM photos")?.int(0) == 5 + 5_000 + 1)
         #expect(try connection.queryOne("SELECT count(*) FROM purchases p JOIN users u ON u.id = p.user_id WHERE u.username = 'operator-user'")?.int(0) == 4)
-        let steps = try connection.query("SELECT step, actor FROM audit_trail WHERE session_id = ? ORDER BY seq", waitingID).map { "\($0.string(0)) \($0.string(1))" }
+        let steps = try connection.query("SELECT step, actor FROM audit_trail WHERE session_id = ? ORDER BY seq", waitingID).map { "\(try $0.string(0)) \(try $0.string(1))" }
         #expect(steps.contains("purchase.completed operator:tester"))
     }
 }

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -221,7 +222,7 @@ struct CrashTests {
         var missing = 0
         for (session, steps) in events {
             let stored = Dictionary(uniqueKeysWithValues: try connection.query(
-                "SELECT seq, step FROM audit_trail WHERE session_id = ?", session).map { ($0.int(0), $0.string(1)) })
+                "SELECT seq, step FROM audit_trail WHERE session_id = ?", session).map { (try $0.int(0), try $0.string(1)) })
             for (seq, step) in steps where stored[seq] != step { missing += 1 }
         }
         #expect(missing == 0, "acknowledged steps missing or different")
@@ -230,8 +231,8 @@ struct CrashTests {
         #expect(gaps.isEmpty)
         #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
         // Purchases and purchase.completed steps, one to one.
-        let purchases = try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { $0.string(0) }
-        let completed = try connection.query("SELECT username || ':' || json_extract(detail, '$.photoId') FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { $0.string(0) }
+        let purchases = try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
+        let completed = try connection.query("SELECT username || ':' || json_extract(detail, '$.photoId') FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
         #expect(purchases == completed)
         let (verifyStatus, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
         #expect(verifyStatus == 0, "\(verifyOutput)")

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import PhotosTestSupport
 import SQLiteStore
@@ -93,8 +94,8 @@ struct LiveEndToEndTests {
         let connection = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
         defer { connection.close() }
         let rows = try connection.query("SELECT seq, step, coordinator, screen FROM audit_trail WHERE session_id = ? ORDER BY seq", id)
-        #expect(rows.map { $0.int(0) } == Array(1...rows.count))
-        let steps = rows.map { [$0.string(1), $0.optionalString(2) ?? "-", $0.optionalString(3) ?? "-"].joined(separator: " ") }
+        #expect(try rows.map { try $0.int(0) } == Array(1...rows.count))
+        let steps = try rows.map { [try $0.string(1), $0.optionalString(2) ?? "-", $0.optionalString(3) ?? "-"].joined(separator: " ") }
         #expect(Array(steps.suffix(4)) == [
             "action app/buy -", "purchase.completed app/buy -", "screen.pop app/buy buy", "coordinator.finish app/buy -",
         ])

@@ -1,7 +1,9 @@
+import DatabaseAccess
 import Foundation
-import Logging
 import Hummingbird
 import HummingbirdTesting
+import Logging
+import PhotosCore
 @testable import PhotosServer
 import PhotosTestSupport
 import SQLiteStore
@@ -111,7 +113,7 @@ struct RouterTests {
             #expect(fresh.status == .ok)
 
             // Nothing above left a trace but the one action.rejected row and the accepted action.
-            let steps = try await h.query("SELECT step FROM audit_trail WHERE session_id = '\(id)' AND seq > 3").map { $0.string(0) }
+            let steps = try await h.query("SELECT step FROM audit_trail WHERE session_id = '\(id)' AND seq > 3").map { try $0.string(0) }
             #expect(steps == ["action.rejected", "action", "screen.push"])
             let unknownRoute = try await client.get("/v2/whatever")
             #expect(unknownRoute.status == .notFound)
@@ -276,7 +278,7 @@ struct RouterTests {
             let right = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#)
             #expect(right.status == .ok)
             let failures = try await h.query("SELECT count(*) FROM audit_trail WHERE step = 'auth.signInFailed'")
-            #expect(failures.first?.int(0) == 1)
+            #expect(try failures.first?.int(0) == 1)
         }
     }
 

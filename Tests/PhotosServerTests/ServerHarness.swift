@@ -1,8 +1,10 @@
+import DatabaseAccess
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Navigation
+import NIOFoundationEssentialsCompat
 import PhotosCore
 @testable import PhotosServer
 import PhotosTestSupport

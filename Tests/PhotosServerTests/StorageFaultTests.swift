@@ -1,6 +1,8 @@
+import DatabaseAccess
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import PhotosCore
 import PhotosTestSupport
 import SQLiteStore
 import Testing

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import Navigation
 import PhotosCore

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosModel
@@ -20,7 +21,7 @@ struct RowStreamingTests {
             let seen = try await test.database.read { connection in
                 var seen: [Int] = []
                 // `WHERE i < ?` with 0 still yields the anchor row 1: filter it for the empty case.
-                try connection.forEachRow("SELECT i FROM (\(Self.numbers)) AS numbers WHERE i <= ?", arguments: [max(count, 1), count]) { seen.append($0.int(0)) }
+                try connection.forEachRow("SELECT i FROM (\(Self.numbers)) AS numbers WHERE i <= ?", arguments: [max(count, 1), count]) { seen.append(try $0.int(0)) }
                 return seen
             }
             #expect(seen == Array(stride(from: 1, through: count, by: 1)), "\(count) rows")
@@ -36,7 +37,7 @@ struct RowStreamingTests {
             var stoppedAt = 0
             do {
                 try connection.forEachRow(Self.numbers, arguments: [3_000]) { row in
-                    stoppedAt = row.int(0)
+                    stoppedAt = try row.int(0)
                     if stoppedAt == 1_500 { throw Enough() }
                 }
             } catch is Enough {}
@@ -59,7 +60,7 @@ struct RowStreamingTests {
             var during: [Int] = []
             try connection.forEachRow(Self.numbers, arguments: [2_500]) { row in
                 // The same connection, between two pages' rows: the cursor is open on the server.
-                if row.int(0) % 1_000 == 1 { during.append(try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0) ?? -1) }
+                if try row.int(0) % 1_000 == 1 { during.append(try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0) ?? -1) }
             }
             return (during, try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0))
         }

@@ -1,6 +1,7 @@
+import DatabaseAccess
 import Foundation
-import SQLiteStore
 import PhotosTestSupport
+import SQLiteStore
 import Testing
 
 @Suite("Backup")

@@ -1,7 +1,8 @@
 import CSQLite
+import DatabaseAccess
 import Foundation
-import SQLiteStore
 import PhotosTestSupport
+import SQLiteStore
 import Testing
 
 @Suite("Connection")
@@ -15,6 +16,27 @@ struct ConnectionTests {
         try body(connection, directory)
     }
 
+    @Test("a NULL or a value of another type read as a non-optional value throws, naming the column")
+    func nullIntoNonOptional() throws {
+        try withDatabase { connection, _ in
+            try connection.execute("INSERT INTO items (name, amount, ratio) VALUES ('a', NULL, 2.5)")
+            let row = try #require(try connection.queryOne("SELECT name, amount, ratio, 7 FROM items"))
+            #expect(try row.string(0) == "a")
+            #expect(row.optionalInt(1) == nil)
+            #expect(throws: RowValueError.self) { try row.int(1) }
+            #expect(throws: RowValueError.self) { try row.int64(2) }
+            #expect(throws: RowValueError.self) { try row.string(3) }
+            do {
+                _ = try row.string(1)
+                Issue.record("NULL read as text")
+            } catch let error as RowValueError {
+                #expect(error.description == "column 1 holds NULL where text was expected")
+            }
+            let whole = Row(values: [.real(42)])
+            #expect(try whole.int(0) == 42, "a whole number as a real (PostgreSQL's numeric) reads as an integer")
+        }
+    }
+
     @Test("values round-trip through binding and reading")
     func roundTrip() throws {
         try withDatabase { connection, _ in
@@ -22,9 +44,9 @@ struct ConnectionTests {
             try connection.execute("INSERT INTO items (name, amount, data, ratio) VALUES (?, ?, ?, ?)", "b", Int?.none, [UInt8](), Double?.none)
             let rows = try connection.query("SELECT name, amount, data, ratio FROM items ORDER BY id")
             #expect(rows.count == 2)
-            #expect(rows[0].string(0) == "a'; DROP TABLE items; --")
-            #expect(rows[0].int64(1) == Int64.max)
-            #expect(rows[0].blob(2) == [0, 1, 255])
+            #expect(try rows[0].string(0) == "a'; DROP TABLE items; --")
+            #expect(try rows[0].int64(1) == Int64.max)
+            #expect(try rows[0].blob(2) == [0, 1, 255])
             #expect(rows[0][3] == .real(0.5))
             #expect(rows[1].optionalInt(1) == nil)
             #expect(rows[1][3] == .null)
@@ -42,7 +64,7 @@ struct ConnectionTests {
                     throw Boom()
                 }
             }
-            #expect(try connection.query("SELECT name FROM items").map { $0.string(0) } == ["kept"])
+            #expect(try connection.query("SELECT name FROM items").map { try $0.string(0) } == ["kept"])
             #expect(connection.isAutocommit)
         }
     }
@@ -57,7 +79,7 @@ struct ConnectionTests {
                     try connection.execute("INSERT INTO items (name) VALUES ('existing')")  // UNIQUE violation
                 }
             }
-            #expect(try connection.query("SELECT name FROM items ORDER BY id").map { $0.string(0) } == ["existing"])
+            #expect(try connection.query("SELECT name FROM items ORDER BY id").map { try $0.string(0) } == ["existing"])
         }
     }
 
@@ -88,7 +110,7 @@ struct ConnectionTests {
                     try connection.execute("INSERT INTO items (name) VALUES ('outer')")
                 }
             }
-            #expect(try connection.query("SELECT name FROM items").map { $0.string(0) } == ["outer"])
+            #expect(try connection.query("SELECT name FROM items").map { try $0.string(0) } == ["outer"])
         }
     }
 
@@ -114,9 +136,9 @@ struct ConnectionTests {
             for name in ["", "a\u{0}b", "café ☕︎", String(repeating: "x", count: 100_000)] {
                 try connection.execute("INSERT INTO items (name) VALUES (?)", name)
                 let row = try connection.queryOne("SELECT typeof(name), length(CAST(name AS BLOB)), name FROM items WHERE id = last_insert_rowid()")
-                #expect(row?.string(0) == "text")
-                #expect(row?.int(1) == name.utf8.count)
-                #expect(row?.string(2) == name)
+                #expect(try row?.string(0) == "text")
+                #expect(try row?.int(1) == name.utf8.count)
+                #expect(try row?.string(2) == name)
             }
         }
     }
@@ -129,8 +151,8 @@ struct ConnectionTests {
                 try insert.bindText(name, at: 1)
                 try insert.run()
                 let row = try connection.queryOne("SELECT length(CAST(name AS BLOB)), name FROM items WHERE id = last_insert_rowid()")
-                #expect(row?.int(0) == name.utf8.count, "\(name.debugDescription)")
-                #expect(row?.string(1) == name)
+                #expect(try row?.int(0) == name.utf8.count, "\(name.debugDescription)")
+                #expect(try row?.string(1) == name)
             }
         }
     }

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import PhotosTestSupport
 import SQLiteStore
@@ -19,7 +20,7 @@ struct FaultVFSTests {
         let connection = try Connection(path: path)
         defer { connection.close() }
         #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
-        return try connection.query("SELECT name FROM items ORDER BY id").map { $0.string(0) }
+        return try connection.query("SELECT name FROM items ORDER BY id").map { try $0.string(0) }
     }
 
     @Test("a power cut loses the writes after the last sync and keeps the synced ones")
@@ -132,6 +133,6 @@ struct FaultVFSTests {
         let statistics = vfs.statistics
         #expect(statistics.injectedFailures == 4)
         #expect(statistics.writes > 0 && statistics.bytesWritten >= 4096 && statistics.syncs > 0 && statistics.opens >= 2)
-        #expect(try connection.query("SELECT name FROM items ORDER BY id").map { $0.string(0) } == ["b", "d"])
+        #expect(try connection.query("SELECT name FROM items ORDER BY id").map { try $0.string(0) } == ["b", "d"])
     }
 }

@@ -1,6 +1,8 @@
+import DatabaseAccess
 import Foundation
-import SQLiteStore
 import PhotosTestSupport
+import SchemaMigrations
+import SQLiteStore
 import Testing
 
 @Suite("Migrator")
@@ -19,8 +21,8 @@ struct MigratorTests {
         #expect(try migrator.migrate(connection).isEmpty)
         #expect(try connection.queryOne("SELECT count(*) FROM a")?.int(0) == 1)
         let rows = try connection.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version")
-        #expect(rows.map { $0.string(1) } == ["0001_first.sql", "0002_second.sql"])
-        #expect(rows[0].string(2) == first.checksum)
+        #expect(try rows.map { try $0.string(1) } == ["0001_first.sql", "0002_second.sql"])
+        #expect(try rows[0].string(2) == first.checksum)
         #expect(try migrator.status(connection).allSatisfy { $0.appliedAt != nil })
     }
 
@@ -33,7 +35,7 @@ struct MigratorTests {
         let broken = Migration(version: 2, name: "0002_broken.sql", sql: "CREATE TABLE c (id INTEGER);\nCREATE TABLE c (id INTEGER);\n")
         #expect(throws: SQLiteError.self) { try Migrator(migrations: [first, broken]).migrate(connection) }
         #expect(try connection.queryOne("SELECT 1 FROM sqlite_schema WHERE name = 'c'") == nil)
-        #expect(try connection.query("SELECT version FROM schema_migrations").map { $0.int(0) } == [1])
+        #expect(try connection.query("SELECT version FROM schema_migrations").map { try $0.int(0) } == [1])
     }
 
     @Test("an applied migration whose file changed is refused")

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Foundation
 import PhotosTestSupport
 import SQLiteStore
@@ -24,7 +25,7 @@ struct WriterFaultTests {
     }
 
     static func names(_ database: SQLiteDatabase) async throws -> [String] {
-        try await database.read { try $0.query("SELECT name FROM items ORDER BY id").map { $0.string(0) } }
+        try await database.read { try $0.query("SELECT name FROM items ORDER BY id").map { try $0.string(0) } }
     }
 
     /// The names a fresh open with the system's VFS finds (recovery from the WAL included).
@@ -32,7 +33,7 @@ struct WriterFaultTests {
         let connection = try Connection(path: path)
         defer { connection.close() }
         #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
-        return try connection.query("SELECT name FROM items ORDER BY id").map { $0.string(0) }
+        return try connection.query("SELECT name FROM items ORDER BY id").map { try $0.string(0) }
     }
 
     /// Runs `count` inserts that the writer takes as one batch: they queue while a first request

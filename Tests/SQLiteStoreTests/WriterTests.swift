@@ -1,7 +1,8 @@
+import DatabaseAccess
 import Foundation
-import Synchronization
-import SQLiteStore
 import PhotosTestSupport
+import SQLiteStore
+import Synchronization
 import Testing
 
 @Suite("DatabaseWriter and readers")
@@ -72,7 +73,7 @@ struct WriterTests {
         }
         for (index, ok) in results { #expect(ok == (index % 10 != 0), "request \(index)") }
         let names = try await database.read { connection in
-            Set(try connection.query("SELECT name FROM items").map { $0.string(0) })
+            Set(try connection.query("SELECT name FROM items").map { try $0.string(0) })
         }
         #expect(names.count == 1 + 90)
         for index in stride(from: 0, to: 100, by: 10) { #expect(!names.contains("ok-\(index)")) }

@@ -1,5 +1,5 @@
+import DatabaseAccess
 import PhotosModel
-import SQLiteStore
 
 /// Keeps `funnel_marks` — which funnel stage each client session reached on each day, what the
 /// `purchase_funnel` view counts — up to date with the audit trail, off the request path.
@@ -45,7 +45,7 @@ public enum FunnelMarks {
                 let from = try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
                 let newest = min(settled, bound)
                 let until = min(newest, from + chunk)
-                let marks = try connection.query(newMarks, from, until).map { ($0.string(0), $0.int(1), $0.string(2)) }
+                let marks = try connection.query(newMarks, from, until).map { (try $0.string(0), try $0.int(1), try $0.string(2)) }
                 return (from, until, newest, marks)
             }
             let (from, newest, settled, marks) = try await AuditLog.readSettled(database, read)

@@ -1,6 +1,6 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 
 /// The purchase funnel of the last days, from the `purchase_funnel` and `buy_exits` views
 /// (`photos-admin report funnel`).
@@ -66,10 +66,10 @@ public struct FunnelReport: Codable, Sendable, Equatable {
             SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel
             WHERE day >= ? AND day <= ? ORDER BY day
             """, first, last
-        ).map { Day(day: $0.string(0), sessions: $0.int(1), viewedPhoto: $0.int(2), startedBuy: $0.int(3), askedToSignIn: $0.int(4), purchased: $0.int(5)) }
+        ).map { Day(day: try $0.string(0), sessions: try $0.int(1), viewedPhoto: try $0.int(2), startedBuy: try $0.int(3), askedToSignIn: try $0.int(4), purchased: try $0.int(5)) }
         let exits = try connection.query(
             "SELECT day, coalesce(reason, '(none)'), flows FROM buy_exits WHERE day >= ? AND day <= ? ORDER BY day, reason", first, last
-        ).map { Exit(day: $0.string(0), reason: $0.string(1), flows: $0.int(2)) }
+        ).map { Exit(day: try $0.string(0), reason: try $0.string(1), flows: try $0.int(2)) }
         var total = Day(day: "total", sessions: 0, viewedPhoto: 0, startedBuy: 0, askedToSignIn: 0, purchased: 0)
         for row in rows {
             total.sessions += row.sessions

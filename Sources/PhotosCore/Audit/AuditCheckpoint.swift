@@ -1,6 +1,6 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 
 /// A signed statement of the audit trails' heads, like the signed digest files of AWS
 /// CloudTrail: its number, its time, the previous checkpoint's hash, and the head (trail, last
@@ -98,7 +98,7 @@ public enum AuditCheckpoints {
             JOIN (SELECT max(id) AS id FROM audit_events WHERE id > ? AND id <= ? GROUP BY session_id) newest ON newest.id = e.id
             ORDER BY e.session_id
             """, since, newestID
-        ).map { AuditCheckpoint.Head(trail: $0.string(0), seq: $0.int(1), hash: $0.string(2)) }
+        ).map { AuditCheckpoint.Head(trail: try $0.string(0), seq: try $0.int(1), hash: try $0.string(2)) }
         return Changes(previous: previous, heads: heads, newestID: newestID)
     }
 
@@ -106,11 +106,9 @@ public enum AuditCheckpoints {
     /// transaction. Returns nil (and writes nothing) if another checkpoint was written since
     /// `changes` was read: the caller reads again.
     public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: any DatabaseConnection) throws -> AuditCheckpoint? {
-        if connection.dialect == .postgres {
-            // One checkpoint writer at a time across instances; the next one's statements then
-            // see this one's row (READ COMMITTED) and it returns nil below.
-            try connection.execute("SELECT pg_advisory_xact_lock(?)", writeLockKey)
-        }
+        // One checkpoint writer at a time across instances; the next one's statements then see
+        // this one's row (READ COMMITTED) and it returns nil below.
+        try connection.hold([.exclusive(.number(writeLockKey))])
         guard try newest(on: connection)?.number == changes.previous?.number else { return nil }
         var checkpoint = AuditCheckpoint(
             number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
@@ -142,7 +140,7 @@ public enum AuditCheckpoints {
     static func checkpoint(_ row: Row) throws -> AuditCheckpoint {
         let heads = try JSONDecoder().decode([AuditCheckpoint.Head].self, from: Data(row.string(4).utf8))
         return AuditCheckpoint(
-            number: row.int(0), at: row.string(1), prevHash: row.string(2), coversUntilID: row.int64(3), heads: heads,
-            publicKey: row.string(5), signature: row.string(6), hash: row.string(7))
+            number: try row.int(0), at: try row.string(1), prevHash: try row.string(2), coversUntilID: try row.int64(3), heads: heads,
+            publicKey: try row.string(5), signature: try row.string(6), hash: try row.string(7))
     }
 }

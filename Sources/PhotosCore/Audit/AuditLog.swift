@@ -1,6 +1,6 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 
 /// The append-only audit trail: contiguous `seq` per trail (a session, `operator` or `api`), a
 /// hash chain per trail, and signed checkpoints of the trails' heads (`AuditCheckpoints`).
@@ -42,9 +42,7 @@ public enum AuditLog {
     /// it in a write transaction (READ COMMITTED: the statements after it see what those
     /// appends committed).
     public static func settledNewestID(on connection: any DatabaseConnection) throws -> Int64 {
-        if connection.dialect == .postgres {
-            try connection.execute("SELECT pg_advisory_xact_lock(?)", appendLockKey)
-        }
+        try connection.hold([.exclusive(.number(appendLockKey))])
         return try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
     }
 
@@ -56,7 +54,7 @@ public enum AuditLog {
     public static func readSettled<T: Sendable>(
         _ database: any DatabaseStore, _ body: @escaping @Sendable (any DatabaseConnection, Int64) throws -> T
     ) async throws -> T {
-        guard database.dialect == .postgres else {
+        guard database.writersRunConcurrently else {
             return try await database.read { connection in try body(connection, try settledNewestID(on: connection)) }
         }
         let settled = try await database.write { try settledNewestID(on: $0) }
@@ -71,15 +69,11 @@ public enum AuditLog {
     /// trail (`api`, `operator`; a session's trail is already held by its row lock) take turns
     /// instead of both reading the same head. Different trails never wait for each other.
     public static func head(of sessionID: String, on connection: any DatabaseConnection) throws -> (seq: Int, hash: String) {
-        if connection.dialect == .postgres {
-            try connection.execute(
-                "SELECT pg_advisory_xact_lock_shared(?), pg_advisory_xact_lock(hashtextextended('audit trail ' || ?, 0))",
-                appendLockKey, sessionID)
-        }
+        try connection.hold([.shared(.number(appendLockKey)), .exclusive(.name("audit trail " + sessionID))])
         guard let row = try connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
             return (0, genesisHash)
         }
-        return (row.int(0), row.string(1))
+        return (try row.int(0), try row.string(1))
     }
 
     /// Rows per multi-row `INSERT` (12 parameters each).
@@ -89,9 +83,7 @@ public enum AuditLog {
     /// PostgreSQL the append lock, shared: see `settledNewestID`) — for an append whose trail is
     /// already held by other means (a session's, by its row's version check).
     public static func holdAppendLock(on connection: any DatabaseConnection) throws {
-        if connection.dialect == .postgres {
-            try connection.execute("SELECT pg_advisory_xact_lock_shared(?)", appendLockKey)
-        }
+        try connection.hold([.shared(.number(appendLockKey))])
     }
 
     /// Inserts one trail's rows already chained (`AuditTrails.chain`): an action's few rows in
@@ -147,14 +139,14 @@ public enum AuditLog {
             SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail, id FROM audit_events
             WHERE id > ? AND (? IS NULL OR session_id = ?) ORDER BY id LIMIT ?
             """, afterID, sessionID, sessionID, limit)
-        return result.map { ($0.int64(9), Self.row($0)) }
+        return try result.map { (try $0.int64(9), try Self.row($0)) }
     }
 
-    static func row(_ row: Row) -> AuditRow {
+    static func row(_ row: Row) throws -> AuditRow {
         AuditRow(
-            sessionId: row.string(0), seq: row.int(1), at: row.string(2), actor: row.string(3),
-            username: row.optionalString(4), coordinator: row.optionalString(5), step: row.string(6),
-            screen: row.optionalString(7), detail: row.string(8))
+            sessionId: try row.string(0), seq: try row.int(1), at: try row.string(2), actor: try row.string(3),
+            username: row.optionalString(4), coordinator: row.optionalString(5), step: try row.string(6),
+            screen: row.optionalString(7), detail: try row.string(8))
     }
 
     /// The outcome of `verify`.

@@ -1,5 +1,5 @@
+import DatabaseAccess
 import PhotosModel
-import SQLiteStore
 
 /// Records steps of one trail (a session's, or `operator`, or `api`) inside the caller's write
 /// transaction, and writes them at the end.

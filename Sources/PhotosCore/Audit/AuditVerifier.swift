@@ -1,5 +1,5 @@
+import DatabaseAccess
 import PhotosModel
-import SQLiteStore
 
 /// Re-checks the audit trail, streaming (memory stays flat however long a trail is; it holds one
 /// entry per trail that a checkpoint covers), and names the first thing that does not check out:
@@ -54,14 +54,14 @@ struct AuditVerifier {
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= ? ORDER BY id",
             arguments: [cutover]
         ) { row in
-            let fields = Self.fields(row)
-            if row.string(11) != previousHash {
+            let fields = try Self.fields(row)
+            if try row.string(11) != previousHash {
                 throw rowFailure(row, "prev_hash does not match the row before it (a row was deleted or inserted)")
             }
-            if fields.hash(previous: previousHash) != row.string(12) {
+            if try row.string(12) != fields.hash(previous: previousHash) {
                 throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
             }
-            previousHash = row.string(12)
+            previousHash = try row.string(12)
         }
     }
 
@@ -75,7 +75,7 @@ struct AuditVerifier {
         try connection.forEachRow(
             "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number"
         ) { row in
-            let number = row.int(0)
+            let number = try row.int(0)
             func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: number, reason: reason)) }
             guard number == expected else {
                 throw Failure(problem: AuditLog.Problem(checkpoint: expected, reason: "missing: the checkpoints go from \(expected - 1) to \(number) (a checkpoint was deleted)"))
@@ -138,7 +138,7 @@ struct AuditVerifier {
         try connection.forEachRow(
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events ORDER BY session_id, seq"
         ) { row in
-            let rowTrail = row.string(1)
+            let rowTrail = try row.string(1)
             if rowTrail != trail {
                 try finishTrail()
                 trail = rowTrail
@@ -146,23 +146,23 @@ struct AuditVerifier {
                 lastHash = AuditLog.genesisHash
             }
             checked += 1
-            let seq = row.int(2)
+            let seq = try row.int(2)
             guard seq == lastSeq + 1 else {
                 throw rowFailure(row, "seq \(seq) follows \(lastSeq) (a row was deleted or inserted)")
             }
-            if row.int64(0) > cutover {
-                if row.string(11) != lastHash {
+            if try row.int64(0) > cutover {
+                if try row.string(11) != lastHash {
                     throw rowFailure(row, "prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)")
                 }
-                if Self.fields(row).hash(previous: lastHash) != row.string(12) {
+                if try row.string(12) != Self.fields(row).hash(previous: lastHash) {
                     throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
                 }
             }
-            if let signed = covered[rowTrail], signed.seq == seq, signed.hash != row.string(12) {
+            if let signed = covered[rowTrail], signed.seq == seq, try row.string(12) != signed.hash {
                 throw rowFailure(row, "differs from what checkpoint \(signed.checkpoint) signed (altered, or the trail's hashes recomputed without the key)")
             }
             lastSeq = seq
-            lastHash = row.string(12)
+            lastHash = try row.string(12)
         }
         try finishTrail()
         if let missing = covered.min(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
@@ -175,14 +175,14 @@ struct AuditVerifier {
 
     // MARK: Helpers
 
-    static func fields(_ row: Row) -> AuditRecord {
+    static func fields(_ row: Row) throws -> AuditRecord {
         AuditRecord(
-            sessionID: row.string(1), seq: row.int(2), at: row.string(3), actor: row.string(4),
+            sessionID: try row.string(1), seq: try row.int(2), at: try row.string(3), actor: try row.string(4),
             userID: row.optionalInt64(5), username: row.optionalString(6), coordinator: row.optionalString(7),
-            step: row.string(8), screen: row.optionalString(9), detail: row.string(10))
+            step: try row.string(8), screen: row.optionalString(9), detail: try row.string(10))
     }
 
     private func rowFailure(_ row: Row, _ reason: String) -> Failure {
-        Failure(problem: AuditLog.Problem(rowID: row.int64(0), sessionID: row.string(1), seq: row.int(2), reason: reason))
+        Failure(problem: AuditLog.Problem(rowID: row.optionalInt64(0), sessionID: row.optionalString(1), seq: row.optionalInt(2), reason: reason))
     }
 }

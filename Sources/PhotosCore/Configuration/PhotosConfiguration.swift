@@ -1,7 +1,7 @@
 import Configuration
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 import SystemPackage
 
 /// Every setting of `photosd` and `photos-admin`, with its default (docs/design.md, "Configuration").
@@ -27,7 +27,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// The SQLite file (created on first start), or a `postgres://` URL (see `PostgresLocation`).
     public var databasePath = "data/photos.db"
     /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
-    public var durability: Connection.Synchronous = .full
+    public var durability: Durability = .full
     /// Read-only connections.
     public var readerCount = 4
     /// Most requests committed in one transaction by the writer.
@@ -216,7 +216,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         databasePath = try string("database.path")
         guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
         let durabilityText = try string("database.durability")
-        guard let durability = Connection.Synchronous(rawValue: durabilityText.lowercased()) else {
+        guard let durability = Durability(rawValue: durabilityText.lowercased()) else {
             throw PhotosError.badRequest("configuration database.durability must be full or normal, not \(durabilityText)")
         }
         self.durability = durability

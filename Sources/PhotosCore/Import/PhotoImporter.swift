@@ -1,6 +1,6 @@
 import Foundation
 import PhotosModel
-import SQLiteStore
+import DatabaseAccess
 
 /// Imports photos from a file in one transaction, all or nothing.
 ///
@@ -47,8 +47,8 @@ public enum PhotoImporter {
     static func importCSV(_ path: String, on connection: any DatabaseConnection, progress: (@Sendable (Int) -> Void)?) throws -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw PhotosError.badRequest("\(path): cannot open") }
         defer { try? handle.close() }
-        let rows: any ImportedRows = if let sqlite = connection as? Connection {
-            try SQLiteImportedRows(sqlite, createdAt: ISO8601Timestamp.now())
+        let rows: any ImportedRows = if let connection = connection as? any ReusableStatementConnection {
+            try ReusedStatementRows(connection, createdAt: ISO8601Timestamp.now())
         } else {
             BatchedImportedRows(connection, createdAt: ISO8601Timestamp.now())
         }
@@ -113,14 +113,14 @@ protocol ImportedRows: AnyObject {
     func finish() throws
 }
 
-/// SQLite: each row bound straight from the file's bytes into one prepared statement (no
-/// `String` per field) and run at once; there is no round trip to save.
-final class SQLiteImportedRows: ImportedRows {
-    let insert: Statement
+/// A store whose statements cost no round trip (SQLite): each row bound straight from the file's
+/// bytes into one prepared statement (no `String` per field) and run at once.
+final class ReusedStatementRows: ImportedRows {
+    let insert: any ReusableStatement
     let createdAt: String
 
-    init(_ connection: Connection, createdAt: String) throws {
-        insert = try connection.prepare("INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?)")
+    init(_ connection: any ReusableStatementConnection, createdAt: String) throws {
+        insert = try connection.prepareReusable("INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?)")
         self.createdAt = createdAt
     }
 

@@ -1,6 +1,6 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 
 /// Checkpoints and verification of the audit trail, with the signing key from its file.
 public struct AuditService: Sendable {
@@ -26,7 +26,7 @@ public struct AuditService: Sendable {
     public func checkedSigningKey() async throws -> AuditSigningKey {
         let newest = try await database.read { connection in
             try connection.queryOne("SELECT number, public_key FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
-                .map { (number: $0.int64(0), publicKey: $0.string(1)) }
+                .map { (number: try $0.int64(0), publicKey: try $0.string(1)) }
         }
         if let newest, !FileManager.default.fileExists(atPath: signingKeyPath) {
             throw PhotosError.badRequest(

@@ -1,7 +1,7 @@
+import DatabaseAccess
 import Foundation
 import HummingbirdBcrypt
 import PhotosModel
-import SQLiteStore
 import Synchronization
 
 /// Users, passwords and bearer tokens: what the sample kept in `UserDefaults.token` and
@@ -41,7 +41,7 @@ public struct AuthService: Sendable {
             perUsernameAndAddress: signInMaxAttempts, perAddress: signInMaxAttemptsPerAddress,
             perUsername: signInMaxAttemptsPerUsername, windowSeconds: signInWindowSeconds)
         self.limiter = SignInLimiter(limits: limits, now: now)
-        self.sharedLimiter = database.dialect == .sqlite ? nil : SharedSignInLimiter(database: database, limits: limits, now: now)
+        self.sharedLimiter = database.writersRunConcurrently ? SharedSignInLimiter(database: database, limits: limits, now: now) : nil
         self.refusals = SignInRefusalTally(windowSeconds: signInWindowSeconds, now: now)
     }
 
@@ -83,7 +83,7 @@ public struct AuthService: Sendable {
     public func listUsers(limit: Int = 1_000, afterID: Int64 = 0) async throws -> [User] {
         try await database.read { connection in
             try connection.query("SELECT id, username, created_at FROM users WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
-                .map { User(id: $0.int64(0), username: $0.string(1), createdAt: $0.string(2)) }
+                .map { User(id: try $0.int64(0), username: try $0.string(1), createdAt: try $0.string(2)) }
         }
     }
 
@@ -95,7 +95,7 @@ public struct AuthService: Sendable {
     /// Finds a user by name inside a transaction.
     public static func user(named username: String, on connection: any DatabaseConnection) throws -> User? {
         try connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ?", username)
-            .map { User(id: $0.int64(0), username: $0.string(1), createdAt: $0.string(2)) }
+            .map { User(id: try $0.int64(0), username: try $0.string(1), createdAt: try $0.string(2)) }
     }
 
     /// The address a sign-in is counted under when it does not come over the network (tests,
@@ -159,7 +159,7 @@ public struct AuthService: Sendable {
     private func checkPassword(username: String, password: String) async throws -> User? {
         let found = try await database.read { connection -> (user: User, hash: String)? in
             guard let row = try connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
-            return (User(id: row.int64(0), username: row.string(1), createdAt: row.string(2)), row.string(3))
+            return (User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2)), try row.string(3))
         }
         let cost = bcryptCost
         let matches = await offload.run { Bcrypt.verify(password, hash: found?.hash ?? DecoyHash.hash(cost: cost)) }
@@ -277,15 +277,16 @@ public struct AuthService: Sendable {
             """, SecureToken.sha256Hex(token))
         else { throw PhotosError.unauthorized("unknown token") }
         if row.optionalString(4) != nil { throw PhotosError.unauthorized("token revoked") }
-        if !isUnexpired(row.string(3)) { throw PhotosError.unauthorized("token expired") }
-        return User(id: row.int64(0), username: row.string(1), createdAt: row.string(2))
+        if !isUnexpired(try row.string(3)) { throw PhotosError.unauthorized("token expired") }
+        return User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2))
     }
 
     /// True when the token with row id `tokenID` is neither revoked nor expired (a session's
     /// sign-in, checked before each of its actions).
     public func isLive(tokenID: Int64, on connection: any DatabaseConnection) throws -> Bool {
         guard let row = try connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) else { return false }
-        return row.optionalString(1) == nil && isUnexpired(row.string(0))
+        guard row.optionalString(1) == nil else { return false }
+        return isUnexpired(try row.string(0))
     }
 
     /// Revokes the token with row id `tokenID` if it is live (a session signing out).

@@ -1,6 +1,6 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 
 /// The photo catalogue.
 public struct CatalogService: Sendable {
@@ -65,7 +65,7 @@ public struct CatalogService: Sendable {
         try connection.queryOne("SELECT id, title, url, price_cents FROM photos WHERE id = ?", id).map(photo)
     }
 
-    static func photo(_ row: Row) -> Photo {
-        Photo(id: row.int64(0), title: row.string(1), url: row.string(2), priceCents: row.int(3))
+    static func photo(_ row: Row) throws -> Photo {
+        Photo(id: try row.int64(0), title: try row.string(1), url: try row.string(2), priceCents: try row.int(3))
     }
 }

@@ -1,6 +1,6 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 
 /// Purchases: what the sample kept in `UserDefaults.buy(photo:)`.
 ///
@@ -69,7 +69,7 @@ public struct PurchaseService: Sendable {
             SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
             WHERE b.user_id = ? ORDER BY b.id DESC
             """, userID
-        ).map { Photo(id: $0.int64(0), title: $0.string(1), url: $0.string(2), priceCents: $0.int(3)) }
+        ).map { Photo(id: try $0.int64(0), title: try $0.string(1), url: try $0.string(2), priceCents: try $0.int(3)) }
     }
 
     /// A user's purchases, oldest first.
@@ -80,7 +80,7 @@ public struct PurchaseService: Sendable {
         }
     }
 
-    static func purchase(_ row: Row) -> Purchase {
-        Purchase(id: row.int64(0), userID: row.int64(1), photoID: row.int64(2), priceCents: row.int(3), purchasedAt: row.string(4))
+    static func purchase(_ row: Row) throws -> Purchase {
+        Purchase(id: try row.int64(0), userID: try row.int64(1), photoID: try row.int64(2), priceCents: try row.int(3), purchasedAt: try row.string(4))
     }
 }

@@ -1,6 +1,6 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
-import SQLiteStore
 
 /// The sign-in limits (`SignInLimits`) kept in the database (`sign_in_attempts`,
 /// `sign_in_trusted_addresses`), so that several `photosd` instances on one PostgreSQL database
@@ -37,10 +37,8 @@ final class SharedSignInLimiter: Sendable {
         let staleBefore = ISO8601Timestamp.string(from: at.addingTimeInterval(-staleCheckSeconds))
         let trustedSince = ISO8601Timestamp.string(from: at.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds)))
         return try await database.write { connection in
-            if connection.dialect == .postgres {
-                try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('sign-in address ' || ?, 0))", place)
-                try connection.execute("SELECT pg_advisory_xact_lock(hashtextextended('sign-in username ' || ?, 0))", user)
-            }
+            // Address first, then username, in every transaction: no lock cycle.
+            try connection.hold([.exclusive(.name("sign-in address " + place)), .exclusive(.name("sign-in username " + user))])
             try connection.execute(
                 """
                 DELETE FROM sign_in_attempts WHERE (username_key = ? OR address = ?)
@@ -53,15 +51,15 @@ final class SharedSignInLimiter: Sendable {
             // (when it leaves the window, a place frees).
             let counted = try connection.query(
                 "SELECT username_key, address, state, at FROM sign_in_attempts WHERE username_key = ? OR address = ? ORDER BY at", user, place)
-            let checks: [(SignInLimit, Int, (Row) -> Bool)] = [
-                (.usernameAndAddress, limits.perUsernameAndAddress, { $0.string(0) == user && $0.string(1) == place }),
-                (.address, limits.perAddress, { $0.string(1) == place }),
-                (.username, trusted ? 0 : limits.perUsername, { $0.string(0) == user }),
+            let checks: [(SignInLimit, Int, (Row) throws -> Bool)] = [
+                (.usernameAndAddress, limits.perUsernameAndAddress, { try $0.string(0) == user && $0.string(1) == place }),
+                (.address, limits.perAddress, { try $0.string(1) == place }),
+                (.username, trusted ? 0 : limits.perUsername, { try $0.string(0) == user }),
             ]
             for (which, limit, applies) in checks where limit > 0 {
-                let rows = counted.filter(applies)
+                let rows = try counted.filter(applies)
                 if rows.count >= limit {
-                    let oldestFailure = rows.first { $0.string(2) == "failed" }.flatMap { ISO8601Timestamp.date(from: $0.string(3)) }
+                    let oldestFailure = try rows.first { try $0.string(2) == "failed" }.flatMap { ISO8601Timestamp.date(from: try $0.string(3)) }
                     let wait = oldestFailure.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
                     throw SignInRefused(limit: which, error: which.error(retryAfter: wait))
                 }

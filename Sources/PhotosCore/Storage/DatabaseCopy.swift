@@ -216,10 +216,8 @@ public enum DatabaseCopy {
         // A store may run a failed transaction again (PostgreSQL retries a deadlock); what was
         // received is gone by then, so a second run refuses rather than copy part of the rows.
         try channel.startReceiving()
-        if connection.dialect == .postgres {
-            // Nobody else writes these tables until the copy commits (readers may still read).
-            try connection.execute("LOCK TABLE \(tables.map { quoted($0.name) }.joined(separator: ", ")) IN EXCLUSIVE MODE")
-        }
+        // Nobody else writes these tables until the copy commits (readers may still read).
+        try connection.holdWriters(of: tables.map(\.name))
         let unknown = try unknownTables(on: connection)
         guard unknown.isEmpty else {
             throw PhotosError.badRequest("the target \(target) has tables this photos-admin does not know: \(unknown.joined(separator: ", "))")
@@ -251,13 +249,7 @@ public enum DatabaseCopy {
                 summary.rows[summary.rows.count - 1].count += rows.count
                 progress?(Progress(table: name, copied: summary.rows[summary.rows.count - 1].count, total: total))
             case .finished:
-                if connection.dialect == .postgres {
-                    for table in tables where table.identity {
-                        // setval with NULL (an empty table) changes nothing: the next id stays 1.
-                        _ = try connection.query(
-                            "SELECT setval(pg_get_serial_sequence(?, 'id'), max(id)) FROM \(quoted(table.name))", table.name)
-                    }
-                }
+                try connection.advanceIdentity(of: tables.filter(\.identity).map(\.name))
                 return summary
             }
         }

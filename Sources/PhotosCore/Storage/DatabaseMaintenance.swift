@@ -1,3 +1,5 @@
+import DatabaseAccess
+import SchemaMigrations
 import Foundation
 import Logging
 import PhotosModel
@@ -33,7 +35,7 @@ public enum DatabaseMaintenance {
         let connection = try Connection(path: path, mode: .readOnly)
         defer { connection.close() }
         do {
-            let integrity = try connection.query("PRAGMA integrity_check").map { $0.string(0) }
+            let integrity = try connection.query("PRAGMA integrity_check").map { try $0.string(0) }
             let migrations = try PhotosMigrations.migrator.status(connection)
             var audit: AuditLog.Verification?
             if migrations.contains(where: { $0.appliedAt != nil }) {
@@ -66,18 +68,14 @@ public enum DatabaseMaintenance {
         }
     }
 
-    /// Copies the database to a new file at `path` with SQLite's online backup, from one
-    /// snapshot (safe while `photosd` writes).
+    /// Copies the database to a new file at `path` from one snapshot (safe while `photosd`
+    /// writes): SQLite's online backup. A store that cannot (PostgreSQL) is refused in words.
     public static func backup(_ database: any DatabaseStore, to path: String) async throws {
-        guard let database = database as? SQLiteDatabase else {
+        guard let store = database as? any FileBackupStore else {
             throw PhotosError.badRequest(
                 "backup copies a SQLite file; for \(database) use pg_dump, or photos-admin copy --to FILE for a SQLite copy")
         }
-        try await database.readers.read { connection in
-            // Reading first opens the read transaction: every page comes from the same snapshot.
-            _ = try connection.query("SELECT count(*) FROM sqlite_schema")
-            try connection.backup(to: path)
-        }
+        try await store.backup(to: path)
     }
 
     /// Rows of the `audit_trail` view (see `AuditLog.rows(sessionID:after:limit:on:)`).

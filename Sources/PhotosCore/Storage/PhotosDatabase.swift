@@ -1,3 +1,5 @@
+import DatabaseAccess
+import SchemaMigrations
 import Foundation
 import Logging
 import PhotosModel

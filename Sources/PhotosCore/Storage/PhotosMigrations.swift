@@ -1,5 +1,7 @@
+import DatabaseAccess
 import PhotosModel
 import SQLiteStore
+import SchemaMigrations
 
 /// The project's schema migrations, carried inside the binaries.
 public enum PhotosMigrations {
@@ -8,6 +10,14 @@ public enum PhotosMigrations {
 
     /// Every PostgreSQL migration, from `Migrations/postgres/*.sql`: the same numbers and names.
     public static var postgres: [Migration] { embeddedPostgres }
+
+    /// The migrations of a store of `dialect`.
+    public static func `for`(_ dialect: SQLDialect) -> [Migration] {
+        switch dialect {
+        case .sqlite: sqlite
+        case .postgres: postgres
+        }
+    }
 
     /// A migrator for `sqlite`.
     public static var migrator: Migrator { Migrator(migrations: embedded) }

@@ -1,5 +1,4 @@
 import DatabaseAccess
-import SQLiteStore
 import PhotosModel
 
 extension PhotosError {

@@ -1,0 +1,27 @@
+/// A lock a write transaction holds until it ends, for what the database's own row locks do
+/// not cover (a trail's head, the checkpoint writer, a sign-in limit's counters).
+///
+/// A store whose write transactions run one at a time (SQLite's single writer) needs none and
+/// takes none; a store with concurrent writers (PostgreSQL: several connections and instances)
+/// takes a transaction-scoped advisory lock.
+public struct TransactionLock: Sendable, Hashable {
+    /// What is locked: a fixed number, or a name (hashed to a number by the store).
+    public enum Key: Sendable, Hashable {
+        /// A fixed key, for a lock the whole database shares.
+        case number(Int64)
+        /// A key named by text (e.g. `"audit trail " + sessionID`); bound as a value, never
+        /// spliced into SQL.
+        case name(String)
+    }
+
+    /// What is locked.
+    public var key: Key
+    /// Shared locks may be held by several transactions at once; an exclusive one waits for
+    /// them all and holds new ones back.
+    public var shared: Bool
+
+    /// An exclusive lock on `key`.
+    public static func exclusive(_ key: Key) -> TransactionLock { TransactionLock(key: key, shared: false) }
+    /// A shared lock on `key`.
+    public static func shared(_ key: Key) -> TransactionLock { TransactionLock(key: key, shared: true) }
+}

@@ -1,0 +1,73 @@
+import DatabaseAccess
+import Foundation
+
+/// What PostgreSQL does its own way, for services written against `DatabaseConnection`: its
+/// writers run concurrently (several connections, several instances), so what SQLite's single
+/// writer gives for free takes a lock here.
+extension PostgresTransactionConnection {
+    /// One `SELECT` taking each lock in order with `pg_advisory_xact_lock[_shared]` (a named
+    /// key hashed with `hashtextextended`), held until the transaction ends.
+    func hold(_ locks: [TransactionLock]) throws {
+        guard !locks.isEmpty else { return }
+        var calls: [String] = []
+        var arguments: [any DatabaseBindable] = []
+        for lock in locks {
+            let function = lock.shared ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock"
+            switch lock.key {
+            case .number(let key):
+                calls.append("\(function)(?)")
+                arguments.append(key)
+            case .name(let name):
+                calls.append("\(function)(hashtextextended(?, 0))")
+                arguments.append(name)
+            }
+        }
+        try execute("SELECT " + calls.joined(separator: ", "), arguments: arguments)
+    }
+
+    /// `LOCK TABLE … IN EXCLUSIVE MODE`: other writers wait, readers go on.
+    func holdWriters(of tables: [String]) throws {
+        guard !tables.isEmpty else { return }
+        try execute("LOCK TABLE \(tables.map(Self.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE", arguments: [])
+    }
+
+    /// Moves each table's identity sequence to its largest `id` (an empty table's stays).
+    func advanceIdentity(of tables: [String]) throws {
+        for table in tables {
+            // setval with NULL (an empty table) changes nothing: the next id stays 1.
+            _ = try query("SELECT setval(pg_get_serial_sequence(?, 'id'), max(id)) FROM \(Self.quoted(table))", arguments: [table])
+        }
+    }
+
+    /// `(column::jsonb #>> '{a,b}')`, in parentheses: `#>>` binds no tighter than `||`.
+    func jsonText(_ column: String, path: [String]) -> String {
+        "(\(column)::jsonb #>> '{\(path.joined(separator: ","))}')"
+    }
+
+    /// `FOR UPDATE`: concurrent writers of one row take turns.
+    var rowLockClause: String { " FOR UPDATE" }
+
+    /// True when the current schema has a table named `name`.
+    func tableExists(_ name: String) throws -> Bool {
+        try queryOne("SELECT 1 WHERE to_regclass(?) IS NOT NULL", arguments: [name]) != nil
+    }
+
+    /// The current schema's tables, sorted.
+    func tableNames() throws -> [String] {
+        try query(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
+            arguments: []
+        ).map { try $0.string(0) }
+    }
+
+    /// The columns of table `name`, in their declared order.
+    func columnNames(of name: String) throws -> [String] {
+        try query(
+            "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
+            arguments: [name]
+        ).map { try $0.string(0) }
+    }
+
+    /// A table name in double quotes (names come from the code, never from input).
+    static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// The storage seam holds: services, navigation and the HTTP layer see `DatabaseAccess` only, and
+/// what differs between the engines is a capability of the store, never a test of its dialect.
+/// (`MemberImportVisibility` keeps each file's imports honest; this keeps the imports themselves
+/// to the layering.)
+@Suite("Layering")
+struct LayeringTests {
+    static let sources = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Sources").path
+
+    /// Where a database is opened and migrated (and the application wired): the only places
+    /// outside the stores that may name a store's module or read the dialect.
+    static let compositionRoots = ["PhotosCore/Storage/", "PhotosServer/Application+build.swift"]
+
+    /// The swift files of `modules`, as (path relative to Sources, text).
+    func files(in modules: [String]) throws -> [(String, String)] {
+        var found: [(String, String)] = []
+        for module in modules {
+            let root = Self.sources + "/" + module
+            guard let walker = FileManager.default.enumerator(atPath: root) else { continue }
+            for case let name as String in walker where name.hasSuffix(".swift") {
+                found.append((module + "/" + name, try String(contentsOfFile: root + "/" + name, encoding: .utf8)))
+            }
+        }
+        #expect(found.count > 20, "expected the sources under \(Self.sources)")
+        return found
+    }
+
+    @Test("services, sessions, navigation and the HTTP layer import no store and test no dialect")
+    func oneSeam() throws {
+        let layered = ["PhotosModel", "Navigation", "PhotosCore", "Sessions", "PhotosServer"]
+        var offences: [String] = []
+        for (path, text) in try files(in: layered) where !Self.compositionRoots.contains(where: { path.hasPrefix($0) }) {
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") { continue }
+                if ["import SQLiteStore", "import PostgresStore", "import PostgresNIO", "import CSQLite"].contains(where: { code.hasSuffix($0) })
+                    || code.contains("@_exported") || code.contains(".dialect") || code.contains("as? SQLiteDatabase")
+                    || code.contains("as? PostgresStorage") || code.contains("as? Connection") {
+                    offences.append("\(path): \(code)")
+                }
+            }
+        }
+        #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
+    }
+
+    @Test("Navigation, the pure core, imports no storage module at all")
+    func pureCore() throws {
+        for (path, text) in try files(in: ["Navigation", "PhotosModel"]) {
+            #expect(!text.contains("import DatabaseAccess"), "\(path) imports DatabaseAccess")
+            #expect(!text.contains("import Sessions"), "\(path) imports Sessions")
+        }
+    }
+}
