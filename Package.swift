@@ -110,6 +110,7 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationEssentialsCompat", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -120,6 +121,7 @@ let package = Package(
         .executableTarget(
             name: "photosd",
             dependencies: [
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "PhotosServer",
                 "PhotosModel",
                 "PhotosCore",
