@@ -3,12 +3,15 @@ import PackageDescription
 
 let package = Package(
     name: "photosd",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .executable(name: "photosd", targets: ["photosd"]),
         .executable(name: "photos-admin", targets: ["photos-admin"]),
         .executable(name: "photos-bench", targets: ["photos-bench"]),
         .library(name: "PhotosCore", targets: ["PhotosCore"]),
+        // For app teams: the generated API client and the NavigationDriver (docs: README).
+        .library(name: "PhotosClient", targets: ["PhotosClient"]),
+        .executable(name: "photos-app", targets: ["photos-app"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -25,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
     ],
     targets: [
         // The system's libsqlite3, used directly (no ORM, no bundled copy).
@@ -145,6 +150,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The client app teams build on: the HTTP layer generated from docs/openapi.yaml by
+        // swift-openapi-generator (committed: scripts/generate-client), over URLSession, and the
+        // NavigationDriver that turns each answer into NavigationCommands. Depends on nothing of
+        // the server.
+        .target(
+            name: "PhotosClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+            ],
+            exclude: ["openapi-generator-config.yaml", "Generated/GENERATED-FROM"]
+        ),
+        // A terminal app on PhotosClient only.
+        .executableTarget(name: "photos-app", dependencies: ["PhotosClient"]),
         // Starts a real photosd child process: the end-to-end tests and photos-bench.
         .target(name: "PhotosdProcess"),
         // A fault-injecting SQLite VFS (power cuts, failing writes and syncs), for tests only.
@@ -207,6 +226,16 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PhotosClientTests",
+            dependencies: [
+                "PhotosClient", "PhotosTestSupport", "PhotosdProcess",
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

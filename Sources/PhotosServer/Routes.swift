@@ -74,7 +74,7 @@ extension PhotosAPI {
             let (user, _) = try await api.requireUser(request)
             let purchases = try await api.purchases.purchases(userID: user.id)
             return try APIResponse.json(PurchasesResponse(purchases: purchases.map {
-                PurchaseResponse(photoId: $0.photoID, priceCents: $0.priceCents, purchasedAt: $0.purchasedAt)
+                PurchaseResponse(photoId: $0.photoID, priceCents: $0.priceCents, purchasedAt: ISO8601Timestamp.wholeSeconds($0.purchasedAt))
             }))
         }
     }
@@ -109,7 +109,7 @@ extension PhotosAPI {
     /// `POST /v1/auth/sign-in`.
     func signIn(username: String, password: String, address: String) async throws -> Response {
         let (user, issued) = try await auth.signIn(username: username, password: password, address: address, actor: .client)
-        return try APIResponse.json(SignInResponse(token: issued.token, expiresAt: issued.expiresAt, user: SessionUser(id: user.id, username: user.username)))
+        return try APIResponse.json(SignInResponse(token: issued.token, expiresAt: ISO8601Timestamp.wholeSeconds(issued.expiresAt), user: SessionUser(id: user.id, username: user.username)))
     }
 }
 

@@ -44,4 +44,14 @@ public enum ISO8601Timestamp {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         return formatter.date(from: text)
     }
+
+    /// A stored timestamp (`2026-11-23T16:40:29.123Z`) as the API writes its `date-time` fields:
+    /// RFC 3339 in UTC with whole seconds (`2026-11-23T16:40:29Z`), rounded down, the form that
+    /// Foundation's `.iso8601` decoding and generated OpenAPI clients' default transcoder read
+    /// (both refuse fractional seconds). Text in any other form is returned as it is.
+    public static func wholeSeconds(_ stored: String) -> String {
+        let utf8 = Array(stored.utf8)
+        guard utf8.count == 24, utf8[19] == UInt8(ascii: "."), utf8[23] == UInt8(ascii: "Z") else { return stored }
+        return String(decoding: utf8[0..<19] + [UInt8(ascii: "Z")], as: UTF8.self)
+    }
 }

@@ -1,0 +1,244 @@
+import Foundation
+import OpenAPIRuntime
+import OpenAPIURLSession
+
+/// Drives one photosd session for an app: creates it (or attaches to one), sends the user's
+/// actions, and after each answer says what to do to the app's navigation, as an ordered list
+/// of `NavigationCommand`s. The server decides the navigation; the app's coordinators follow.
+///
+/// Each action is one HTTP request (one round trip when nothing fails) carrying the session's
+/// version as `expectVersion` and an `Idempotency-Key` made for that action: a `503` is retried
+/// after its `Retry-After`, a transport failure after a short backoff, both with the same key,
+/// so that an action is applied at most once (see `RetryPolicy`). Errors come out as
+/// `NavigationError` values. A password passes through `send(.submit(…))` and is kept nowhere.
+public actor NavigationDriver {
+    /// The generated API client, for what the driver does not cover (catalogue, token API).
+    public nonisolated let client: Client
+    /// How failed requests are retried.
+    public nonisolated let retry: RetryPolicy
+    /// The session as the server last described it.
+    public private(set) var session: Components.Schemas.Session?
+    /// What the app shows: the navigation every command so far led to.
+    public private(set) var shown: NavigationState = NavigationState(stacks: [])
+
+    /// What one action did.
+    public struct Step: Sendable {
+        /// The session after the action.
+        public var session: Components.Schemas.Session
+        /// What to do to the app's navigation, in order.
+        public var commands: [NavigationCommand]
+        /// What happened (`navigated`, `signedIn`, `purchased`, `alreadyOwned`, …).
+        public var outcome: Components.Schemas.ActionResult.outcomePayload
+        /// The audit rows the action wrote.
+        public var events: [Components.Schemas.AuditRow]
+        /// After a successful sign-in, the bearer token (shown once; for the catalogue and token
+        /// API). The driver does not keep it.
+        public var token: String?
+    }
+
+    /// A driver for the photosd at `serverURL` (e.g. `http://127.0.0.1:8080`), over URLSession.
+    public init(serverURL: URL, retry: RetryPolicy = RetryPolicy(), transport: any ClientTransport = URLSessionTransport()) {
+        self.client = Client(serverURL: serverURL, transport: transport)
+        self.retry = retry
+    }
+
+    // MARK: Sessions
+
+    /// Creates a session (`layout` stack or tabs), optionally already at a deep link (`/photos/3/buy`),
+    /// and returns it; `shown` becomes its navigation (the app builds its first screens from it).
+    @discardableResult
+    public func start(layout: Components.Schemas.Layout = .stack, link: String? = nil) async throws(NavigationError) -> Components.Schemas.Session {
+        let body = Components.Schemas.NewSessionRequest(layout: layout, link: link)
+        let created = try await withRetries { [client] () async throws -> Attempt<Components.Schemas.Session> in
+            switch try await client.createSession(body: .json(body)) {
+            case .created(let answer): return .done(try answer.body.json)
+            case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
+            case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
+            case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)
+            case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
+            case .unsupportedMediaType(let answer): throw Self.failure(415, try? answer.body.json)
+            case .tooManyRequests(let answer): throw Self.failure(429, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After)
+            case .serviceUnavailable(let answer): return .retry(Self.failure(503, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After))
+            case .undocumented(let status, _): throw Self.undocumented(status)
+            }
+        }
+        session = created
+        shown = NavigationState(created)
+        return created
+    }
+
+    /// Attaches to an existing session (after the app restarts, or on a second device) and
+    /// returns it; `shown` becomes its navigation.
+    @discardableResult
+    public func attach(sessionID: String) async throws(NavigationError) -> Components.Schemas.Session {
+        let current = try await fetch(sessionID)
+        session = current
+        shown = NavigationState(current)
+        return current
+    }
+
+    /// Reads the session again (after a `versionConflict`, or a transport failure whose fate is
+    /// unknown) and returns the commands from what the app shows to what the server has.
+    public func refresh() async throws(NavigationError) -> [NavigationCommand] {
+        guard let id = session?.id else { throw .noSession }
+        let current = try await fetch(id)
+        return adopt(current)
+    }
+
+    // MARK: Actions
+
+    /// Sends `action` to the session's top screen, expecting the session at the version last
+    /// seen, and returns the new session with the commands that take the app there.
+    public func send(_ action: Action) async throws(NavigationError) -> Step {
+        guard let current = session else { throw .noSession }
+        // One key per intent: every retry of this action carries it, so the server applies the
+        // action once and answers each retry with the first answer.
+        let key = UUID().uuidString
+        let result: Components.Schemas.ActionResult
+        do {
+            result = try await act(action, key: key, on: current)
+        } catch {
+            switch error {
+            case .invalidCredentials, .tooManyAttempts, .actionNotAvailable:
+                // A failed sign-in is recorded in the session (a new version, the same screens),
+                // as is a sign-out by the server of a session whose token expired: catch up
+                // with the version while the screens are what the app shows, so that the next
+                // action is not refused as stale.
+                await catchUp(current.id)
+            default: break
+            }
+            throw error
+        }
+        let commands = adopt(result.session)
+        return Step(session: result.session, commands: commands, outcome: result.outcome, events: result.events, token: result.token)
+    }
+
+    /// Takes a newer version of the session whose navigation is what the app shows already.
+    private func catchUp(_ id: String) async {
+        guard let fresh = try? await fetch(id), NavigationState(fresh).stacks == shown.stacks else { return }
+        session = fresh
+    }
+
+    /// One action's request, with its retries.
+    private func act(_ action: Action, key: String, on current: Components.Schemas.Session) async throws(NavigationError) -> Components.Schemas.ActionResult {
+        let path = Operations.act.Input.Path(id: current.id)
+        let headers = Operations.act.Input.Headers(Idempotency_hyphen_Key: key)
+        return try await withRetries { [client] () async throws -> Attempt<Components.Schemas.ActionResult> in
+            // The request (with a password, for submit) lives only for this call.
+            let body = action.request(expectVersion: current.version)
+            switch try await client.act(path: path, headers: headers, body: .json(body)) {
+            case .ok(let answer): return .done(try answer.body.json)
+            case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
+            case .unauthorized(let answer): throw Self.failure(401, try? answer.body.json)
+            case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
+            case .conflict(let answer): throw Self.failure(409, try? answer.body.json)
+            case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)
+            case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
+            case .unsupportedMediaType(let answer): throw Self.failure(415, try? answer.body.json)
+            case .tooManyRequests(let answer): throw Self.failure(429, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After)
+            case .internalServerError(let answer): throw Self.failure(500, try? answer.body.json)
+            case .serviceUnavailable(let answer): return .retry(Self.failure(503, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After))
+            case .undocumented(let status, _): throw Self.undocumented(status)
+            }
+        }
+    }
+
+    /// The session's audit rows after `seq` (its trail, as `GET /v1/sessions/{id}/events` serves it).
+    public func events(after seq: Int = 0, limit: Int = 100) async throws(NavigationError) -> [Components.Schemas.AuditRow] {
+        guard let id = session?.id else { throw .noSession }
+        return try await withRetries { [client] () async throws -> Attempt<[Components.Schemas.AuditRow]> in
+            switch try await client.sessionEvents(path: .init(id: id), query: .init(after: seq, limit: limit)) {
+            case .ok(let answer): return .done(try answer.body.json.events)
+            case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
+            case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
+            case .undocumented(let status, _): throw Self.undocumented(status)
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Takes `new` as the session, and returns the commands from what the app shows to it.
+    private func adopt(_ new: Components.Schemas.Session) -> [NavigationCommand] {
+        let target = NavigationState(new)
+        let commands = NavigationCommand.diff(from: shown, to: target)
+        for command in commands { shown.apply(command) }
+        session = new
+        return commands
+    }
+
+    private func fetch(_ id: String) async throws(NavigationError) -> Components.Schemas.Session {
+        try await withRetries { [client] () async throws -> Attempt<Components.Schemas.Session> in
+            switch try await client.getSession(path: .init(id: id)) {
+            case .ok(let answer): return .done(try answer.body.json)
+            case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
+            case .internalServerError(let answer): throw Self.failure(500, try? answer.body.json)
+            case .undocumented(let status, _): throw Self.undocumented(status)
+            }
+        }
+    }
+
+    /// What one attempt came to.
+    private enum Attempt<T: Sendable>: Sendable {
+        /// An answer to return.
+        case done(T)
+        /// A `503`: try again after its `Retry-After` (or give up with this error).
+        case retry(NavigationError)
+    }
+
+    /// Runs `attempt` until it is done, it throws a `NavigationError`, or the policy's attempts
+    /// are spent; a transport failure is retried after a backoff.
+    private nonisolated func withRetries<T: Sendable>(_ attempt: @Sendable () async throws -> Attempt<T>) async throws(NavigationError) -> T {
+        var backoff = retry.transportBackoffSeconds
+        var last = NavigationError.transport(message: "no attempt made")
+        for number in 1...retry.maxAttempts {
+            let wait: Double
+            do {
+                switch try await attempt() {
+                case .done(let value): return value
+                case .retry(let error):
+                    last = error
+                    if case .unavailable(let retryAfter, _) = error { wait = Double(retryAfter ?? 1) } else { wait = 1 }
+                }
+            } catch let error as NavigationError {
+                throw error
+            } catch let error as ClientError where Self.isTransport(error) {
+                last = .transport(message: "cannot reach photosd: \(error.underlyingError.localizedDescription)")
+                wait = backoff
+                backoff *= 2
+            } catch {
+                throw .server(status: 0, code: nil, message: "could not read photosd's answer: \(error)")
+            }
+            guard number < retry.maxAttempts else { break }
+            try? await Task.sleep(for: .seconds(min(wait, retry.maxWaitSeconds)))
+        }
+        throw last
+    }
+
+    /// True when the request failed on its way (no answer), not in reading an answer.
+    private static func isTransport(_ error: ClientError) -> Bool {
+        error.response == nil && (error.underlyingError is URLError || error.underlyingError is POSIXError
+            || error.causeDescription.localizedCaseInsensitiveContains("transport"))
+    }
+
+    private static func undocumented(_ status: Int) -> NavigationError {
+        .server(status: status, code: nil, message: "photosd answered \(status), which docs/openapi.yaml does not describe")
+    }
+
+    /// The error an error answer stands for.
+    static func failure(_ status: Int, _ body: Components.Schemas._Error?, retryAfter: Int? = nil) -> NavigationError {
+        let message = body?.error.message ?? "HTTP \(status)"
+        switch body?.error.code {
+        case .action_not_available?: return .actionNotAvailable(allowed: (body?.error.allowed ?? []).map(\.rawValue), message: message)
+        case .version_conflict?: return .versionConflict(message: message)
+        case .invalid_credentials?: return .invalidCredentials(message: message)
+        case .unauthorized?: return .unauthorized(message: message)
+        case .not_found?: return .notFound(message: message)
+        case .bad_request?: return .badRequest(message: message)
+        case .too_many_attempts?: return .tooManyAttempts(retryAfter: retryAfter, message: message)
+        case .unavailable?: return .unavailable(retryAfter: retryAfter, message: message)
+        case let code?: return .server(status: status, code: code.rawValue, message: message)
+        case nil: return .server(status: status, code: nil, message: message)
+        }
+    }
+}

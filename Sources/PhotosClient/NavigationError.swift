@@ -1,0 +1,44 @@
+import Foundation
+
+/// Why an action or a session request did not go through, as a value an app can switch on
+/// (never a raw body).
+public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The top screen does not offer the action; `allowed` is what it offers. Nothing changed.
+    case actionNotAvailable(allowed: [String], message: String)
+    /// The session moved on since this client last saw it (another device, the operator): call
+    /// `NavigationDriver.refresh()` and decide again. Nothing changed.
+    case versionConflict(message: String)
+    /// Wrong username or password. The session stays on sign-in.
+    case invalidCredentials(message: String)
+    /// A bearer token was missing, expired or revoked.
+    case unauthorized(message: String)
+    /// No such session, photo or link target.
+    case notFound(message: String)
+    /// The request was malformed (a bad link, a missing parameter).
+    case badRequest(message: String)
+    /// A limit refused the request (sign-in attempts, sessions per address); try again after
+    /// `retryAfter` seconds.
+    case tooManyAttempts(retryAfter: Int?, message: String)
+    /// Storage could not take the write, and retrying for as long as the policy allows did not
+    /// help. Nothing was kept.
+    case unavailable(retryAfter: Int?, message: String)
+    /// The server could not be reached, and retrying with the same idempotency key did not help.
+    /// The action may or may not have been applied: `refresh()` tells.
+    case transport(message: String)
+    /// The server failed (its log says why) or answered something this client does not know.
+    case server(status: Int, code: String?, message: String)
+    /// `send` was called before `start` or `attach`.
+    case noSession
+
+    public var description: String {
+        switch self {
+        case .actionNotAvailable(let allowed, let message): "\(message) (allowed: \(allowed.joined(separator: ", ")))"
+        case .versionConflict(let message), .invalidCredentials(let message), .unauthorized(let message),
+             .notFound(let message), .badRequest(let message), .transport(let message):
+            message
+        case .tooManyAttempts(_, let message), .unavailable(_, let message): message
+        case .server(let status, let code, let message): "HTTP \(status)\(code.map { " \($0)" } ?? ""): \(message)"
+        case .noSession: "no session: start or attach one first"
+        }
+    }
+}

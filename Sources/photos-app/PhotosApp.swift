@@ -1,0 +1,6 @@
+import PhotosClient
+
+@main
+struct PhotosApp {
+    static func main() async {}
+}

@@ -1,0 +1,110 @@
+import Foundation
+import PhotosClient
+import PhotosTestSupport
+import PhotosdProcess
+import Testing
+
+/// A real photosd for the client's tests: the demo catalogue (5 photos) and the user `alice`
+/// (password `wonderland`), on a SQLite file in a temporary directory.
+final class LiveServer: Sendable {
+    static let username = "alice"
+    static let password = "wonderland"
+
+    let directory: TemporaryDirectory
+    let process: PhotosdProcess
+
+    /// Migrates, adds alice, then starts photosd (`--seed-demo`).
+    init() throws {
+        directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
+        let admin = BuiltProducts.binDirectory + "/photos-admin"
+        for arguments in [["migrate", "--db", "data/photos.db"], ["users", "add", Self.username, "--password-stdin", "--db", "data/photos.db"]] {
+            let result = try runProcess(admin, arguments, stdin: Self.password, in: directory.path, environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4"])
+            #expect(result.status == 0, "\(result.output)")
+        }
+        process = try Self.start(in: directory.path)
+    }
+
+    private init(directory: TemporaryDirectory) throws {
+        self.directory = directory
+        process = try Self.start(in: directory.path)
+    }
+
+    static func start(in path: String) throws -> PhotosdProcess {
+        try PhotosdProcess(
+            binary: BuiltProducts.binDirectory + "/photosd", arguments: ["--seed-demo"], directory: path,
+            environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4", "PHOTOSD_DATABASE_DURABILITY": "normal"])
+    }
+
+    var url: URL { URL(string: process.baseURL)! }
+
+    /// A new driver for this server.
+    func driver(retry: RetryPolicy = RetryPolicy()) -> NavigationDriver { NavigationDriver(serverURL: url, retry: retry) }
+
+    /// Stops this photosd and starts another on the same directory (a restart).
+    func restarted() throws -> LiveServer {
+        _ = process.stop()
+        return try LiveServer(directory: directory)
+    }
+
+    func stop() {
+        _ = process.stop()
+        directory.remove()
+    }
+}
+
+/// The tests' own plain model of an app's stacks, written apart from `NavigationState` so that
+/// the commands are checked against an independent reading of their meaning.
+struct StackModel: Equatable {
+    var stacks: [[Screen]]
+    var tabs: [Tab: [Screen]] = [:]
+    var selected: Tab?
+
+    init(_ session: Components.Schemas.Session) {
+        stacks = session.navigation.map(\.screens)
+        selected = session.tabs?.selected
+        for item in session.tabs?.items ?? [] { tabs[item.tab] = item.screens }
+    }
+
+    mutating func apply(_ command: NavigationCommand) {
+        switch command {
+        case .push(let screen): stacks[stacks.count - 1].append(screen)
+        case .pop(let count):
+            #expect(count >= 1 && count < stacks[stacks.count - 1].count, "pop(\(count)) of \(stacks[stacks.count - 1].count) screens")
+            stacks[stacks.count - 1].removeLast(count)
+        case .popToRoot:
+            #expect(stacks[stacks.count - 1].count > 1, "popToRoot of a root-only stack")
+            stacks[stacks.count - 1] = [stacks[stacks.count - 1][0]]
+        case .replaceTop(let screen): stacks[stacks.count - 1][stacks[stacks.count - 1].count - 1] = screen
+        case .present(let stack):
+            #expect(stack.presentation == .modal)
+            stacks.append(stack.screens)
+        case .dismiss:
+            #expect(stacks.count > 1, "dismiss with no modal stack")
+            stacks.removeLast()
+        case .selectTab(let tab):
+            #expect(stacks.count == 1, "selectTab over a modal stack")
+            if let selected { tabs[selected] = stacks[0] }
+            selected = tab
+            stacks = [tabs[tab] ?? []]
+        }
+        if let selected { tabs[selected] = stacks[0] }
+    }
+
+    /// The server's `navigation`, as lists of screens.
+    static func screens(_ session: Components.Schemas.Session) -> [[Screen]] { session.navigation.map(\.screens) }
+}
+
+extension Components.Schemas.Session {
+    /// The top screen's name.
+    var topName: Components.Schemas.ScreenName? { navigation.last?.screens.last?.screen }
+    /// The actions the top screen offers.
+    var actions: [Components.Schemas.ActionName] { top?.actions ?? [] }
+    /// The coordinator tree as `kind(children…)`.
+    var tree: String {
+        func render(_ node: Components.Schemas.Coordinator) -> String {
+            node.kind.rawValue + (node.children.isEmpty ? "" : "(" + node.children.map(render).joined(separator: ",") + ")")
+        }
+        return coordinators.map(render) ?? ""
+    }
+}

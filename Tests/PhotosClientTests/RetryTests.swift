@@ -1,0 +1,103 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIURLSession
+import PhotosClient
+import Synchronization
+import Testing
+
+/// A transport in front of the real one that breaks chosen attempts of an operation, and
+/// records the `Idempotency-Key` of every attempt.
+final class FaultyTransport: ClientTransport, Sendable {
+    enum Fault: Sendable {
+        /// Send the request, let photosd apply it, then lose the answer.
+        case loseAnswer
+        /// Answer 503 with `Retry-After: 1` without sending it.
+        case unavailable
+    }
+
+    let real = URLSessionTransport()
+    let operation: String
+    private let plan: Mutex<[Fault]>
+    let keys = Mutex<[String]>([])
+
+    init(breaking operation: String, with faults: [Fault]) {
+        self.operation = operation
+        self.plan = Mutex(faults)
+    }
+
+    func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        guard operationID == operation else { return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID) }
+        keys.withLock { $0.append(request.headerFields[HTTPField.Name("Idempotency-Key")!] ?? "") }
+        let fault = plan.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        switch fault {
+        case .loseAnswer?:
+            _ = try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
+            throw URLError(.networkConnectionLost)
+        case .unavailable?:
+            let error = #"{"error":{"code":"unavailable","message":"storage is unavailable (test); nothing was saved"}}"#
+            var response = HTTPResponse(status: .serviceUnavailable)
+            response.headerFields[.contentType] = "application/json"
+            response.headerFields[.retryAfter] = "1"
+            return (response, HTTPBody(error))
+        case nil:
+            return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        }
+    }
+}
+
+@Suite("PhotosClient: retries with one key per intent")
+struct RetryTests {
+    @Test("a lost answer is retried with the same key: photosd answers the first answer, the purchase is made once")
+    func lostAnswer() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let transport = FaultyTransport(breaking: "act", with: [])
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start(link: "/photos/2/buy")
+        _ = try await driver.send(.submit(username: LiveServer.username, password: LiveServer.password))
+        let faulty = FaultyTransport(breaking: "act", with: [.loseAnswer, .loseAnswer])
+        let retrying = NavigationDriver(serverURL: server.url, transport: faulty)
+        let id = try #require(await driver.session?.id)
+        try await retrying.attach(sessionID: id)
+        let step = try await retrying.send(.buy)
+        #expect(step.outcome == .purchased, "the first answer, not alreadyOwned")
+        #expect(step.commands == [.pop(1), .replaceTop(Screen(screen: .photo, photoId: 2, purchased: true))])
+        let keys = faulty.keys.withLock { $0 }
+        #expect(keys.count == 3 && Set(keys).count == 1 && !keys[0].isEmpty, "\(keys)")
+        let purchases = try await retrying.events().filter { $0.step == "purchase.completed" }
+        #expect(purchases.count == 1)
+        // The driver's version is the server's: the next action is not a conflict.
+        _ = try await retrying.send(.back)
+    }
+
+    @Test("503 is retried after its Retry-After with the same key; past the policy it is a typed unavailable")
+    func unavailable() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let transport = FaultyTransport(breaking: "act", with: [.unavailable])
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start()
+        let started = ContinuousClock.now
+        let step = try await driver.send(.selectPhoto(3))
+        #expect(ContinuousClock.now - started >= .seconds(1), "waited for Retry-After")
+        #expect(step.commands == [.push(Screen(screen: .photo, photoId: 3, purchased: false))])
+        let keys = transport.keys.withLock { $0 }
+        #expect(keys.count == 2 && keys[0] == keys[1])
+
+        let always = FaultyTransport(breaking: "act", with: Array(repeating: .unavailable, count: 3))
+        let giving = NavigationDriver(serverURL: server.url, retry: RetryPolicy(maxAttempts: 2, maxWaitSeconds: 0.1), transport: always)
+        try await giving.start()
+        do {
+            _ = try await giving.send(.selectPhoto(1))
+            Issue.record("a 503 was taken for an answer")
+        } catch let error {
+            guard case .unavailable(let retryAfter, _) = error else { Issue.record("\(error)"); return }
+            #expect(retryAfter == 1)
+        }
+        #expect(always.keys.withLock { $0.count } == 2)
+        // A new intent gets a new key.
+        _ = try await driver.send(.back)
+        #expect(Set(transport.keys.withLock { $0 }).count == 2)
+    }
+}
