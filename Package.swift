@@ -164,7 +164,10 @@ let package = Package(
             exclude: ["openapi-generator-config.yaml", "Generated/GENERATED-FROM"]
         ),
         // A terminal app on PhotosClient only.
-        .executableTarget(name: "photos-app", dependencies: ["PhotosClient"]),
+        .executableTarget(
+            name: "photos-app",
+            dependencies: ["PhotosClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         // Starts a real photosd child process: the end-to-end tests and photos-bench.
         .target(name: "PhotosdProcess"),
         // A fault-injecting SQLite VFS (power cuts, failing writes and syncs), for tests only.

@@ -1,0 +1,106 @@
+import Foundation
+import PhotosClient
+
+/// The app: a loop of show the session, read a key, send the action it stands for.
+final class ShopApp {
+    let driver: NavigationDriver
+    let terminal: Terminal
+    let serverURL: URL
+    /// The catalogue, by id (titles and prices for the screens, which carry photo ids).
+    private var catalogue: [Int: Components.Schemas.Photo] = [:]
+    /// The last outcome or error, shown under the screen.
+    private var message = ""
+
+    init(serverURL: URL, terminal: Terminal) {
+        self.serverURL = serverURL
+        self.driver = NavigationDriver(serverURL: serverURL)
+        self.terminal = terminal
+    }
+
+    func run(layout: Components.Schemas.Layout, link: String?) async throws {
+        try await loadCatalogue()
+        try await driver.start(layout: layout, link: link)
+        message = "Welcome. The server decides each screen; press a key shown below."
+        while true {
+            guard let session = await driver.session else { return }
+            terminal.show(Rendering.render(session, catalogue: catalogue, server: serverURL, message: message))
+            guard let key = terminal.key() else { return }
+            if key == UInt8(ascii: "q") { terminal.write("\n"); return }
+            if key == UInt8(ascii: "r") {
+                do {
+                    let commands = try await driver.refresh()
+                    message = commands.isEmpty ? "Up to date." : "Refreshed: \(Rendering.describe(commands))"
+                } catch {
+                    message = Rendering.words(for: error)
+                }
+                continue
+            }
+            guard let action = self.action(for: key, on: session) else {
+                message = "No action on key \(Rendering.keyName(key)) here."
+                continue
+            }
+            do {
+                let step = try await driver.send(action)
+                message = Rendering.describe(step)
+            } catch {
+                message = Rendering.words(for: error)
+            }
+        }
+    }
+
+    /// The action `key` stands for on the top screen, asking for what it needs (a photo's
+    /// number, a link, the credentials); nil when the screen does not offer it.
+    private func action(for key: UInt8, on session: Components.Schemas.Session) -> Action? {
+        let offered = Set(session.top?.actions ?? [])
+        let character = Character(UnicodeScalar(key))
+        if let digit = character.wholeNumberValue, offered.contains(.selectPhoto) {
+            return Rendering.listed(session, catalogue: catalogue)[safe: digit - 1].map { .selectPhoto($0.id) }
+        }
+        switch character {
+        case "B" where offered.contains(.buyPhoto):
+            terminal.write("\nBuy which photo (1-9)? ")
+            guard let digit = terminal.key().flatMap({ Character(UnicodeScalar($0)).wholeNumberValue }),
+                  let photo = Rendering.listed(session, catalogue: catalogue)[safe: digit - 1] else { return nil }
+            return .buyPhoto(photo.id)
+        case "b" where offered.contains(.buy): return .buy
+        case "i" where offered.contains(.signIn): return .signIn
+        case "o" where offered.contains(.signOut): return .signOut
+        case "h" where offered.contains(.back): return .back
+        case "c" where offered.contains(.cancel): return .cancel
+        case "t" where offered.contains(.showTerms): return .showTerms
+        case "d" where offered.contains(.dismiss): return .dismiss
+        case "p" where offered.contains(.selectTab): return .selectTab(.photos)
+        case "u" where offered.contains(.selectTab): return .selectTab(.purchases)
+        case "s" where offered.contains(.submit):
+            terminal.write("\n")
+            guard let username = terminal.line("Username: "), !username.isEmpty,
+                  let password = terminal.line("Password (not shown): ", secret: true) else { return nil }
+            return .submit(username: username, password: password)
+        case "l":
+            terminal.write("\n")
+            guard let link = terminal.line("Link (e.g. /photos/3/buy): "), !link.isEmpty else { return nil }
+            return .openLink(link)
+        default: return nil
+        }
+    }
+
+    /// Reads the whole catalogue, a page at a time.
+    private func loadCatalogue() async throws {
+        var after = 0
+        while true {
+            switch try await driver.client.listPhotos(query: .init(after: after, limit: 500)) {
+            case .ok(let answer):
+                let page = try answer.body.json
+                for photo in page.photos { catalogue[photo.id] = photo }
+                guard let next = page.nextAfter else { return }
+                after = next
+            default:
+                throw NavigationError.server(status: 0, code: nil, message: "cannot read the catalogue from \(serverURL)")
+            }
+        }
+    }
+}
+
+extension Array {
+    subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

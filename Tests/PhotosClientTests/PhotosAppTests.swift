@@ -1,0 +1,124 @@
+import Foundation
+import OpenAPIURLSession
+import PhotosClient
+import PhotosTestSupport
+import Testing
+
+/// photos-app in a real terminal (tmux: send-keys, capture-pane) against a real photosd.
+@Suite("photos-app in tmux", .serialized)
+struct PhotosAppTests {
+    /// One tmux session running photos-app with `arguments`.
+    final class Pane {
+        /// A tmux server of this pane's own (`-L`), ended with it.
+        let socket = "photos-app-test-\(UUID().uuidString.prefix(8))"
+        let name = "app"
+
+        init(_ arguments: [String]) throws {
+            let command = ([BuiltProducts.binDirectory + "/photos-app"] + arguments).map { "'\($0)'" }.joined(separator: " ")
+            // The shell stays a while after the app ends, so the pane keeps what it printed last.
+            try tmux(["new-session", "-d", "-s", name, "-x", "110", "-y", "32", command + "; sleep 30"])
+        }
+
+        /// Runs tmux on this pane's server; its output is read only for `capture-pane`.
+        @discardableResult
+        func tmux(_ arguments: [String], capture: Bool = false) throws -> String {
+            let process = Process()
+            // Through bash, closing every inherited descriptor above 2 first: the tmux server
+            // that `new-session` forks would otherwise hold the one Foundation watches to see
+            // its child exit, and waitUntilExit would never return.
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            let closeInherited = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi; done; exec tmux "$@""#
+            process.arguments = ["-c", closeInherited, "tmux", "-L", socket] + arguments
+            let output = Pipe()
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = capture ? output : FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = capture ? output.fileHandleForReading.readDataToEndOfFile() : Data()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "tmux \(arguments) exited \(process.terminationStatus)")
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        /// What the pane shows now.
+        func text() throws -> String { try tmux(["capture-pane", "-p", "-t", name], capture: true) }
+
+        /// Everything the pane showed, its scrollback included.
+        func history() throws -> String { try tmux(["capture-pane", "-p", "-S", "-", "-t", name], capture: true) }
+
+        func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
+
+        /// Waits (at most 10 s) until the pane shows every one of `texts`.
+        func waitFor(_ texts: String..., sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline {
+                let shown = try text()
+                if texts.allSatisfy(shown.contains) { return }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            Issue.record("the pane never showed \(texts):\n\(try text())", sourceLocation: sourceLocation)
+            throw CancellationError()
+        }
+
+        func close() { _ = try? tmux(["kill-server"]) }
+    }
+
+    @Test("sign in on the sign-in screen (password not shown) and buy a photo")
+    func buyAfterSigningIn() async throws {
+        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is missing: scripts/install-dependencies installs it")
+        let server = try LiveServer()
+        defer { server.stop() }
+        let pane = try Pane(["--url", server.url.absoluteString])
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "$2.50", "1-9 open a photo", "signed out")
+        try pane.keys("3")
+        try await pane.waitFor("Stack: Photos › Snow, at night", "Owned", "b buy")
+        try pane.keys("b")
+        try await pane.waitFor("── Sign in ──", "s enter username and password")
+        try pane.keys("s")
+        try await pane.waitFor("Username:")
+        try pane.keys(LiveServer.username, "Enter")
+        try await pane.waitFor("Password (not shown):")
+        try pane.keys(LiveServer.password, "Enter")
+        try await pane.waitFor("signed in as alice", "── Buy Snow, at night ──", "replace with buy")
+        try pane.keys("b")
+        try await pane.waitFor("Purchased.", "Owned: yes", "Stack: Photos › Snow, at night\n")
+        #expect(!(try pane.history()).contains(LiveServer.password), "the password was shown")
+        try pane.keys("q")
+
+        // The purchase is the server's: alice's purchases hold photo 3.
+        let client = Client(serverURL: server.url, transport: URLSessionTransport())
+        guard case .ok(let signedIn) = try await client.signIn(body: .json(.init(username: LiveServer.username, password: LiveServer.password))) else {
+            Issue.record("sign-in"); return
+        }
+        let token = try signedIn.body.json.token
+        let authorized = Client(serverURL: server.url, transport: URLSessionTransport(), middlewares: [BearerTokenMiddleware(token: token)])
+        guard case .ok(let purchases) = try await authorized.myPurchases() else { Issue.record("purchases"); return }
+        #expect(try purchases.body.json.purchases.map(\.photoId) == [3])
+    }
+
+    @Test("--tabs and --link start there; tabs keep their stacks; a key not offered is refused; a sheet is drawn over its stack; a bad --url is one line and exit 64")
+    func flags() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let pane = try Pane(["--url", server.url.absoluteString, "--tabs", "--link", "/photos/2/buy"])
+        defer { pane.close() }
+        try await pane.waitFor("Tabs: [Photos]   Purchases", "Stack: Photos › Harbour in the rain › Sign in")
+        try pane.keys("u")
+        try await pane.waitFor("Tabs:  Photos   [Purchases]", "Stack: Purchases", "(nothing here yet)")
+        try pane.keys("b")
+        try await pane.waitFor("No action on key 'b' here.")
+        try pane.keys("p")
+        try await pane.waitFor("Tabs: [Photos]   Purchases", "Stack: Photos › Harbour in the rain › Sign in", "(tab photos)")
+        try pane.keys("c")
+        try await pane.waitFor("Stack: Photos › Harbour in the rain\n", "(pop 1)")
+        try pane.keys("u")
+        try await pane.waitFor("Stack: Purchases")
+        try pane.keys("i")
+        try await pane.waitFor("Stack: Purchases\n  └ Sheet: Sign in")
+
+        let bad = try runProcess(BuiltProducts.binDirectory + "/photos-app", ["--url", "ftp://nowhere"], in: NSTemporaryDirectory())
+        #expect(bad.status == 64)
+        #expect(bad.output.contains("--url must be an http:// or https:// URL"))
+    }
+}
