@@ -60,7 +60,17 @@ struct PhotosAppTests {
             throw CancellationError()
         }
 
-        func close() { _ = try? tmux(["kill-server"]) }
+        /// Ends the app, its shell and the tmux server (`kill-server` alone leaves an app that
+        /// waits on its terminal running).
+        func close() {
+            let pids = (try? tmux(["display-message", "-p", "-t", name, "#{pid} #{pane_pid}"], capture: true)) ?? ""
+            let numbers = pids.split(whereSeparator: \.isWhitespace).compactMap { Int32($0) }
+            if numbers.count == 2 {
+                kill(-numbers[1], SIGKILL)  // the pane's process group: its shell and the app
+                kill(numbers[0], SIGKILL)
+            }
+            try? FileManager.default.removeItem(atPath: "/tmp/tmux-\(getuid())/\(socket)")
+        }
     }
 
     @Test("sign in on the sign-in screen (password not shown) and buy a photo")
