@@ -58,6 +58,7 @@ public actor NavigationDriver {
             case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
             case .unsupportedMediaType(let answer): throw Self.failure(415, try? answer.body.json)
             case .tooManyRequests(let answer): throw Self.failure(429, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After)
+            case .internalServerError(let answer): throw Self.failure(500, try? answer.body.json)
             case .serviceUnavailable(let answer): return .retry(Self.failure(503, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After))
             case .undocumented(let status, _): throw Self.undocumented(status)
             }
@@ -151,6 +152,10 @@ public actor NavigationDriver {
             case .ok(let answer): return .done(try answer.body.json.events)
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
             case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
+            case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)
+            case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
+            case .internalServerError(let answer): throw Self.failure(500, try? answer.body.json)
+            case .serviceUnavailable(let answer): return .retry(Self.failure(503, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After))
             case .undocumented(let status, _): throw Self.undocumented(status)
             }
         }
@@ -171,8 +176,12 @@ public actor NavigationDriver {
         try await withRetries { [client] () async throws -> Attempt<Components.Schemas.Session> in
             switch try await client.getSession(path: .init(id: id)) {
             case .ok(let answer): return .done(try answer.body.json)
+            case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
             case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
+            case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)
+            case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
             case .internalServerError(let answer): throw Self.failure(500, try? answer.body.json)
+            case .serviceUnavailable(let answer): return .retry(Self.failure(503, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After))
             case .undocumented(let status, _): throw Self.undocumented(status)
             }
         }

@@ -16,35 +16,38 @@ enum ProcessCPU {
         total(under: "/proc/\(pid)/task", named: name)
     }
 
-    /// User + system CPU seconds of every process on this machine named `name` (nil if none
-    /// is): a database server's processes, when it runs here. A process that exits takes its
-    /// time with it, so this counts long-lived processes (a pool's connections) well.
+    /// User + system CPU seconds of every process on this machine named `name`, with what
+    /// their exited children used (nil if none is): a database server's processes, when it
+    /// runs here. PostgreSQL's postmaster reaps the backends of closed connections, so their
+    /// time stays counted and the figure never goes down while other clients come and go.
     static func seconds(processesNamed name: String) -> Double? {
-        total(under: "/proc", named: name)
+        total(under: "/proc", named: name, withExitedChildren: true)
     }
 
     /// The CPU seconds of the entries of `directory` (`/proc` or a process's `task`) whose
     /// `comm` is `name`.
-    private static func total(under directory: String, named name: String) -> Double? {
+    private static func total(under directory: String, named name: String, withExitedChildren: Bool = false) -> Double? {
         guard let ids = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         var total: Double?
         for id in ids where id.allSatisfy(\.isNumber) {
             guard let comm = try? String(contentsOfFile: "\(directory)/\(id)/comm", encoding: .utf8),
                   comm.trimmingCharacters(in: .newlines) == name,
-                  let seconds = times(statPath: "\(directory)/\(id)/stat")
+                  let seconds = times(statPath: "\(directory)/\(id)/stat", withExitedChildren: withExitedChildren)
             else { continue }
             total = (total ?? 0) + seconds
         }
         return total
     }
 
-    private static func times(statPath: String) -> Double? {
+    private static func times(statPath: String, withExitedChildren: Bool = false) -> Double? {
         guard let stat = try? String(contentsOfFile: statPath, encoding: .utf8),
               let close = stat.lastIndex(of: ")")
         else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         // Fields 14 and 15 of the file (utime, stime) are the 12th and 13th after the name.
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 14, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        // Fields 16 and 17 (cutime, cstime): the children this process has waited for.
+        let children = withExitedChildren ? (Double(fields[13]) ?? 0) + (Double(fields[14]) ?? 0) : 0
+        return (user + system + children) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }
