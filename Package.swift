@@ -69,20 +69,33 @@ let package = Package(
             name: "PhotosModel",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
+        // Services, the audit log, analytics, configuration: written once against DatabaseAccess,
+        // with no store of their own.
         .target(
             name: "PhotosCore",
             dependencies: [
                 "PhotosModel",
                 "DatabaseAccess",
-                "SchemaMigrations",
-                "SQLiteStore",
-                "PostgresStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // Where a database is opened (SQLite or PostgreSQL), migrated, copied, checked and backed
+        // up: the composition root of storage, the one place above the stores that names them.
+        .target(
+            name: "PhotosStorage",
+            dependencies: [
+                "PhotosCore",
+                "PhotosModel",
+                "DatabaseAccess",
+                "SchemaMigrations",
+                "SQLiteStore",
+                "PostgresStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The navigation core, pure: (state, action, facts) → new state, audit steps, effects.
@@ -107,7 +120,7 @@ let package = Package(
             name: "PhotosServer",
             dependencies: [
                 "PhotosModel",
-                "PhotosCore",
+                "PhotosCore", "PhotosStorage",
                 "Navigation",
                 "Sessions",
                 "DatabaseAccess",
@@ -129,7 +142,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "PhotosServer",
                 "PhotosModel",
-                "PhotosCore",
+                "PhotosCore", "PhotosStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,7 +152,7 @@ let package = Package(
         .executableTarget(
             name: "photos-admin",
             dependencies: [
-                "PhotosCore",
+                "PhotosCore", "PhotosStorage",
                 "PostgresStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -180,7 +193,7 @@ let package = Package(
         .target(
             name: "PhotosTestSupport",
             dependencies: [
-                "CFaultVFS", "PhotosModel", "PhotosCore", "SQLiteStore", "PostgresStore", "Navigation", "Sessions",
+                "CFaultVFS", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PostgresStore", "Navigation", "Sessions",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -191,7 +204,7 @@ let package = Package(
             dependencies: [
                 "CEpoll",
                 "PhotosModel",
-                "PhotosCore",
+                "PhotosCore", "PhotosStorage",
                 "PhotosdProcess",
                 "PostgresStore",
                 "SQLiteStore",
@@ -207,26 +220,26 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PhotosModel", "PhotosCore", "PhotosTestSupport", "SQLiteStore"]
+            dependencies: ["PostgresStore", "PhotosModel", "PhotosCore", "PhotosStorage", "PhotosTestSupport", "SQLiteStore"]
         ),
         .testTarget(
             name: "PhotosCoreTests",
             dependencies: [
-                "PhotosModel", "PhotosCore", "SQLiteStore", "PhotosTestSupport", "Navigation", "Sessions",
+                "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "Navigation", "Sessions",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "NavigationTests",
             dependencies: [
-                "Navigation", "Sessions", "PhotosModel", "PhotosCore", "SQLiteStore", "PhotosTestSupport",
+                "Navigation", "Sessions", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PhotosTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
-                "PhotosServer", "PhotosModel", "PhotosCore", "Navigation", "Sessions", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
+                "PhotosServer", "PhotosModel", "PhotosCore", "PhotosStorage", "Navigation", "Sessions", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -244,7 +257,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosAdminTests",
-            dependencies: ["PhotosModel", "PhotosCore", "SQLiteStore", "Navigation", "Sessions", "PhotosTestSupport"]
+            dependencies: ["PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "Navigation", "Sessions", "PhotosTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@ import Logging
 import Navigation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import PostgresNIO
 import ServiceLifecycle
 import Sessions

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import Sessions
 
 extension PhotosAdmin {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 
 extension PhotosAdmin {
     struct Backup: AsyncParsableCommand {

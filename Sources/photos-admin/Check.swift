@@ -1,6 +1,8 @@
 import ArgumentParser
 import PhotosCore
 import PhotosModel
+import PhotosStorage
+import SchemaMigrations
 
 extension PhotosAdmin {
     struct Check: AsyncParsableCommand {

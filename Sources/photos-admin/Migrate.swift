@@ -3,6 +3,7 @@ import DatabaseAccess
 import Logging
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import SchemaMigrations
 import SQLiteStore
 

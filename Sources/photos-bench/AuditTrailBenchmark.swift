@@ -3,6 +3,7 @@ import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import SQLiteStore
 
 extension PhotosBench {

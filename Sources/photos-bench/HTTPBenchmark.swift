@@ -4,6 +4,7 @@ import Foundation
 import Histogram
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import SQLiteStore
 
 /// The figures of one HTTP run.

@@ -2,6 +2,7 @@ import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import SQLiteStore
 
 /// The figures of one storage-only run.

@@ -2,6 +2,7 @@ import Foundation
 import Navigation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import PhotosTestSupport
 import Sessions
 import SQLiteStore

@@ -48,9 +48,9 @@ struct PhotosAppTests {
 
         func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
 
-        /// Waits (at most 10 s) until the pane shows every one of `texts`.
+        /// Waits (at most 30 s: a loaded machine) until the pane shows every one of `texts`.
         func waitFor(_ texts: String..., sourceLocation: SourceLocation = #_sourceLocation) async throws {
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < deadline {
                 let shown = try text()
                 if texts.allSatisfy(shown.contains) { return }

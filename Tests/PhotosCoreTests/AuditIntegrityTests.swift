@@ -1,6 +1,7 @@
 import Crypto
 import DatabaseAccess
 import Foundation
+import PhotosStorage
 @testable import PhotosCore
 import PhotosTestSupport
 import SQLiteStore

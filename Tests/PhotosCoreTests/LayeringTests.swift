@@ -13,7 +13,7 @@ struct LayeringTests {
 
     /// Where a database is opened and migrated (and the application wired): the only places
     /// outside the stores that may name a store's module or read the dialect.
-    static let compositionRoots = ["PhotosCore/Storage/", "PhotosServer/Application+build.swift"]
+    static let compositionRoots = ["PhotosStorage/", "PhotosServer/Application+build.swift"]
 
     /// The swift files of `modules`, as (path relative to Sources, text).
     func files(in modules: [String]) throws -> [(String, String)] {

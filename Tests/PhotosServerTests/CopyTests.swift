@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import PhotosCore
+import PhotosStorage
 @testable import PhotosServer
 import PhotosTestSupport
 import Synchronization

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import PhotosCore
+import PhotosStorage
 @testable import PhotosServer
 import PhotosTestSupport
 import Testing

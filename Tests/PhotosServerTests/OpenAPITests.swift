@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Navigation
 import PhotosCore
+import PhotosStorage
 import PhotosTestSupport
 import SQLiteStore
 @testable import PhotosServer

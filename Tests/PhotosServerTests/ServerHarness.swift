@@ -6,6 +6,7 @@ import Logging
 import Navigation
 import NIOFoundationEssentialsCompat
 import PhotosCore
+import PhotosStorage
 @testable import PhotosServer
 import PhotosTestSupport
 import SQLiteStore

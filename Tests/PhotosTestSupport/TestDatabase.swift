@@ -3,6 +3,7 @@ import Foundation
 import Navigation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import Sessions
 import SQLiteStore
 import Synchronization

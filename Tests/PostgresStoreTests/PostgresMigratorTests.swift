@@ -2,6 +2,7 @@ import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
 import PhotosTestSupport
 import PostgresNIO
 import PostgresStore

@@ -1,7 +1,8 @@
 import DatabaseAccess
+import PhotosCore
 import PhotosModel
-import SQLiteStore
 import SchemaMigrations
+import SQLiteStore
 
 /// The project's schema migrations, carried inside the binaries.
 public enum PhotosMigrations {

@@ -1,5 +1,6 @@
 import DatabaseAccess
 import Foundation
+import PhotosCore
 import PhotosModel
 
 /// Hands pages of rows from the thread reading the source to the thread writing the target

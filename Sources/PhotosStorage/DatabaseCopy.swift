@@ -1,6 +1,7 @@
 import DatabaseAccess
 import Foundation
 import Logging
+import PhotosCore
 import PhotosModel
 import PostgresStore
 

@@ -1,10 +1,11 @@
 import DatabaseAccess
-import SchemaMigrations
 import Foundation
 import Logging
+import PhotosCore
 import PhotosModel
 import PostgresNIO
 import PostgresStore
+import SchemaMigrations
 import SQLiteStore
 
 /// Opens the photos database: checks and applies migrations, then starts the writer and readers

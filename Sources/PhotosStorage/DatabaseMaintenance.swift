@@ -1,9 +1,10 @@
 import DatabaseAccess
-import SchemaMigrations
 import Foundation
 import Logging
+import PhotosCore
 import PhotosModel
 import PostgresStore
+import SchemaMigrations
 import SQLiteStore
 
 /// What an operator does to a database as a whole: check it, back it up, read and verify its
