@@ -64,6 +64,8 @@ public enum DatabaseCopy {
         Table(name: "funnel_marks_progress", key: [], identity: false),
         Table(name: "sign_in_attempts", key: ["id"], identity: true),
         Table(name: "sign_in_trusted_addresses", key: ["username_key", "address"], identity: false),
+        Table(name: "operators", key: ["id"], identity: true),
+        Table(name: "console_sessions", key: ["id_hash"], identity: false),
     ]
 
     /// The bookkeeping table each database keeps for itself.

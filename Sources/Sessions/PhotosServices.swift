@@ -21,6 +21,8 @@ public struct PhotosServices: Sendable {
     public let idempotency: IdempotencyStore
     /// Audit checkpoints and verification.
     public let audit: AuditService
+    /// The console's operators.
+    public let operators: OperatorService
 
     /// Wires the services over `database`. The server secret and the audit signing key are read
     /// (or created) when first needed.
@@ -36,6 +38,7 @@ public struct PhotosServices: Sendable {
         idempotency = IdempotencyStore(secretPath: configuration.resolvedSecretKeyPath, retentionSeconds: configuration.idempotencyRetentionSeconds)
         sessions = SessionCoordinator(database: database, auth: auth, idempotency: idempotency)
         audit = AuditService(database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath, now: now)
+        operators = OperatorService(database: database, bcryptCost: configuration.bcryptCost, now: now)
     }
 
     /// Deletes the idempotency answers past their retention; returns how many.

@@ -71,6 +71,7 @@ struct AdminContext {
 
     var database: any DatabaseStore { services.database }
     var auth: AuthService { services.auth }
+    var operators: OperatorService { services.operators }
     var catalog: CatalogService { services.catalog }
     var purchases: PurchaseService { services.purchases }
     var sessions: SessionCoordinator { services.sessions }

@@ -19,7 +19,7 @@ struct PhotosAdmin: AsyncParsableCommand {
             """,
         subcommands: [
             Migrate.self, Photos.self, Users.self, SignIn.self, SignOut.self, Purchase.self, Sessions.self,
-            Audit.self, Report.self, Backup.self, Copy.self, Check.self,
+            Audit.self, Report.self, Backup.self, Copy.self, Check.self, Operators.self,
         ]
     )
 

@@ -163,6 +163,27 @@ struct AdminEndToEndTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: db[1])) == before)
     }
 
+    @Test("operators add, list and remove: password from stdin only, a role required, one line per refusal")
+    func operators() throws {
+        let (directory, db) = try freshDatabase()
+        defer { directory.remove() }
+        let added = try AdminProcess.admin(["operators", "add", "vera", "--role", "viewer", "--password-stdin"] + db, stdin: "watching closely\n", in: directory.path)
+        #expect(added.status == 0 && added.stdout == "added operator vera (viewer)\n", "\(added.output)")
+        #expect(try AdminProcess.admin(["operators", "add", "otto", "--role", "operator", "--password-stdin"] + db, stdin: "acting carefully", in: directory.path).status == 0)
+        let listed = try AdminProcess.admin(["operators", "list", "--format", "json"] + db, in: directory.path)
+        let rows = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [[String: Any]]
+        #expect(rows?.map { "\($0["name"] ?? "")=\($0["role"] ?? "")" } == ["otto=operator", "vera=viewer"])
+        #expect(!listed.stdout.contains("password") && !listed.stdout.contains("$2"))
+        expectOneLineError(try AdminProcess.admin(["operators", "add", "vera", "--role", "viewer", "--password-stdin"] + db, stdin: "another one", in: directory.path), contains: "operator vera already exists")
+        expectOneLineError(try AdminProcess.admin(["operators", "add", "zed", "--role", "admin", "--password-stdin"] + db, stdin: "a password", in: directory.path), contains: "admin")
+        expectOneLineError(try AdminProcess.admin(["operators", "add", "zed", "--role", "viewer"] + db, in: directory.path), contains: "--password-stdin is required")
+        expectOneLineError(try AdminProcess.admin(["operators", "remove", "nobody"] + db, in: directory.path), contains: "no operator nobody")
+        let removed = try AdminProcess.admin(["operators", "remove", "otto"] + db, in: directory.path)
+        #expect(removed.stdout == "removed operator otto; 0 console sessions ended\n", "\(removed.output)")
+        let table = try AdminProcess.admin(["operators", "list"] + db, in: directory.path)
+        #expect(table.stdout.contains("vera") && !table.stdout.contains("otto"))
+    }
+
     @Test("bad input: one clear line on stderr, non-zero exit, nothing written")
     func badInput() throws {
         let (directory, db) = try freshDatabase()
