@@ -20,6 +20,8 @@ final class FaultyTransport: ClientTransport, Sendable {
     let operation: String
     private let plan: Mutex<[Fault]>
     let keys = Mutex<[String]>([])
+    /// Every request's operation, in order.
+    let operations = Mutex<[String]>([])
 
     init(breaking operation: String, with faults: [Fault]) {
         self.operation = operation
@@ -27,6 +29,7 @@ final class FaultyTransport: ClientTransport, Sendable {
     }
 
     func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+        operations.withLock { $0.append(operationID) }
         guard operationID == operation else { return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID) }
         keys.withLock { $0.append(request.headerFields[HTTPField.Name("Idempotency-Key")!] ?? "") }
         let fault = plan.withLock { $0.isEmpty ? nil : $0.removeFirst() }
@@ -48,6 +51,18 @@ final class FaultyTransport: ClientTransport, Sendable {
 
 @Suite("PhotosClient: retries with one key per intent")
 struct RetryTests {
+    @Test("one action is one HTTP request: nothing else is sent when it succeeds")
+    func oneRequestPerAction() async throws {
+        let server = try LiveServer()
+        defer { server.stop() }
+        let transport = FaultyTransport(breaking: "act", with: [])
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start()
+        let actions: [Action] = [.selectPhoto(1), .buy, .submit(username: LiveServer.username, password: LiveServer.password), .showTerms, .cancel, .buy, .back]
+        for action in actions { _ = try await driver.send(action) }
+        #expect(transport.operations.withLock { $0 } == ["createSession"] + Array(repeating: "act", count: actions.count))
+    }
+
     @Test("a lost answer is retried with the same key: photosd answers the first answer, the purchase is made once")
     func lostAnswer() async throws {
         let server = try LiveServer()
