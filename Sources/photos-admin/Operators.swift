@@ -34,10 +34,7 @@ extension PhotosAdmin.Operators {
         }
 
         func run() async throws {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard var password = String(data: data, encoding: .utf8) else { throw ValidationError("the password is not valid UTF-8") }
-            if password.hasSuffix("\r\n") { password.removeLast(2) } else if password.hasSuffix("\n") { password.removeLast() }
-            guard !password.isEmpty else { throw ValidationError("no password on standard input") }
+            let password = try PasswordInput.read()
             let added = try await global.withServices { try await $0.operators.add(name: name, role: role, password: password) }
             print("added operator \(added.name) (\(added.role.rawValue))")
         }

@@ -28,19 +28,11 @@ extension PhotosAdmin.Users {
         }
 
         func run() async throws {
-            let password = try readPassword()
+            let password = try PasswordInput.read()
             let user = try await global.withServices { context in
                 try await context.auth.createUser(username: username, password: password, actor: context.actor)
             }
             print("added user \(user.id): \(user.username)")
-        }
-
-        private func readPassword() throws -> String {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard var password = String(data: data, encoding: .utf8) else { throw ValidationError("the password is not valid UTF-8") }
-            if password.hasSuffix("\r\n") { password.removeLast(2) } else if password.hasSuffix("\n") { password.removeLast() }
-            guard !password.isEmpty else { throw ValidationError("no password on standard input") }
-            return password
         }
     }
 
