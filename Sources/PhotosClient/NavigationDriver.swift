@@ -211,12 +211,12 @@ public actor NavigationDriver {
                 }
             } catch let error as NavigationError {
                 throw error
-            } catch let error as ClientError where Self.isTransport(error) {
-                last = .transport(message: "cannot reach photosd: \(error.underlyingError.localizedDescription)")
+            } catch {
+                let failure = NavigationError(error)
+                guard case .transport = failure else { throw failure }
+                last = failure
                 wait = backoff
                 backoff *= 2
-            } catch {
-                throw .server(status: 0, code: nil, message: "could not read photosd's answer: \(error)")
             }
             guard number < retry.maxAttempts else { break }
             try? await Task.sleep(for: .seconds(min(wait, retry.maxWaitSeconds)))
@@ -225,7 +225,7 @@ public actor NavigationDriver {
     }
 
     /// True when the request failed on its way (no answer), not in reading an answer.
-    private static func isTransport(_ error: ClientError) -> Bool {
+    static func isTransport(_ error: ClientError) -> Bool {
         error.response == nil && (error.underlyingError is URLError || error.underlyingError is POSIXError
             || error.causeDescription.localizedCaseInsensitiveContains("transport"))
     }

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPTypes
+import OpenAPIRuntime
 
 /// Why an action or a session request did not go through, as a value an app can switch on
 /// (never a raw body).
@@ -39,6 +41,23 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .tooManyAttempts(_, let message), .unavailable(_, let message): message
         case .server(let status, let code, let message): "HTTP \(status)\(code.map { " \($0)" } ?? ""): \(message)"
         case .noSession: "no session: start or attach one first"
+        }
+    }
+}
+
+extension NavigationError {
+    /// The error a call of the generated `Client` threw, in this type's terms and a few words:
+    /// `transport` when no answer came (the server unreachable, the connection lost), `server`
+    /// when an answer could not be read. A `NavigationError` is returned as it is.
+    public init(_ error: any Error) {
+        if let error = error as? NavigationError {
+            self = error
+        } else if let error = error as? ClientError, NavigationDriver.isTransport(error) {
+            self = .transport(message: "cannot reach photosd at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError.localizedDescription)")
+        } else if let error = error as? ClientError {
+            self = .server(status: error.response.map { $0.status.code } ?? 0, code: nil, message: "could not read photosd's answer to \(error.operationID): \(error.causeDescription)")
+        } else {
+            self = .server(status: 0, code: nil, message: "\(error)")
         }
     }
 }

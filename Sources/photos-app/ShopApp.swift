@@ -85,7 +85,15 @@ final class ShopApp {
     }
 
     /// Reads the whole catalogue, a page at a time.
-    private func loadCatalogue() async throws {
+    private func loadCatalogue() async throws(NavigationError) {
+        do {
+            try await readCatalogue()
+        } catch {
+            throw NavigationError(error)
+        }
+    }
+
+    private func readCatalogue() async throws {
         var after = 0
         while true {
             switch try await driver.client.listPhotos(query: .init(after: after, limit: 500)) {

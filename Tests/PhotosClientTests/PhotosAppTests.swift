@@ -107,7 +107,7 @@ struct PhotosAppTests {
         #expect(try purchases.body.json.purchases.map(\.photoId) == [3])
     }
 
-    @Test("--tabs and --link start there; tabs keep their stacks; a key not offered is refused; a sheet is drawn over its stack; a bad --url is one line and exit 64")
+    @Test("--tabs and --link start there; tabs keep their stacks; a key not offered is refused; a sheet is drawn over its stack; a bad --url is one line and exit 64, an unreachable one exit 1")
     func flags() async throws {
         let server = try LiveServer()
         defer { server.stop() }
@@ -130,5 +130,9 @@ struct PhotosAppTests {
         let bad = try runProcess(BuiltProducts.binDirectory + "/photos-app", ["--url", "ftp://nowhere"], in: NSTemporaryDirectory())
         #expect(bad.status == 64)
         #expect(bad.output.contains("--url must be an http:// or https:// URL"))
+        let unreachable = try runProcess(BuiltProducts.binDirectory + "/photos-app", ["--url", "http://127.0.0.1:1"], in: NSTemporaryDirectory())
+        #expect(unreachable.status == 1)
+        #expect(unreachable.stderr.hasPrefix("photos-app: cannot reach photosd at http://127.0.0.1:1"), "\(unreachable.stderr)")
+        #expect(unreachable.stderr.split(separator: "\n").count == 1, "one line: \(unreachable.stderr)")
     }
 }

@@ -46,3 +46,41 @@ struct OperatorServiceTests {
         await #expect(throws: PhotosError.self) { try await operators.add(name: "bad name!", role: .viewer, password: "long enough") }
     }
 }
+
+/// The console's sign-ins on both stores: the cookie stored only as a hash, idle expiry that
+/// each request moves on, sign-out, and removal of the operator ending them.
+@Suite("Console sessions")
+struct ConsoleSessionsTests {
+    @Test("sign in, find, expire when idle, sign out; wrong credentials start nothing", arguments: TestStore.all)
+    func lifecycle(store: TestStore) async throws {
+        let test = try await TestDatabase.make(store)
+        defer { test.close() }
+        let clock = TestClock()
+        let operators = OperatorService(database: test.database, bcryptCost: 4, now: clock.now)
+        let sessions = ConsoleSessions(database: test.database, idleMinutes: 30, bcryptCost: 4, now: clock.now)
+        _ = try await operators.add(name: "vera", role: .viewer, password: "watching closely")
+        #expect(try await sessions.signIn(name: "vera", password: "not it") == nil)
+        #expect(try await sessions.signIn(name: "nobody", password: "watching closely") == nil)
+        let (cookie, session) = try #require(try await sessions.signIn(name: "vera", password: "watching closely"))
+        #expect(session.operator.role == .viewer && session.csrfToken.count >= 40 && cookie.count >= 40)
+        // Only the hash is kept.
+        let stored = try await test.database.read { try $0.query("SELECT id_hash, csrf_token FROM console_sessions").map { try $0.string(0) } }
+        #expect(stored == [SecureToken.sha256Hex(cookie)])
+        // Each request within 30 minutes restarts the idle time.
+        clock.advance(seconds: 25 * 60)
+        #expect(try await sessions.session(cookie: cookie) == session)
+        clock.advance(seconds: 25 * 60)
+        #expect(try await sessions.session(cookie: cookie) == session, "50 minutes after sign-in, but 25 idle")
+        clock.advance(seconds: 31 * 60)
+        #expect(try await sessions.session(cookie: cookie) == nil, "idle 31 minutes")
+        #expect(try await test.database.read { try $0.queryOne("SELECT count(*) FROM console_sessions")?.int(0) } == 0, "the expired one is gone")
+        #expect(try await sessions.session(cookie: "made-up") == nil)
+        // Sign-out ends it; removing the operator ends theirs.
+        let second = try #require(try await sessions.signIn(name: "vera", password: "watching closely"))
+        try await sessions.signOut(cookie: second.cookie)
+        #expect(try await sessions.session(cookie: second.cookie) == nil)
+        let third = try #require(try await sessions.signIn(name: "vera", password: "watching closely"))
+        _ = try await operators.remove(name: "vera")
+        #expect(try await sessions.session(cookie: third.cookie) == nil)
+    }
+}
