@@ -184,25 +184,7 @@ enum ActionStatements {
     ) -> [any DatabaseBindable] {
         let decision = prepared.decision
         let at = decision.records.first?.at ?? ""
-        var audit = JSONBuilder(capacity: 512 * max(1, prepared.chained.count))
-        audit.beginArray()
-        for (record, previousHash, hash) in prepared.chained {
-            audit.beginArray()
-            audit.string(record.sessionID)
-            audit.int(record.seq)
-            audit.string(record.at)
-            audit.string(record.actor)
-            if let userID = record.userID { audit.int(userID) } else { audit.null() }
-            optional(record.username, &audit)
-            optional(record.coordinator, &audit)
-            audit.string(record.step)
-            optional(record.screen, &audit)
-            audit.string(record.detail)
-            audit.string(previousHash)
-            audit.string(hash)
-            audit.endArray()
-        }
-        audit.endArray()
+        let audit = auditRows(prepared)
         var purchases = JSONBuilder(), issued = JSONBuilder(), revoked = JSONBuilder()
         var purchaseCount = 0
         purchases.beginArray()
@@ -255,6 +237,63 @@ enum ActionStatements {
             prepared.sessionID, answered.text,
             purchaseCount,
             expected.token?.id, expected.token?.id, at, expected.token?.live,
+        ]
+    }
+
+    /// The chained audit rows as one JSON array of arrays (the statements' `audit` CTE).
+    static func auditRows(_ prepared: PreparedWrite) -> JSONBuilder {
+        var audit = JSONBuilder(capacity: 512 * max(1, prepared.chained.count))
+        audit.beginArray()
+        for (record, previousHash, hash) in prepared.chained {
+            audit.beginArray()
+            audit.string(record.sessionID)
+            audit.int(record.seq)
+            audit.string(record.at)
+            audit.string(record.actor)
+            if let userID = record.userID { audit.int(userID) } else { audit.null() }
+            optional(record.username, &audit)
+            optional(record.coordinator, &audit)
+            audit.string(record.step)
+            optional(record.screen, &audit)
+            audit.string(record.detail)
+            audit.string(previousHash)
+            audit.string(hash)
+            audit.endArray()
+        }
+        audit.endArray()
+        return audit
+    }
+
+    /// A new session's row and its first audit rows, in one round trip (a session created with
+    /// no link needs no fact, so nothing is read first).
+    enum Create: NamedStatement {
+        static let name = "session_create"
+        static let sql = """
+            WITH held AS (
+                SELECT pg_advisory_xact_lock_shared(?::bigint)
+            ),
+            created AS (
+                INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash)
+                SELECT ?::text, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::bigint, ?::text FROM held
+                RETURNING id
+            ),
+            audit AS (
+                INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash)
+                SELECT e ->> 0, (e ->> 1)::bigint, e ->> 2, e ->> 3, (e ->> 4)::bigint, e ->> 5, e ->> 6, e ->> 7, e ->> 8, e ->> 9, e ->> 10, e ->> 11
+                FROM created, jsonb_array_elements(?::jsonb) WITH ORDINALITY AS r(e, n) ORDER BY n
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM created) + 0 * (SELECT count(*) FROM audit)
+            """
+    }
+
+    /// The arguments of `Create`.
+    static func createArguments(_ prepared: PreparedWrite, created: String) -> [any DatabaseBindable] {
+        [
+            AuditLog.appendLockKey,
+            prepared.sessionID, prepared.decision.version, prepared.stateText, prepared.decision.state.user?.id, created, created,
+            prepared.trailSeq, prepared.trailHash,
+            auditRows(prepared).text,
         ]
     }
 

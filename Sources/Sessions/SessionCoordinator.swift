@@ -43,8 +43,18 @@ public struct SessionCoordinator: Sendable {
         let id = SecureToken.random(byteCount: 18)
         let at = auth.timestamp()
         let auth = self.auth
+        let needs = SessionMachine.needs(state: nil, action: nil, link: link)
+        if let store = database as? any SingleStatementStore, needs.photoIDs.isEmpty, needs.userIDs.isEmpty, needs.tokenID == nil {
+            // Nothing to read (no link: no photo, no user, no token): decide, then write the row
+            // and its first audit rows in one statement, one round trip.
+            let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: SessionFacts(now: at))
+            let prepared = PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash)
+            let written = try await store.run(ActionStatements.Create.self, arguments: ActionStatements.createArguments(prepared, created: at))
+            guard try written.first?.int(0) == 1 else { throw PhotosError(.internal, "the new session was not written") }
+            return decision.result
+        }
         return try await database.write { connection in
-            let facts = try SessionFactsReader.read(SessionMachine.needs(state: nil, action: nil, link: link), now: at, auth: auth, on: connection)
+            let facts = try SessionFactsReader.read(needs, now: at, auth: auth, on: connection)
             let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
             try PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash).write(created: at, expected: nil, on: connection)
             return decision.result

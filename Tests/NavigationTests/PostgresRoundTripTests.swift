@@ -61,4 +61,28 @@ struct PostgresRoundTripTests {
         }
         #expect(counts["retried back"] == 1, "a retry is answered by the read alone: \(counts)")
     }
+
+    @Test("creating a session with nothing to read (no link, or one without a photo) is 1 round trip")
+    func creationIsOneRoundTrip() async throws {
+        let h = try await SessionHarness.make(.postgres)
+        defer { h.close() }
+        let test = try h.test
+        try await test.database.write { try $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        let sessions = try h.sessions
+        let store = try #require(test.database as? any SingleStatementStore)
+        // Warm up: each pooled connection prepares the statement once.
+        for _ in 0..<3 { _ = try await sessions.createSession(layout: .stack, link: nil, actor: .client) }
+        for (layout, link) in [(SessionLayout.stack, nil), (.tabs, nil), (.tabs, try DeepLink(parsing: "/purchases"))] as [(SessionLayout, DeepLink?)] {
+            _ = try await store.run(Reset.self, arguments: [])
+            let created = try await sessions.createSession(layout: layout, link: link, actor: .client)
+            let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+            #expect(counted - 1 == 1, "\(layout) \(String(describing: link)): \(counted - 1) round trips")
+            // What was written is what the general path writes: the session reads back, its trail verifies.
+            let view = try await sessions.session(id: created.session.id)
+            #expect(view.version == created.session.version)
+            #expect(try await sessions.events(sessionID: created.session.id).map(\.seq) == Array(1...created.events.count))
+        }
+        let verification = try await test.database.read { try AuditLog.verify(on: $0, publicKey: nil) }
+        #expect(verification.isIntact, "\(String(describing: verification.problem))")
+    }
 }
