@@ -83,6 +83,7 @@ func buildRouter(_ api: PhotosAPI) -> Router<PhotosRequestContext> {
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware(level: .info))
     router.add(middleware: ErrorMiddleware(storage: api.storage))
+    router.add(middleware: RequestDeadlineMiddleware())
     api.addRoutes(to: router)
     return router
 }

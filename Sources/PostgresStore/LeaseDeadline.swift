@@ -43,12 +43,15 @@ final class LeaseDeadline: Sendable {
         }
     }
 
-    /// Runs `body`, or throws `timedOut()` once `timeout` passes while `body` has not yet claimed
-    /// its connection (then `body` is cancelled and left to end by itself), or once `2 × timeout
-    /// + 1 s` passed with no answer to what it sent (then its connection is closed).
+    /// Runs `body`, or throws `timedOut()` once `connectionWait` (by default `timeout`) passes
+    /// while `body` has not yet claimed its connection (then `body` is cancelled and left to end
+    /// by itself), or once `connectionWait + timeout + 1 s` passed with no answer to what it sent
+    /// (then its connection is closed): the server ends a statement after `timeout` itself.
     static func run<T: Sendable>(
-        timeout: Duration, timedOut: @escaping @Sendable () -> any Error, _ body: @escaping @Sendable (LeaseDeadline) async throws -> T
+        timeout: Duration, connectionWait: Duration? = nil, timedOut: @escaping @Sendable () -> any Error,
+        _ body: @escaping @Sendable (LeaseDeadline) async throws -> T
     ) async throws -> T {
+        let connectionWait = connectionWait ?? timeout
         let deadline = LeaseDeadline()
         let outcome = Outcome<T>()
         return try await withCheckedThrowingContinuation { continuation in
@@ -63,7 +66,7 @@ final class LeaseDeadline: Sendable {
             // Timers on an event loop rather than a sleeping task: one per operation, on the hot
             // path, and an event loop's scheduled task costs a fraction of a task's.
             let loop = MultiThreadedEventLoopGroup.singleton.any()
-            let first = loop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds))) {
+            let first = loop.scheduleTask(in: .nanoseconds(Int64(connectionWait.nanoseconds))) {
                 if deadline.expire() {
                     work.cancel()
                     outcome.resume(.failure(timedOut()))

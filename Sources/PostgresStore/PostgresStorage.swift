@@ -168,7 +168,11 @@ public final class PostgresStorage: DatabaseStore {
     func withDeadline<T: Sendable>(_ body: @escaping @Sendable (LeaseDeadline) async throws -> T) async throws -> T {
         guard let timeout = statementTimeout else { return try await body(LeaseDeadline()) }
         let location = location
-        return try await LeaseDeadline.run(timeout: timeout, timedOut: {
+        // What an earlier operation of the same request spent comes off this one's wait for a
+        // connection (never below a quarter second, so a healthy pool is still claimed).
+        let spent = RequestDeadline.startedAt.map { ContinuousClock.now - $0 } ?? .zero
+        let wait = max(timeout - spent, .milliseconds(250))
+        return try await LeaseDeadline.run(timeout: timeout, connectionWait: wait, timedOut: {
             PostgresStoreError.noAnswer("no connection to \(location) within \(timeout.milliseconds / 1_000) s (is the server running?)")
         }, body)
     }
