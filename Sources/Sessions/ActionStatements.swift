@@ -68,12 +68,7 @@ enum ActionStatements {
                 WHERE id = ?::text AND version = ?::bigint AND trail_seq = ?::bigint AND EXISTS (SELECT 1 FROM held)
                 RETURNING id
             ),
-            audit AS (
-                INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash)
-                SELECT e ->> 0, (e ->> 1)::bigint, e ->> 2, e ->> 3, (e ->> 4)::bigint, e ->> 5, e ->> 6, e ->> 7, e ->> 8, e ->> 9, e ->> 10, e ->> 11
-                FROM session, jsonb_array_elements(?::jsonb) WITH ORDINALITY AS r(e, n) ORDER BY n
-                RETURNING 1
-            ),
+            audit AS (\(auditInsert(after: "session"))),
             bought AS (
                 INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id)
                 SELECT (e ->> 0)::bigint, (e ->> 1)::bigint, (e ->> 2)::bigint, ?::text, ?::text FROM session, jsonb_array_elements(?::jsonb) AS e
@@ -264,6 +259,17 @@ enum ActionStatements {
         return audit
     }
 
+    /// The audit rows' insert of both writing statements: the rows of `auditRows` (one bound
+    /// JSON array), in seq order, only if the CTE `step` (the session's update or insert) did.
+    static func auditInsert(after step: String) -> String {
+        """
+        INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash)
+                SELECT e ->> 0, (e ->> 1)::bigint, e ->> 2, e ->> 3, (e ->> 4)::bigint, e ->> 5, e ->> 6, e ->> 7, e ->> 8, e ->> 9, e ->> 10, e ->> 11
+                FROM \(step), jsonb_array_elements(?::jsonb) WITH ORDINALITY AS r(e, n) ORDER BY n
+                RETURNING 1
+        """
+    }
+
     /// A new session's row and its first audit rows, in one round trip (a session created with
     /// no link needs no fact, so nothing is read first).
     enum Create: NamedStatement {
@@ -277,12 +283,7 @@ enum ActionStatements {
                 SELECT ?::text, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::bigint, ?::text FROM held
                 RETURNING id
             ),
-            audit AS (
-                INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash)
-                SELECT e ->> 0, (e ->> 1)::bigint, e ->> 2, e ->> 3, (e ->> 4)::bigint, e ->> 5, e ->> 6, e ->> 7, e ->> 8, e ->> 9, e ->> 10, e ->> 11
-                FROM created, jsonb_array_elements(?::jsonb) WITH ORDINALITY AS r(e, n) ORDER BY n
-                RETURNING 1
-            )
+            audit AS (\(auditInsert(after: "created")))
             SELECT (SELECT count(*) FROM created) + 0 * (SELECT count(*) FROM audit)
             """
     }
