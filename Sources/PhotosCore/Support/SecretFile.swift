@@ -8,21 +8,26 @@ enum SecretFile {
     /// The `count` bytes in `path`; if the file does not exist, `make()` is written there first
     /// (mode 0600, fsynced). `what` names the secret in errors.
     static func loadOrCreate(path: String, what: String, count: Int, make: () -> [UInt8]) throws -> [UInt8] {
+        if FileManager.default.fileExists(atPath: path) { return try load(path: path, what: what, count: count) }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
-        let created = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if created >= 0 {
-            let bytes = make()
-            let written = bytes.withUnsafeBytes { write(created, $0.baseAddress, $0.count) }
-            let synced = fsync(created) == 0
-            close(created)
-            guard written == bytes.count, synced else {
-                unlink(path)
-                throw PhotosError.badRequest("cannot write the \(what) \(path)")
-            }
-        } else if errno != EEXIST {
+        // Written whole to a file of its own, then linked into place: `link` fails if `path`
+        // exists (as O_EXCL would), and nobody — another process, or a test beside this one —
+        // ever sees the secret's file empty or half written.
+        let temporary = path + ".new-" + UUID().uuidString
+        let created = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard created >= 0 else {
+            throw PhotosError.badRequest("cannot create the \(what) \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { unlink(temporary) }
+        let bytes = make()
+        let written = bytes.withUnsafeBytes { write(created, $0.baseAddress, $0.count) }
+        let synced = fsync(created) == 0
+        close(created)
+        guard written == bytes.count, synced else { throw PhotosError.badRequest("cannot write the \(what) \(path)") }
+        if link(temporary, path) != 0, errno != EEXIST {
             throw PhotosError.badRequest("cannot create the \(what) \(path): \(String(cString: strerror(errno)))")
         }
         return try load(path: path, what: what, count: count)
