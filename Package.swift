@@ -232,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "NavigationTests",
             dependencies: [
-                "Navigation", "Sessions", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PhotosTestSupport",
+                "Navigation", "Sessions", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "SchemaMigrations",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

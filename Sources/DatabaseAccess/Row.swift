@@ -72,6 +72,13 @@ public struct RowValueError: Error, CustomStringConvertible {
     /// What the column held.
     public var found: DatabaseValue
 
+    /// A column `column` that held `found` where `expected` was.
+    public init(column: Int, expected: String, found: DatabaseValue) {
+        self.column = column
+        self.expected = expected
+        self.found = found
+    }
+
     /// "column 2 holds NULL where text was expected".
     public var description: String {
         let held = switch found {

@@ -26,32 +26,40 @@ enum ActionStatements {
         static let name = "action_read"
         static let sql = """
             WITH s AS (
-                SELECT version, state, trail_seq, trail_hash, state::jsonb AS j FROM sessions WHERE id = ?::text
+                SELECT version, CASE WHEN version = ?::bigint THEN NULL ELSE state END AS state, trail_seq, trail_hash,
+                    user_id, layout, token_id, photo_ids, CASE WHEN photo_ids IS NULL THEN state::jsonb END AS j
+                FROM sessions WHERE id = ?::text
             ),
             ids AS (
-                SELECT (v #>> '{}')::bigint AS id FROM s, jsonb_path_query(s.j, 'strict $.**.photoId') AS v WHERE jsonb_typeof(v) = 'number'
-                UNION SELECT value::bigint FROM jsonb_array_elements_text(?::jsonb)
+                SELECT unnest(s.photo_ids::bigint[]) AS id FROM s WHERE s.photo_ids IS NOT NULL
+                UNION SELECT (v #>> '{}')::bigint FROM s, jsonb_path_query(s.j, 'strict $.**.photoId') AS v
+                    WHERE s.j IS NOT NULL AND jsonb_typeof(v) = 'number'
+                UNION SELECT unnest(?::bigint[])
             ),
             users AS (
-                SELECT (s.j #>> '{user,id}')::bigint AS id FROM s WHERE jsonb_typeof(s.j #> '{user,id}') = 'number'
-                UNION SELECT value::bigint FROM jsonb_array_elements_text(?::jsonb)
+                SELECT s.user_id AS id FROM s WHERE s.user_id IS NOT NULL
+                UNION SELECT unnest(?::bigint[])
             ),
-            lists AS (
-                SELECT (?::bigint <> 0) OR coalesce(jsonb_typeof(s.j -> 'tabs') = 'object', false) AS wanted FROM s
+            head AS (
+                SELECT CASE WHEN s.j IS NULL THEN s.token_id ELSE (s.j ->> 'tokenId')::bigint END AS token_id,
+                    (?::bigint <> 0) OR coalesce(CASE WHEN s.j IS NULL THEN s.layout = 'tabs' ELSE jsonb_typeof(s.j -> 'tabs') = 'object' END, false)
+                        AS wanted
+                FROM s
             )
             SELECT s.version, s.state, s.trail_seq, s.trail_hash,
-                (SELECT coalesce(jsonb_agg(id), '[]') FROM ids)::text,
-                (SELECT coalesce(jsonb_agg(id), '[]') FROM users)::text,
-                (SELECT wanted FROM lists),
+                ARRAY(SELECT id FROM ids ORDER BY id)::text,
+                ARRAY(SELECT id FROM users ORDER BY id)::text,
+                head.wanted,
                 (SELECT coalesce(jsonb_agg(jsonb_build_array(p.id, p.title, p.url, p.price_cents)), '[]')
                     FROM photos p WHERE p.id IN (SELECT id FROM ids))::text,
                 (SELECT coalesce(jsonb_agg(jsonb_build_array(b.user_id, p.id, p.title, p.url, p.price_cents) ORDER BY b.user_id, b.id DESC), '[]')
                     FROM purchases b JOIN photos p ON p.id = b.photo_id
-                    WHERE b.user_id IN (SELECT id FROM users) AND ((SELECT wanted FROM lists) OR b.photo_id IN (SELECT id FROM ids)))::text,
-                (SELECT t.revoked_at IS NULL AND t.expires_at > ?::text FROM tokens t WHERE t.id = (s.j ->> 'tokenId')::bigint),
+                    WHERE b.user_id IN (SELECT id FROM users) AND (head.wanted OR b.photo_id IN (SELECT id FROM ids)))::text,
+                (SELECT t.revoked_at IS NULL AND t.expires_at > ?::text FROM tokens t WHERE t.id = head.token_id),
                 (SELECT jsonb_build_array(k.request_hash, k.response) FROM idempotency_keys k
-                    WHERE k.session_id = ?::text AND k.key = ?::text AND k.created_at > ?::text)::text
-            FROM s
+                    WHERE k.session_id = ?::text AND k.key = ?::text AND k.created_at > ?::text)::text,
+                head.token_id
+            FROM s, head
             """
     }
 
@@ -64,7 +72,8 @@ enum ActionStatements {
             ),
             session AS (
                 UPDATE sessions SET version = ?::bigint, state = ?::text, user_id = ?::bigint, updated_at = ?::text,
-                    trail_seq = ?::bigint, trail_hash = ?::text
+                    trail_seq = ?::bigint, trail_hash = ?::text,
+                    layout = ?::text, top_screen = ?::text, token_id = ?::bigint, photo_ids = ?::text
                 WHERE id = ?::text AND version = ?::bigint AND trail_seq = ?::bigint AND EXISTS (SELECT 1 FROM held)
                 RETURNING id
             ),
@@ -107,7 +116,6 @@ enum ActionStatements {
     /// The session and facts `Read` found, and what it covered.
     struct Snapshot {
         var loaded: SessionCoordinator.LoadedSession
-        var stateText: String
         var photoIDs: Set<Int64>
         var userIDs: Set<Int64>
         var purchaseLists: Bool
@@ -115,13 +123,15 @@ enum ActionStatements {
         /// Per user: their purchases among the photos read (or all, with `purchaseLists`), newest first.
         var purchases: [Int64: [Photo]]
         var tokenLive: Bool?
+        /// The token whose liveness `tokenLive` is (the session row's `token_id`).
+        var tokenID: Int64?
         /// The stored answer's request hash and response, when the key had one.
         var idempotent: (requestHash: String, response: String)?
 
         /// The facts for `needs`, or nil when the read did not cover them.
         func facts(for needs: SessionFacts.Needs, now: String, credentials: CredentialCheck?, newToken: TokenGrant?) -> SessionFacts? {
             guard needs.photoIDs.isSubset(of: photoIDs), needs.userIDs.isSubset(of: userIDs), !needs.purchaseLists || purchaseLists,
-                  needs.tokenID == loaded.state.tokenId
+                  needs.tokenID == tokenID
             else { return nil }
             var facts = SessionFacts(now: now, credentials: credentials, newToken: newToken)
             facts.photos = photos.filter { needs.photoIDs.contains($0.key) }
@@ -140,26 +150,45 @@ enum ActionStatements {
     }
 
     /// The arguments of `Read` for `action` on `sessionID`.
+    /// With `cachedVersion`, the state is not fetched when the session is still at that version.
     static func readArguments(
-        sessionID: String, action: ClientAction, signingIn: Int64?, now: String, idempotencyKey: String?, since: String
+        sessionID: String, cachedVersion: Int?, action: ClientAction, signingIn: Int64?, now: String, idempotencyKey: String?,
+        since: String
     ) -> [any DatabaseBindable] {
-        let photoIDs = [action.photoId, action.link?.photoID].compactMap { $0 }
+        let photoIDs = Set([action.photoId, action.link?.photoID].compactMap { $0 })
         return [
-            sessionID, jsonArray(photoIDs), jsonArray([signingIn].compactMap { $0 }), action.link == .purchases, now,
-            sessionID, idempotencyKey, since,
+            cachedVersion ?? -1, sessionID,
+            SessionColumns.arrayLiteral(photoIDs), SessionColumns.arrayLiteral(Set([signingIn].compactMap { $0 })), action.link == .purchases,
+            now, sessionID, idempotencyKey, since,
         ]
     }
 
     /// Reads `Read`'s one row (nil: no such session).
-    static func snapshot(_ rows: [Row], sessionID: String, cache: StateCache?) throws -> Snapshot? {
+    /// Reads `Read`'s one row (nil: no such session). `cached` is the entry whose version the
+    /// read was given: its state stands in for the state the read did not fetch.
+    static func snapshot(_ rows: [Row], sessionID: String, cached: StateCache.Entry?, cache: StateCache) throws -> Snapshot? {
         guard let row = rows.first else { return nil }
-        let loaded = try SessionCoordinator.loaded(
-            sessionID, version: row.int(0), text: row.string(1), trailSeq: row.int(2), trailHash: row.string(3), cache: cache)
-        func ids(_ text: String) throws -> Set<Int64> { Set(try JSONDecoder().decode([Int64].self, from: Data(text.utf8))) }
+        let version = try row.int(0), trailSeq = try row.int(2), trailHash = try row.string(3)
+        let loaded: SessionCoordinator.LoadedSession
+        if let text = row.optionalString(1) {
+            loaded = try SessionCoordinator.loaded(sessionID, version: version, text: text, trailSeq: trailSeq, trailHash: trailHash, cache: cache)
+        } else if let cached, cached.version == version {
+            loaded = SessionCoordinator.LoadedSession(version: version, state: cached.state, trailSeq: trailSeq, trailHash: trailHash)
+        } else {
+            throw SessionStateError(sessionID: sessionID, problem: "the read left out a state it was not given")
+        }
+        func ids(_ column: Int) throws -> Set<Int64> {
+            let text = try row.string(column)
+            guard let ids = SessionColumns.ids(fromArrayLiteral: text) else {
+                throw RowValueError(column: column, expected: "an array of ids", found: .text(text))
+            }
+            return ids
+        }
         func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T { try JSONDecoder().decode(type, from: Data(text.utf8)) }
         var snapshot = Snapshot(
-            loaded: loaded, stateText: try row.string(1), photoIDs: try ids(row.string(4)), userIDs: try ids(row.string(5)),
-            purchaseLists: try row.int(6) != 0, photos: [:], purchases: [:], tokenLive: row.optionalInt(9).map { $0 != 0 }, idempotent: nil)
+            loaded: loaded, photoIDs: try ids(4), userIDs: try ids(5),
+            purchaseLists: try row.int(6) != 0, photos: [:], purchases: [:], tokenLive: row.optionalInt(9).map { $0 != 0 },
+            tokenID: row.optionalInt64(11), idempotent: nil)
         for photo in try decode([PhotoRow].self, row.string(7)) {
             snapshot.photos[photo.photo.id] = photo.photo
         }
@@ -224,6 +253,7 @@ enum ActionStatements {
         return [
             AuditLog.appendLockKey,
             decision.version, prepared.stateText, state.user?.id, at, prepared.trailSeq, prepared.trailHash,
+            prepared.columns.layout, prepared.columns.topScreen, prepared.columns.tokenID, prepared.columns.photoIDs,
             prepared.sessionID, expected.version, expected.trailSeq,
             audit.text,
             at, prepared.sessionID, purchases.text,
@@ -279,8 +309,10 @@ enum ActionStatements {
                 SELECT pg_advisory_xact_lock_shared(?::bigint)
             ),
             created AS (
-                INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash)
-                SELECT ?::text, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::bigint, ?::text FROM held
+                INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash,
+                    layout, top_screen, token_id, photo_ids)
+                SELECT ?::text, ?::bigint, ?::text, ?::bigint, ?::text, ?::text, ?::bigint, ?::text,
+                    ?::text, ?::text, ?::bigint, ?::text FROM held
                 RETURNING id
             ),
             audit AS (\(auditInsert(after: "created")))
@@ -294,16 +326,13 @@ enum ActionStatements {
             AuditLog.appendLockKey,
             prepared.sessionID, prepared.decision.version, prepared.stateText, prepared.decision.state.user?.id, created, created,
             prepared.trailSeq, prepared.trailHash,
+            prepared.columns.layout, prepared.columns.topScreen, prepared.columns.tokenID, prepared.columns.photoIDs,
             auditRows(prepared).text,
         ]
     }
 
     private static func optional(_ value: String?, _ builder: inout JSONBuilder) {
         if let value { builder.string(value) } else { builder.null() }
-    }
-
-    private static func jsonArray(_ ids: [Int64]) -> String {
-        "[" + ids.map(String.init).joined(separator: ",") + "]"
     }
 
     /// `[id, title, url, price_cents]`.

@@ -206,7 +206,7 @@ public struct SessionCoordinator: Sendable {
                 try idempotency.save(decision.result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
             }
         }
-        if decision.changed { cache.store(request.sessionID, text: prepared.stateText, state: decision.state) }
+        if decision.changed { cache.store(request.sessionID, version: decision.version, text: prepared.stateText, state: decision.state) }
         return decision.result
     }
 
@@ -220,10 +220,11 @@ public struct SessionCoordinator: Sendable {
         var signingIn: User?
         if case .valid(let user)? = request.credentials { signingIn = user }
         let storedKey = try request.idempotencyKey.map { try idempotency.storedKey($0, sessionID: request.sessionID) }
+        let cached = cache.entry(request.sessionID)
         let rows = try await store.run(ActionStatements.Read.self, arguments: ActionStatements.readArguments(
-            sessionID: request.sessionID, action: request.action, signingIn: signingIn?.id, now: ISO8601Timestamp.string(from: now),
-            idempotencyKey: storedKey, since: idempotency.cutoff(now: now)))
-        guard let snapshot = try ActionStatements.snapshot(rows, sessionID: request.sessionID, cache: cache) else {
+            sessionID: request.sessionID, cachedVersion: cached?.version, action: request.action, signingIn: signingIn?.id,
+            now: ISO8601Timestamp.string(from: now), idempotencyKey: storedKey, since: idempotency.cutoff(now: now)))
+        guard let snapshot = try ActionStatements.snapshot(rows, sessionID: request.sessionID, cached: cached, cache: cache) else {
             throw PhotosError.notFound("no session \(request.sessionID.prefix(64))")
         }
         if let key = request.idempotencyKey, let stored = snapshot.idempotent {
@@ -269,7 +270,7 @@ public struct SessionCoordinator: Sendable {
             // Nothing of the session changes: only the answer is kept (a statement of its own).
             try await database.write { [idempotency] connection in try idempotency.save(answer, sessionID: request.sessionID, on: connection) }
         }
-        if decision.changed { cache.store(request.sessionID, text: prepared.stateText, state: decision.state) }
+        if decision.changed { cache.store(request.sessionID, version: decision.version, text: prepared.stateText, state: decision.state) }
         return decision.result
     }
 
@@ -388,7 +389,8 @@ public struct SessionCoordinator: Sendable {
         let prepared = PreparedWrite(decision, sessionID: sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
         // The row is locked (or the writer is SQLite's only one): it cannot have moved.
         try prepared.write(expected: nil, on: connection)
-        if decision.changed { cache.store(sessionID, text: prepared.stateText, state: decision.state) }
+        // Not cached here: the transaction may still roll back, and a cached state must be a
+        // committed one (StateCache). The next read decodes it.
         try afterWrite(decision.result)
         return decision.result
     }
@@ -424,7 +426,7 @@ public struct SessionCoordinator: Sendable {
         if let state = cache?.state(sessionID, text: text) { return loaded(state) }
         do {
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
-            cache?.store(sessionID, text: text, state: state)
+            cache?.store(sessionID, version: version, text: text, state: state)
             return loaded(state)
         } catch {
             throw SessionStateError(sessionID: sessionID, problem: "unreadable state: \(error)")

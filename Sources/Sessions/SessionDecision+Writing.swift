@@ -21,6 +21,8 @@ struct PreparedWrite: Sendable {
     let sessionID: String
     let decision: SessionDecision
     let stateText: String
+    /// The columns kept beside the state.
+    let columns: SessionColumns
     let chained: [(record: AuditRecord, previousHash: String, hash: String)]
     /// The trail's head after the write.
     let trailSeq: Int
@@ -30,6 +32,7 @@ struct PreparedWrite: Sendable {
         self.sessionID = sessionID
         self.decision = decision
         self.stateText = decision.state.jsonText
+        self.columns = SessionColumns(decision.state)
         self.chained = AuditTrails.chain(decision.records, after: previousHash)
         self.trailSeq = lastSeq + decision.records.count
         self.trailHash = chained.last?.hash ?? previousHash
@@ -55,23 +58,32 @@ struct PreparedWrite: Sendable {
         if let created {
             try connection.execute(
                 """
-                INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash,
+                    layout, top_screen, token_id, photo_ids)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                sessionID, decision.version, stateText, state.user?.id, created, created, trailSeq, trailHash)
+                sessionID, decision.version, stateText, state.user?.id, created, created, trailSeq, trailHash,
+                columns.layout, columns.topScreen, columns.tokenID, columns.photoIDs)
         } else if decision.changed || !chained.isEmpty {
             let updated: Int
             if let expected {
                 updated = try connection.execute(
                     """
-                    UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ?
+                    UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ?,
+                        layout = ?, top_screen = ?, token_id = ?, photo_ids = ?
                     WHERE id = ? AND version = ? AND trail_seq = ?
                     """,
-                    decision.version, stateText, state.user?.id, at, trailSeq, trailHash, sessionID, expected.version, expected.trailSeq)
+                    decision.version, stateText, state.user?.id, at, trailSeq, trailHash,
+                    columns.layout, columns.topScreen, columns.tokenID, columns.photoIDs, sessionID, expected.version, expected.trailSeq)
             } else {
                 updated = try connection.execute(
-                    "UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ? WHERE id = ?",
-                    decision.version, stateText, state.user?.id, at, trailSeq, trailHash, sessionID)
+                    """
+                    UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ?,
+                        layout = ?, top_screen = ?, token_id = ?, photo_ids = ?
+                    WHERE id = ?
+                    """,
+                    decision.version, stateText, state.user?.id, at, trailSeq, trailHash,
+                    columns.layout, columns.topScreen, columns.tokenID, columns.photoIDs, sessionID)
             }
             guard updated == 1 else { throw SessionMoved() }
         }

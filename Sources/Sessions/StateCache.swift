@@ -3,14 +3,27 @@ import PhotosCore
 import PhotosModel
 import Synchronization
 
-/// Decoded session states by session id, each with the exact JSON text it came from.
+/// Decoded session states by session id, each with the exact JSON text it came from and the
+/// session version it was read or written at.
 ///
 /// Decoding the state was a large part of every action. A cached state is used only when the
 /// text just read from the database is byte-for-byte the text it was decoded from, so a change
 /// made elsewhere (`photos-admin`, another process) or a write that was rolled back can never
-/// be served stale: the text differs, and the state is decoded afresh.
+/// be served stale: the text differs, and the state is decoded afresh. PostgreSQL's
+/// one-statement read goes further and does not fetch a state whose version is the cached one
+/// (`ActionStatements.Read`): every writer of a session row moves its version when it changes
+/// the state (`SessionMachine` decides the next version; the write's `WHERE version = ?` lets
+/// only one writer take it), and an entry is stored only from a committed row, so a session's
+/// version names one state text.
 final class StateCache: Sendable {
-    private let entries = Mutex([String: (text: String, state: SessionState)]())
+    /// One cached session state.
+    struct Entry: Sendable {
+        let version: Int
+        let text: String
+        let state: SessionState
+    }
+
+    private let entries = Mutex([String: Entry]())
     /// Bound on cached sessions; past it the cache starts over (cheap, and rare).
     private let capacity: Int
 
@@ -25,10 +38,16 @@ final class StateCache: Sendable {
         }
     }
 
-    func store(_ sessionID: String, text: String, state: SessionState) {
+    /// The cached entry of `sessionID`, whatever its version.
+    func entry(_ sessionID: String) -> Entry? {
+        entries.withLock { $0[sessionID] }
+    }
+
+    /// Keeps `state`, decoded from (or encoded as) `text`, the committed state of `sessionID` at `version`.
+    func store(_ sessionID: String, version: Int, text: String, state: SessionState) {
         entries.withLock { entries in
             if entries.count >= capacity && entries[sessionID] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[sessionID] = (text, state)
+            entries[sessionID] = Entry(version: version, text: text, state: state)
         }
     }
 }

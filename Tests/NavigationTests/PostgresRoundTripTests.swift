@@ -85,4 +85,57 @@ struct PostgresRoundTripTests {
         let verification = try await test.database.read { try AuditLog.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
+
+    @Test("columns beside the state that lie (an older photosd, a hand edit) cost one more read, never a wrong answer")
+    func lyingColumnsAreReadAgain() async throws {
+        let h = try await SessionHarness.make(.postgres)
+        defer { h.close() }
+        let test = try h.test
+        try await test.database.write { try $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        let sessions = try h.sessions
+        let store = try #require(test.database as? any SingleStatementStore)
+        let id = try await sessions.createSession(layout: .stack, link: nil, actor: .client).session.id
+        _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 2), to: id)
+        // The row now says it names no photo, holds a token and is a tab bar: all untrue.
+        try await test.database.write { connection in
+            try connection.execute("UPDATE sessions SET photo_ids = '{}', token_id = 999, layout = 'tabs' WHERE id = ?", id)
+        }
+        _ = try await store.run(Reset.self, arguments: [])
+        let bought = try await sessions.apply(ClientAction(.buy), to: id)
+        let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+        #expect(bought.error == nil, "\(String(describing: bought.error))")
+        #expect(bought.session.top?.screen == .signIn, "buying photo 2 signed out leads to sign-in")
+        #expect(counted - 1 > 2, "the one read, the facts read again (a transaction), the write: \(counted - 1)")
+        // The write put the truth back: the next action is two round trips again.
+        let columns = try await test.database.read { connection in
+            try connection.queryOne("SELECT photo_ids, token_id, layout FROM sessions WHERE id = ?", id)
+        }
+        #expect(try columns?.string(0) == "{2}")
+        #expect(columns?.optionalInt64(1) == nil)
+        #expect(try columns?.string(2) == "stack")
+        _ = try await store.run(Reset.self, arguments: [])
+        let cancelled = try await sessions.apply(ClientAction(.cancel), to: id)
+        let again = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+        #expect(cancelled.error == nil && again - 1 == 2, "\(again - 1) round trips once the columns are true")
+    }
+
+    @Test("a state another instance moved is fetched again; a cached one is not fetched")
+    func cachedStateFollowsOtherInstances() async throws {
+        let h = try await SessionHarness.make(.postgres)
+        defer { h.close() }
+        let test = try h.test
+        let (first, second) = (try h.sessions, try test.sessions(auth: try h.auth))
+        let id = try await first.createSession(layout: .stack, link: nil, actor: .client).session.id
+        _ = try await first.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
+        _ = try await first.apply(ClientAction(.back), to: id)
+        // The first instance has cached the state at [photos]; the second moves it on.
+        _ = try await second.apply(ClientAction(.selectPhoto, photoId: 3), to: id)
+        let back = try await first.apply(ClientAction(.back), to: id)
+        #expect(back.error == nil, "the first instance decided on the state the second left: \(String(describing: back.error))")
+        #expect(back.session.navigation.first?.screens.map(\.screen) == [.photos])
+        // And on its own cached state again (the version it wrote).
+        let again = try await first.apply(ClientAction(.selectPhoto, photoId: 2), to: id)
+        #expect(again.session.navigation.first?.screens.map(\.screen) == [.photos, .photo])
+        #expect(again.session.version == 6)
+    }
 }

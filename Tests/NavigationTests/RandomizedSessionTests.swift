@@ -3,6 +3,8 @@ import Foundation
 import Navigation
 import PhotosCore
 import PhotosModel
+import PhotosStorage
+import SchemaMigrations
 import PhotosTestSupport
 import Sessions
 import SQLiteStore
@@ -60,6 +62,36 @@ struct RandomizedSessionTests {
         #expect(purchases == completed, "seed \(Self.seed)")
         let verification = try await test.database.read { try AuditLog.verify(on: $0) }
         #expect(verification.isIntact)
+
+        // The columns kept beside each state (migration 0010) say what the state says, as every
+        // writer wrote them and as the migration computes them from the JSON alone.
+        let written = try await Self.sessionColumns(test.database)
+        #expect(written.count > sessionCount / 2, "seed \(Self.seed)")
+        for (id, columns) in written { #expect(columns.stored == columns.expected, "session \(id), seed \(Self.seed)") }
+        let migration = try #require(PhotosMigrations.for(test.database.dialect).first { $0.version == 10 })
+        try await test.database.write { connection in
+            let drop = ["layout", "top_screen", "token_id", "photo_ids"].map { "ALTER TABLE sessions DROP COLUMN \($0);" }
+            try connection.executeScript(drop.joined(separator: "\n"))
+            try connection.executeScript(migration.sql)
+        }
+        let migrated = try await Self.sessionColumns(test.database)
+        for (id, columns) in migrated { #expect(columns.stored == columns.expected, "migrated session \(id), seed \(Self.seed)") }
+    }
+
+    /// Each session's columns beside its state, and what its state says they should be.
+    static func sessionColumns(_ database: any DatabaseStore) async throws -> [String: (stored: [String], expected: [String])] {
+        try await database.read { connection in
+            var columns: [String: (stored: [String], expected: [String])] = [:]
+            try connection.forEachRow("SELECT id, state, layout, top_screen, token_id, photo_ids FROM sessions") { row in
+                let state = try JSONDecoder().decode(SessionState.self, from: Data(try row.string(1).utf8))
+                let stored = [row.optionalString(2) ?? "NULL", row.optionalString(3) ?? "NULL", row.optionalInt64(4).map(String.init) ?? "NULL",
+                              row.optionalString(5) ?? "NULL"]
+                let expected = [state.sessionLayout.rawValue, state.top?.screen.rawValue ?? "NULL", state.tokenId.map(String.init) ?? "NULL",
+                                "{" + state.namedPhotoIDs.sorted().map(String.init).joined(separator: ",") + "}"]
+                columns[try row.string(0)] = (stored, expected)
+            }
+            return columns
+        }
     }
 
     static let passwords = ["alice": SessionHarness.password, "bob": "password-bob", "carol": "password-carol"]

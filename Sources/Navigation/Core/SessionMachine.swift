@@ -42,11 +42,7 @@ public enum SessionMachine {
     /// What deciding `action` on `state` needs to know (nil state: a session being created;
     /// `signingIn`: the user a credential check or an operator signs in).
     public static func needs(state: SessionState?, action: ClientAction?, link: DeepLink? = nil, signingIn: Int64? = nil) -> SessionFacts.Needs {
-        var photos = Set<Int64>()
-        if let state {
-            for stack in state.allStacks { for screen in stack.screens { if let id = screen.photoId { photos.insert(id) } } }
-            for node in state.coordinators?.flattened() ?? [] { if let id = node.state.photoId { photos.insert(id) } }
-        }
+        var photos = state?.namedPhotoIDs ?? []
         if let id = action?.photoId { photos.insert(id) }
         for candidate in [link, action?.link] { if let id = candidate?.photoID { photos.insert(id) } }
         var users = Set<Int64>()

@@ -47,6 +47,14 @@ extension SessionState {
     /// Every stack of the session: those shown (`stacks`) and the parked tabs' stacks.
     public var allStacks: [StackState] { stacks + (tabs?.parked ?? []) }
 
+    /// Every photo the state names: on a screen of any stack, or in a coordinator's state.
+    public var namedPhotoIDs: Set<Int64> {
+        var photos = Set<Int64>()
+        for stack in allStacks { for screen in stack.screens { if let id = screen.photoId { photos.insert(id) } } }
+        for node in coordinators?.flattened() ?? [] { if let id = node.state.photoId { photos.insert(id) } }
+        return photos
+    }
+
     /// The state right after `session.start`: empty, or for tabs one empty stack per tab with
     /// `photos` selected (each tab's coordinator then pushes its root screen).
     static func started(layout: SessionLayout) -> SessionState {
