@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -116,11 +117,30 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The operator console: server-rendered pages on a listener of their own.
+        .target(
+            name: "PhotosConsole",
+            dependencies: [
+                "PhotosModel",
+                "PhotosCore",
+                "Navigation",
+                "Sessions",
+                "DatabaseAccess",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // Embedded by scripts/embed-console-assets (EmbeddedAssets.swift).
+            exclude: ["Templates", "Assets"]
+        ),
         .target(
             name: "PhotosServer",
             dependencies: [
                 "PhotosModel",
-                "PhotosCore", "PhotosStorage",
+                "PhotosCore", "PhotosStorage", "PhotosConsole",
                 "Navigation",
                 "Sessions",
                 "DatabaseAccess",
@@ -239,7 +259,9 @@ let package = Package(
         .testTarget(
             name: "PhotosServerTests",
             dependencies: [
+                "PhotosConsole",
                 "PhotosServer", "PhotosModel", "PhotosCore", "PhotosStorage", "Navigation", "Sessions", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
+                .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

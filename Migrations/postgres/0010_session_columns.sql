@@ -34,3 +34,7 @@ EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
     NULL;
 END
 $$;
+-- The console's sessions list: newest first by creation, and by user. Neither column changes
+-- when an action updates its session, so the update needs no new index entry.
+CREATE INDEX sessions_by_created ON sessions (created_at, id);
+CREATE INDEX sessions_by_user ON sessions (user_id);

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Navigation
 import PhotosCore
+import PhotosConsole
 import PhotosModel
 import PhotosStorage
 import PostgresNIO
@@ -50,6 +51,8 @@ public func buildApplication(
     // PostgreSQL's pool first, so that it stops last: after the server, the final checkpoint
     // and the store's close.
     let pool: [any Service] = opened.pool.map { [$0] } ?? []
+    let console: [any Service] = configuration.consoleEnabled
+        ? [try buildConsole(services: services, configuration: configuration, logger: logger, isReady: { ready.isOpen })] : []
     var application = Application(
         router: buildRouter(api),
         server: .http1(configuration: .init(
@@ -59,6 +62,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
         services: pool + [
             DatabaseService(database: database, logger: logger),
+        ] + console + [
             IdempotencyPruning(services: services, logger: logger, ready: ready),
             // Last, so it stops first: its final checkpoint is written before the database closes.
             AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger),

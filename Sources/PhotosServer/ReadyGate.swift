@@ -16,6 +16,9 @@ final class ReadyGate: Sendable {
         for continuation in waiting { continuation.resume() }
     }
 
+    /// True once the gate is open.
+    var isOpen: Bool { state.withLock { $0.open } }
+
     /// Returns once the gate is open.
     func wait() async {
         await withCheckedContinuation { continuation in

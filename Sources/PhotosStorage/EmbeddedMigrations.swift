@@ -343,6 +343,10 @@ extension PhotosMigrations {
                             SELECT DISTINCT t.value AS id FROM json_tree(sessions.state) AS t
                             WHERE t.key = 'photoId' AND t.type = 'integer' ORDER BY t.value)
                     ), '') || '}';
+                -- The console's sessions list: newest first by creation, and by user. Neither column changes
+                -- when an action updates its session, so the update needs no new index entry.
+                CREATE INDEX sessions_by_created ON sessions (created_at, id);
+                CREATE INDEX sessions_by_user ON sessions (user_id);
 
                 """#
         ),
@@ -683,6 +687,10 @@ extension PhotosMigrations {
                     NULL;
                 END
                 $$;
+                -- The console's sessions list: newest first by creation, and by user. Neither column changes
+                -- when an action updates its session, so the update needs no new index entry.
+                CREATE INDEX sessions_by_created ON sessions (created_at, id);
+                CREATE INDEX sessions_by_user ON sessions (user_id);
 
                 """#
         ),

@@ -21,7 +21,11 @@ public final class PhotosdProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--port", "0"] + arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // The console on any free port too (unless the caller says otherwise), so processes
+        // started side by side never compete for its default 8081.
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["PHOTOSD_CONSOLE_PORT": "0"]) { $1 }
+            .merging(environment) { $1 }
         let pipe = Pipe()
         process.standardError = pipe
         process.standardOutput = pipe
@@ -69,6 +73,13 @@ public final class PhotosdProcess: Sendable {
 
     /// `http://127.0.0.1:PORT`.
     public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// `http://127.0.0.1:PORT` of its operator console, once it said where it listens (nil
+    /// when it serves none).
+    public var consoleURL: String? {
+        guard let match = log.firstMatch(of: /photosd console listening on [0-9.]+:(\d+)/) else { return nil }
+        return "http://127.0.0.1:\(match.1)"
+    }
 
     /// Sends `signal` (SIGTERM by default), waits for the exit and its last output, and returns
     /// the exit status.

@@ -18,7 +18,8 @@ struct Photosd: AsyncParsableCommand {
             Settings come from, highest first: these flags, PHOTOSD_… environment variables \
             (e.g. PHOTOSD_SERVER_PORT, PHOTOSD_DATABASE_PATH, PHOTOSD_DATABASE_DURABILITY), the \
             config file (--config, else $PHOTOSD_CONFIG, else config/photosd.json if present), \
-            then the built-in defaults: 127.0.0.1:8080, data/photos.db, durability full. The \
+            then the built-in defaults: 127.0.0.1:8080, data/photos.db, durability full, the \
+            operator console on 127.0.0.1:8081 (its own listener). The \
             database is a SQLite file (created, with its directory, and migrated on start) or a \
             postgres:// URL (migrated on start; several photosd may share it). SIGTERM or SIGINT \
             stops accepting, finishes in-flight requests, checkpoints the WAL (SQLite), closes \
@@ -30,6 +31,8 @@ struct Photosd: AsyncParsableCommand {
     @Option(help: "Port to listen on, 0 for any free port (server.port).") var port: Int?
     @Option(help: "The database: a SQLite file, or a postgres://user[:password]@host[:port]/dbname URL (database.path).") var db: String?
     @Flag(help: "Seed demo photos into an empty catalogue (demo.seed).") var seedDemo = false
+    @Option(help: "Port of the operator console, 0 for any free port (console.port).") var consolePort: Int?
+    @Flag(help: "Serve no operator console (console.enabled false).") var noConsole = false
 
     func run() async throws {
         var overrides: [String: ConfigValue] = [:]
@@ -37,6 +40,8 @@ struct Photosd: AsyncParsableCommand {
         if let port { overrides["server.port"] = .init(.int(port), isSecret: false) }
         if let db { overrides["database.path"] = .init(.string(db), isSecret: false) }
         if seedDemo { overrides["demo.seed"] = .init(.bool(true), isSecret: false) }
+        if let consolePort { overrides["console.port"] = .init(.int(consolePort), isSecret: false) }
+        if noConsole { overrides["console.enabled"] = .init(.bool(false), isSecret: false) }
         let configuration = try await PhotosConfiguration.load(filePath: config, overrides: overrides)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         LoggingSystem.bootstrap { label in

@@ -70,7 +70,8 @@ struct RandomizedSessionTests {
         for (id, columns) in written { #expect(columns.stored == columns.expected, "session \(id), seed \(Self.seed)") }
         let migration = try #require(PhotosMigrations.for(test.database.dialect).first { $0.version == 10 })
         try await test.database.write { connection in
-            let drop = ["layout", "top_screen", "token_id", "photo_ids"].map { "ALTER TABLE sessions DROP COLUMN \($0);" }
+            let drop = ["DROP INDEX sessions_by_created;", "DROP INDEX sessions_by_user;"]
+                + ["layout", "top_screen", "token_id", "photo_ids"].map { "ALTER TABLE sessions DROP COLUMN \($0);" }
             try connection.executeScript(drop.joined(separator: "\n"))
             try connection.executeScript(migration.sql)
         }

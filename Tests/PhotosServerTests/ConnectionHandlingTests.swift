@@ -167,7 +167,7 @@ struct ConnectionHandlingTests {
     }
 
     @Test("a request trickled byte by byte (head, body, chunked body) is cut at server.requestTimeoutSeconds")
-    func slowRequests() throws {
+    func slowRequests() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // The idle timeout is long: only the request deadline can end these connections.
@@ -210,7 +210,8 @@ struct ConnectionHandlingTests {
             first += buffer[..<count]
         }
         #expect(String(decoding: first, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
-        Thread.sleep(forTimeInterval: 3)
+        // Asleep without holding one of the test run's few threads.
+        try await Task.sleep(for: .seconds(3))
         #expect(keptAlive.sendAll(Array("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)))
         #expect(String(decoding: keptAlive.readToEnd().data, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
     }

@@ -41,6 +41,7 @@ struct ServerHarness {
         configuration.durability = .normal
         configuration.seedDemoData = true
         configuration.port = 0
+        configuration.consolePort = 0
         configuration.auditSigningKeyPath = directory.file("audit-signing.key")
         adjust(&configuration)
         let database = try await PhotosDatabase.open(configuration)

@@ -193,7 +193,11 @@ public enum AuditLog {
     /// read transaction. `publicKey` is the trusted key the checkpoints must be signed with (nil:
     /// checkpoints cannot be trusted, and their existence is a problem); `against`, an exported
     /// checkpoint the database must still hold.
-    public static func verify(on connection: any DatabaseConnection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil) throws -> Verification {
-        try AuditVerifier(connection: connection, publicKey: publicKey, against: against).run()
+    /// `progress` is told how many trail rows were checked, every 10,000.
+    public static func verify(
+        on connection: any DatabaseConnection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil,
+        progress: (@Sendable (Int) -> Void)? = nil
+    ) throws -> Verification {
+        try AuditVerifier(connection: connection, publicKey: publicKey, against: against, progress: progress).run()
     }
 }

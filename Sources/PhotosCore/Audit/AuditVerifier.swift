@@ -17,6 +17,9 @@ struct AuditVerifier {
     let connection: any DatabaseConnection
     let publicKey: AuditPublicKey?
     let against: AuditCheckpoint?
+    /// Told the number of trail rows checked so far, every `progressEvery` rows.
+    var progress: (@Sendable (Int) -> Void)? = nil
+    static let progressEvery = 10_000
 
     /// What a checkpoint signed about one trail.
     private struct Covered {
@@ -146,6 +149,7 @@ struct AuditVerifier {
                 lastHash = AuditLog.genesisHash
             }
             checked += 1
+            if checked % Self.progressEvery == 0 { progress?(checked) }
             let seq = try row.int(2)
             guard seq == lastSeq + 1 else {
                 throw rowFailure(row, "seq \(seq) follows \(lastSeq) (a row was deleted or inserted)")

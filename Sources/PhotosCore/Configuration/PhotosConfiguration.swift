@@ -77,6 +77,16 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var sessionsPerMinutePerAddress = 120
     /// Seed demo photos into an empty catalogue on start.
     public var seedDemoData = false
+    /// Serve the operator console (its own listener, never the API's).
+    public var consoleEnabled = true
+    /// Address the console listens on: only this machine by default.
+    public var consoleHost = "127.0.0.1"
+    /// Port the console listens on (0: any free port).
+    public var consolePort = 8081
+    /// A console sign-in ends after this many minutes without a request.
+    public var consoleSessionMinutes = 30
+    /// Mark the console's cookie `Secure` (for a console behind TLS).
+    public var consoleSecureCookies = false
 
     /// The defaults.
     public init() {}
@@ -138,6 +148,11 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
             "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
+            "console.enabled": .init(.bool(defaults.consoleEnabled), isSecret: false),
+            "console.host": .init(.string(defaults.consoleHost), isSecret: false),
+            "console.port": .init(.int(defaults.consolePort), isSecret: false),
+            "console.sessionMinutes": .init(.int(defaults.consoleSessionMinutes), isSecret: false),
+            "console.secureCookies": .init(.bool(defaults.consoleSecureCookies), isSecret: false),
         ]
     }()
 
@@ -244,10 +259,21 @@ public struct PhotosConfiguration: Sendable, Equatable {
         guard levels.contains(logLevel) else {
             throw PhotosError.badRequest("configuration log.level must be one of \(levels.joined(separator: ", "))")
         }
-        do {
-            seedDemoData = try reader.requiredBool(forKey: ["demo", "seed"])
-        } catch {
-            throw PhotosError.badRequest("configuration demo.seed must be true or false")
+        func bool(_ key: String) throws -> Bool {
+            do {
+                return try reader.requiredBool(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
+            } catch {
+                throw PhotosError.badRequest("configuration \(key) must be true or false")
+            }
+        }
+        seedDemoData = try bool("demo.seed")
+        consoleEnabled = try bool("console.enabled")
+        consoleHost = try string("console.host")
+        consolePort = try int("console.port", 0...65_535)
+        consoleSessionMinutes = try int("console.sessionMinutes", 1...(7 * 24 * 60))
+        consoleSecureCookies = try bool("console.secureCookies")
+        if consoleEnabled && consoleHost == host && consolePort == port && port != 0 {
+            throw PhotosError.badRequest("configuration console.port must differ from server.port: the API port never serves the console")
         }
     }
 }

@@ -95,8 +95,10 @@ public struct AuditService: Sendable {
     }
 
     /// Re-checks the whole trail and its checkpoints in one snapshot (see `AuditVerifier`).
-    public func verify(publicKey: AuditPublicKey?, against: AuditCheckpoint? = nil) async throws -> AuditLog.Verification {
-        try await database.read { try AuditLog.verify(on: $0, publicKey: publicKey, against: against) }
+    public func verify(
+        publicKey: AuditPublicKey?, against: AuditCheckpoint? = nil, progress: (@Sendable (Int) -> Void)? = nil
+    ) async throws -> AuditLog.Verification {
+        try await database.read { try AuditLog.verify(on: $0, publicKey: publicKey, against: against, progress: progress) }
     }
 
     /// Reads an exported checkpoint (`audit checkpoint --export`).

@@ -1,0 +1,109 @@
+import DatabaseAccess
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import PhotosCore
+import PhotosModel
+import Sessions
+
+/// The console's SQL: plain statements over the columns kept for it (migration 0010), the same
+/// text on both stores.
+enum ConsoleQueries {
+    /// What the sessions list is filtered by (nil: any).
+    struct SessionFilter {
+        var username: String?
+        var topScreen: String?
+        var layout: String?
+        /// An ISO-8601 time: sessions changed at or after it.
+        var updatedSince: String?
+        /// Keyset cursor: sessions created before this (created_at, id).
+        var before: (createdAt: String, id: String)?
+    }
+
+    /// One line of the sessions list.
+    struct SessionLine {
+        var id: String
+        var version: Int
+        var username: String?
+        var topScreen: String?
+        var layout: String?
+        var createdAt: String
+        var updatedAt: String
+
+        var values: [String: Any] {
+            [
+                "id": id, "short": String(id.prefix(12)), "version": version, "username": username ?? "", "top": topScreen ?? "",
+                "layout": layout ?? "", "createdAt": createdAt, "updatedAt": updatedAt,
+            ]
+        }
+    }
+
+    private static let sessionColumns = """
+        SELECT s.id, s.version, u.username, s.top_screen, s.layout, s.created_at, s.updated_at
+        FROM sessions s LEFT JOIN users u ON u.id = s.user_id
+        """
+
+    /// Sessions newest first (by creation: an index that an action's update never moves), at most `limit`.
+    static func sessions(_ filter: SessionFilter, limit: Int, on connection: any DatabaseConnection) throws -> [SessionLine] {
+        var conditions: [String] = []
+        var arguments: [any DatabaseBindable] = []
+        if let username = filter.username { conditions.append("u.username = ?"); arguments.append(username) }
+        if let top = filter.topScreen { conditions.append("s.top_screen = ?"); arguments.append(top) }
+        if let layout = filter.layout { conditions.append("s.layout = ?"); arguments.append(layout) }
+        if let since = filter.updatedSince { conditions.append("s.updated_at >= ?"); arguments.append(since) }
+        if let before = filter.before {
+            conditions.append("(s.created_at < ? OR (s.created_at = ? AND s.id < ?))")
+            arguments += [before.createdAt, before.createdAt, before.id]
+        }
+        let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        arguments.append(limit)
+        return try connection.query(sessionColumns + condition + " ORDER BY s.created_at DESC, s.id DESC LIMIT ?", arguments: arguments)
+            .map(line)
+    }
+
+    /// The sessions that audit rows after id `after` (up to `upTo`) belong to, as they are now.
+    static func sessionsChanged(after: Int64, upTo: Int64, on connection: any DatabaseConnection) throws -> [SessionLine] {
+        try connection.query(
+            sessionColumns + " WHERE s.id IN (SELECT DISTINCT session_id FROM audit_events WHERE id > ? AND id <= ?) ORDER BY s.updated_at",
+            after, upTo
+        ).map(line)
+    }
+
+    /// The newest audit row's id (0 for none).
+    static func newestAuditID(on connection: any DatabaseConnection) throws -> Int64 {
+        try connection.queryOne("SELECT max(id) FROM audit_events")?.optionalInt64(0) ?? 0
+    }
+
+    /// A session's trail's last seq (its row keeps it).
+    static func lastSeq(of sessionID: String, on connection: any DatabaseConnection) throws -> Int {
+        try connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int(0) ?? 0
+    }
+
+    /// The newest checkpoint, as the audit page shows it.
+    struct CheckpointSummary: Sendable {
+        var number: Int
+        var at: String
+        var coversUntil: Int64
+        /// Trails changed since the checkpoint before.
+        var trails: Int
+        var hash: String
+
+        var values: [String: Any] { ["number": number, "at": at, "coversUntil": coversUntil, "trails": trails, "hash": hash] }
+    }
+
+    /// The newest checkpoint (nil: none yet).
+    static func newestCheckpoint(on connection: any DatabaseConnection) throws -> CheckpointSummary? {
+        guard let row = try connection.queryOne("SELECT number, at, covers_until_id, heads, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
+        else { return nil }
+        let heads = (try? JSONSerialization.jsonObject(with: Data(try row.string(3).utf8))) as? [Any]
+        return CheckpointSummary(
+            number: try row.int(0), at: try row.string(1), coversUntil: try row.int64(2), trails: heads?.count ?? 0, hash: try row.string(4))
+    }
+
+    private static func line(_ row: Row) throws -> SessionLine {
+        SessionLine(
+            id: try row.string(0), version: try row.int(1), username: row.optionalString(2), topScreen: row.optionalString(3),
+            layout: row.optionalString(4), createdAt: try row.string(5), updatedAt: try row.string(6))
+    }
+}

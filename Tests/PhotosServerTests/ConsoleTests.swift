@@ -1,0 +1,271 @@
+import DatabaseAccess
+import Foundation
+import PhotosCore
+import PhotosdProcess
+import PhotosModel
+import PhotosTestSupport
+import Testing
+
+/// The operator console over HTTP against a real photosd on both stores: where it listens, its
+/// sign-in (cookie, CSRF, limits, idle expiry), roles, the operator actions and their audit rows,
+/// the security headers, and its pages on a database of 100,000 sessions. (The browser's side —
+/// scripts, live updates, screenshots — is `ConsoleBrowserTests`.)
+@Suite("Operator console")
+struct ConsoleTests {
+    static let operatorPassword = "acting carefully"
+    static let viewerPassword = "watching closely"
+
+    /// photosd on a harness's database with operators otto (`operator`) and vera (`viewer`).
+    struct Fixture {
+        let harness: ServerHarness
+        let daemon: Daemon
+        let console: ConsoleClient
+
+        static func start(_ store: TestStore, environment: [String: String] = [:]) async throws -> Fixture {
+            let harness = try await ServerHarness.make(store)
+            let database = harness.configuration.databasePath
+            for (name, role, password) in [("otto", "operator", operatorPassword), ("vera", "viewer", viewerPassword)] {
+                let added = try runProcess(
+                    Daemon.binDirectory + "/photos-admin", ["operators", "add", name, "--role", role, "--password-stdin", "--db", database],
+                    stdin: password, in: harness.directory.path)
+                #expect(added.status == 0, "\(added.output)")
+            }
+            let daemon = try Daemon(
+                ["--db", database, "--seed-demo"], in: harness.directory.path,
+                environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": harness.configuration.auditSigningKeyPath].merging(environment) { $1 })
+            var url = daemon.process.consoleURL
+            let limit = ContinuousClock.now + .seconds(20)
+            while url == nil && ContinuousClock.now < limit {
+                try await Task.sleep(for: .milliseconds(50))
+                url = daemon.process.consoleURL
+            }
+            return Fixture(harness: harness, daemon: daemon, console: ConsoleClient(baseURL: try #require(url, "no console: \(daemon.log)")))
+        }
+
+        func close() {
+            _ = daemon.stop()
+            harness.close()
+        }
+
+        /// A new client session (API) left on the sign-in screen of a purchase of photo 1.
+        func sessionWaitingToBuy() async throws -> String {
+            let (_, created) = try await daemon.request("POST", "/v1/sessions")
+            let id = try #require(created["id"] as? String)
+            _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":1}"#)
+            _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"buy"}"#)
+            return id
+        }
+
+        /// The session's audit rows as `actor step`.
+        func trail(_ id: String) async throws -> [String] {
+            try await harness.query("SELECT actor, step FROM audit_events WHERE session_id = '\(id)' ORDER BY seq").map {
+                "\(try $0.string(0)) \(try $0.string(1))"
+            }
+        }
+    }
+
+    @Test("the API port serves no console, the console port no API", arguments: TestStore.all)
+    func listenersApart(store: TestStore) async throws {
+        let f = try await Fixture.start(store)
+        defer { f.close() }
+        let (status, body) = try await f.daemon.request("GET", "/console/sessions")
+        #expect(status == 404 && body["error"] != nil, "the API port answered /console: \(status)")
+        let api = try await f.console.get("/v1/photos")
+        #expect(api.status == 404)
+        #expect(api.headers["content-type"]?.hasPrefix("text/html") == true)
+        #expect(!f.daemon.log.contains("console listening on 127.0.0.1:8081"), "a test photosd took the default console port")
+    }
+
+    @Test("sign-in: the cookie's flags, the form's CSRF token, a wrong password, no page without a session; the cookie is stored only as its hash", arguments: TestStore.all)
+    func signIn(store: TestStore) async throws {
+        let f = try await Fixture.start(store)
+        defer { f.close() }
+        let away = try await f.console.get("/console/sessions")
+        #expect(away.status == 303 && away.headers["location"] == "/console/sign-in")
+        #expect(try await f.console.post("/console/sessions/x/purchase", form: [:]).status == 401)
+
+        // The form's token must come with its cookie: a page elsewhere posting the form has neither.
+        let forged = try await f.console.post("/console/sign-in", form: ["csrf": "guessed-token-value", "name": "otto", "password": Self.operatorPassword])
+        #expect(forged.status == 403, "\(forged.body)")
+        let wrong = try await f.console.signIn("otto", password: "not it")
+        #expect(wrong.status == 401 && wrong.body.contains("Wrong operator name or password"))
+        #expect(f.console.cookies["photosd_console"] == nil)
+
+        let signedIn = try await f.console.signIn("otto", password: Self.operatorPassword)
+        #expect(signedIn.status == 303 && signedIn.headers["location"] == "/console/sessions")
+        let cookie = try #require(signedIn.setCookies.first { $0.hasPrefix("photosd_console=") })
+        for flag in ["HttpOnly", "SameSite=Strict", "Path=/console"] { #expect(cookie.contains(flag), "\(cookie)") }
+        #expect(!cookie.contains("Secure"), "Secure only with console.secureCookies")
+        let value = try #require(f.console.cookies["photosd_console"])
+        let stored = try await f.harness.query("SELECT id_hash FROM console_sessions").map { try $0.string(0) }
+        #expect(stored == [SecureToken.sha256Hex(value)], "the cookie itself is never stored")
+
+        let page = try await f.console.get("/console/sessions")
+        #expect(page.status == 200)
+        #expect(page.headers["content-security-policy"]?.contains("script-src 'self'") == true)
+        #expect(page.headers["content-security-policy"]?.contains("unsafe-inline") == false)
+        #expect(page.headers["x-frame-options"] == "DENY")
+        #expect(page.headers["referrer-policy"] == "no-referrer")
+        #expect(page.body.firstMatch(of: /<script(?![^>]*\ssrc=)/) == nil, "an inline script")
+        #expect(page.body.contains("otto (operator)"))
+
+        let signedOut = try await f.console.post("/console/sign-out", form: ["csrf": page.csrf ?? ""])
+        #expect(signedOut.status == 303)
+        #expect(try await f.harness.query("SELECT count(*) FROM console_sessions").first?.int(0) == 0)
+        #expect(try await f.console.get("/console/sessions").status == 303)
+    }
+
+    @Test("console.secureCookies marks the cookie Secure")
+    func secureCookies() async throws {
+        let f = try await Fixture.start(.sqlite, environment: ["PHOTOSD_CONSOLE_SECURE_COOKIES": "true"])
+        defer { f.close() }
+        let signedIn = try await f.console.signIn("vera", password: Self.viewerPassword)
+        #expect(signedIn.setCookies.first { $0.hasPrefix("photosd_console=") }?.contains("; Secure") == true)
+    }
+
+    @Test("the sign-in form is limited like the API's, in counts of its own (failed API sign-ins of the same name use none)")
+    func signInLimit() async throws {
+        let f = try await Fixture.start(.sqlite)
+        defer { f.close() }
+        for _ in 0..<6 {
+            _ = try await f.daemon.request("POST", "/v1/auth/sign-in", body: #"{"username": "otto", "password": "wrong password"}"#)
+        }
+        #expect(try await f.console.signIn("otto", password: Self.operatorPassword).status == 303)
+        let other = ConsoleClient(baseURL: f.console.baseURL)
+        for attempt in 1...5 {
+            #expect(try await other.signIn("otto", password: "wrong \(attempt)").status == 401)
+        }
+        let limited = try await other.signIn("otto", password: Self.operatorPassword)
+        #expect(limited.status == 429, "the right password too, once limited")
+        #expect(limited.headers["retry-after"].flatMap(Int.init).map { $0 > 0 } == true)
+    }
+
+    @Test("a console session idle past console.sessionMinutes has ended", arguments: TestStore.all)
+    func idleExpiry(store: TestStore) async throws {
+        let f = try await Fixture.start(store)
+        defer { f.close() }
+        try await f.console.signIn("vera", password: Self.viewerPassword)
+        #expect(try await f.console.get("/console/sessions").status == 200)
+        try await f.harness.execute("UPDATE console_sessions SET last_seen = ?", "2026-01-01T00:00:00.000Z")
+        let expired = try await f.console.get("/console/sessions")
+        #expect(expired.status == 303 && expired.headers["location"] == "/console/sign-in")
+        #expect(try await f.harness.query("SELECT count(*) FROM console_sessions").first?.int(0) == 0)
+    }
+
+    @Test("a viewer sees no action and is refused when it posts one; an operator's actions need the CSRF token and are audited as operator:<name>", arguments: TestStore.all)
+    func rolesAndActions(store: TestStore) async throws {
+        let f = try await Fixture.start(store)
+        defer { f.close() }
+        let id = try await f.sessionWaitingToBuy()
+        let before = try await f.trail(id)
+
+        let viewer = ConsoleClient(baseURL: f.console.baseURL)
+        try await viewer.signIn("vera", password: Self.viewerPassword)
+        let seen = try await viewer.get("/console/sessions/\(id)")
+        #expect(seen.status == 200 && seen.body.contains("signIn"))
+        #expect(!seen.body.contains("Complete purchase") && !seen.body.contains("Sign in as user"))
+        let refused = try await viewer.post("/console/sessions/\(id)/purchase", form: ["csrf": seen.csrf ?? ""])
+        #expect(refused.status == 403)
+
+        try await f.console.signIn("otto", password: Self.operatorPassword)
+        let page = try await f.console.get("/console/sessions/\(id)")
+        #expect(page.body.contains("Complete purchase"))
+        let csrf = try #require(page.csrf)
+        #expect(try await f.console.post("/console/sessions/\(id)/sign-in", form: ["username": "alice"]).status == 403, "no CSRF token")
+        #expect(try await f.console.post("/console/sessions/\(id)/sign-in", form: ["username": "alice", "csrf": String(csrf.reversed())]).status == 403)
+        #expect(try await f.trail(id) == before, "a refused post changed nothing")
+
+        let signedIn = try await f.console.post("/console/sessions/\(id)/sign-in", form: ["username": "alice", "csrf": csrf])
+        #expect(signedIn.status == 303 && signedIn.headers["location"] == "/console/sessions/\(id)?done=signed-in")
+        let bought = try await f.console.post("/console/sessions/\(id)/purchase", form: ["csrf": csrf])
+        #expect(bought.status == 303)
+        let after = try await f.trail(id)
+        #expect(after.contains("operator:otto auth.signIn"), "\(after)")
+        #expect(after.contains("operator:otto purchase.completed"), "\(after)")
+        let shown = try await f.console.get("/console/sessions/\(id)?done=purchased")
+        #expect(shown.body.contains("purchase.completed") && shown.body.contains("Purchase completed."))
+
+        // An earlier step: the stacks as they were (only the photos list after step 3).
+        let earlier = try await f.console.get("/console/sessions/\(id)?at=3")
+        #expect(earlier.body.contains("As it was after step"))
+        #expect(earlier.body.contains(#"<div class="screen top">photos</div>"#), "\(earlier.body)")
+        #expect(!earlier.body.contains("Complete purchase"), "no action on a past state")
+        #expect(try await f.console.get("/console/sessions/\(id)?at=999").status == 404)
+        #expect(try await f.console.get("/console/sessions/no-such-session").status == 404)
+
+        let list = try await f.console.get("/console/sessions?user=alice")
+        #expect(list.body.contains(#"data-session="\#(id)""#))
+        #expect(try await f.console.get("/console/sessions?user=bob").body.contains(#"data-session="\#(id)""#) == false)
+    }
+
+    @Test("audit and funnel pages: the newest checkpoint, the key, a background verify that reports; the funnel's chart")
+    func auditAndFunnel() async throws {
+        let f = try await Fixture.start(.sqlite, environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
+        defer { f.close() }
+        _ = try await f.sessionWaitingToBuy()
+        try await f.console.signIn("vera", password: Self.viewerPassword)
+        try await Task.sleep(for: .seconds(2))
+        let audit = try await f.console.get("/console/audit")
+        #expect(audit.body.contains("<dt>Number</dt>") && audit.body.contains("Public key"), "\(audit.body)")
+        #expect(try await f.console.post("/console/audit/verify", form: ["csrf": audit.csrf ?? ""]).status == 303)
+        var text = ""
+        let limit = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < limit {
+            text = try await f.console.get("/console/audit/verify/status").body
+            if text.contains("intact") || text.contains("FAILED") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(text.contains("audit trail intact"), "\(text)")
+        let funnel = try await f.console.get("/console/funnel?days=7")
+        #expect(funnel.status == 200 && funnel.body.contains("asked to sign in"))
+        let chart = try await f.console.get("/console/funnel.svg?days=7")
+        #expect(chart.headers["content-type"] == "image/svg+xml" && chart.body.contains("<svg"))
+        #expect(try await f.console.get("/console/funnel?days=0").status == 400)
+    }
+
+    @Test("on 100,000 sessions every page answers within its budget: the list and a long trail paginate, by index")
+    func bigDatabase() async throws {
+        let f = try await Fixture.start(.sqlite)
+        defer { f.close() }
+        try await f.harness.execute(
+            """
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
+            INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash, layout, top_screen, token_id, photo_ids)
+            SELECT printf('bulk%06d', i), 1, '{}', NULL, strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || i || ' seconds'),
+                strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-01', '+' || i || ' seconds'), 0,
+                '0000000000000000000000000000000000000000000000000000000000000000',
+                CASE i % 2 WHEN 0 THEN 'stack' ELSE 'tabs' END, CASE i % 3 WHEN 0 THEN 'photo' ELSE 'photos' END, NULL, '{}'
+            FROM n
+            """)
+        // A long trail: 300 actions.
+        let (_, created) = try await f.daemon.request("POST", "/v1/sessions")
+        let id = try #require(created["id"] as? String)
+        for index in 0..<150 {
+            _ = try await f.daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":\#(index % 5 + 1)}"#)
+            _ = try await f.daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"back"}"#)
+        }
+        try await f.console.signIn("vera", password: Self.viewerPassword)
+        let list = try await f.console.get("/console/sessions")
+        let next = try #require(list.body.firstMatch(of: /class="next" href="([^"]+)"/).map { String($0.1).replacingOccurrences(of: "&amp;", with: "&") })
+        let pages = [
+            "/console/sessions", next, "/console/sessions?screen=photo&layout=tabs", "/console/sessions?user=alice",
+            "/console/sessions?since=2026-01-02", "/console/sessions/\(id)", "/console/sessions/\(id)?from=201",
+            "/console/sessions/\(id)?at=300", "/console/audit", "/console/funnel",
+        ]
+        let budget = Duration.seconds(2)
+        for page in pages {
+            let started = ContinuousClock.now
+            let answer = try await f.console.get(page)
+            let took = ContinuousClock.now - started
+            #expect(answer.status == 200, "\(page): \(answer.status)")
+            #expect(took < budget, "\(page) took \(took)")
+            #expect(answer.body.components(separatedBy: "data-session=").count - 1 <= 50, "\(page): more than a page of sessions")
+            #expect(answer.body.components(separatedBy: "<li class=\"step").count - 1 <= 200, "\(page): more than a page of steps")
+        }
+        // The list walks an index, newest first, whatever the table's size.
+        let plan = try await f.harness.query(
+            "EXPLAIN QUERY PLAN SELECT id FROM sessions s ORDER BY s.created_at DESC, s.id DESC LIMIT 51"
+        ).map { try $0.string(3) }.joined(separator: " | ")
+        #expect(plan.contains("sessions_by_created"), "\(plan)")
+    }
+}
