@@ -8,7 +8,9 @@ import Testing
 ///
 /// Skipped only where no browser is installed, unless `PHOTOSD_REQUIRE_BROWSER` is set (as
 /// `scripts/test` does, after `scripts/install-dependencies` installed one): then it fails.
-@Suite("Operator console in a browser", .enabled(if: Browser.runnable, Browser.reason))
+/// One store at a time (`.serialized`): two browsers and their photosd at once are a heavy load
+/// for CI's two cores.
+@Suite("Operator console in a browser", .enabled(if: Browser.runnable, Browser.reason), .serialized)
 struct ConsoleBrowserTests {
     @Test("sign in, a new session appears live, its timeline and an earlier step, actions from the page, a viewer and a forged post refused", arguments: TestStore.all)
     func console(store: TestStore) async throws {

@@ -9,8 +9,10 @@ import Testing
 /// The operator console over HTTP against a real photosd on both stores: where it listens, its
 /// sign-in (cookie, CSRF, limits, idle expiry), roles, the operator actions and their audit rows,
 /// the security headers, and its pages on a database of 100,000 sessions. (The browser's side —
-/// scripts, live updates, screenshots — is `ConsoleBrowserTests`.)
-@Suite("Operator console")
+/// scripts, live updates, screenshots — is `ConsoleBrowserTests`.) One test at a time: each starts
+/// a photosd (two on PostgreSQL), and all at once they loaded CI's two cores so much that other
+/// suites' timing bounds (the PostgreSQL outage test's) failed.
+@Suite("Operator console", .serialized)
 struct ConsoleTests {
     static let operatorPassword = "acting carefully"
     static let viewerPassword = "watching closely"
@@ -267,5 +269,40 @@ struct ConsoleTests {
             "EXPLAIN QUERY PLAN SELECT id FROM sessions s ORDER BY s.created_at DESC, s.id DESC LIMIT 51"
         ).map { try $0.string(3) }.joined(separator: " | ")
         #expect(plan.contains("sessions_by_created"), "\(plan)")
+    }
+
+    @Test("two photosd on one PostgreSQL database: each serves its own console over the whole database", .enabled(if: PostgresTestDatabase.available))
+    func twoInstances() async throws {
+        let first = try await Fixture.start(.postgres)
+        defer { first.close() }
+        // The second instance in the same directory: the same secret and signing key, as a deployment's must.
+        let second = try Daemon(
+            ["--db", first.harness.configuration.databasePath], in: first.harness.directory.path,
+            environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": first.harness.configuration.auditSigningKeyPath])
+        defer { _ = second.stop() }
+        var url = second.process.consoleURL
+        let limit = ContinuousClock.now + .seconds(20)
+        while url == nil && ContinuousClock.now < limit {
+            try await Task.sleep(for: .milliseconds(50))
+            url = second.process.consoleURL
+        }
+        let otherConsole = ConsoleClient(baseURL: try #require(url))
+        #expect(otherConsole.baseURL != first.console.baseURL)
+
+        // A session made through the second instance's API, seen and completed from the first's console…
+        let (_, created) = try await second.request("POST", "/v1/sessions")
+        let id = try #require(created["id"] as? String)
+        _ = try await second.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"buyPhoto","photoId":2}"#)
+        try await first.console.signIn("otto", password: Self.operatorPassword)
+        let list = try await first.console.get("/console/sessions")
+        #expect(list.body.contains(#"data-session="\#(id)""#))
+        let page = try await first.console.get("/console/sessions/\(id)")
+        let csrf = try #require(page.csrf)
+        #expect(try await first.console.post("/console/sessions/\(id)/sign-in", form: ["username": "alice", "csrf": csrf]).status == 303)
+        // …and the second instance's console shows what the first did.
+        try await otherConsole.signIn("vera", password: Self.viewerPassword)
+        let seen = try await otherConsole.get("/console/sessions/\(id)")
+        #expect(seen.body.contains("signed in as <strong>alice</strong>"), "\(seen.body)")
+        #expect(seen.body.contains("operator:otto"))
     }
 }
