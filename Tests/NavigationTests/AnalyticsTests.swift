@@ -167,7 +167,7 @@ struct AnalyticsTests {
         // photos-admin report funnel: JSON rows = the view's rows; the text; the SVG.
         let dayText = String(ISO8601Timestamp.string(from: until).prefix(10))
         let directory = test.directory.path
-        let json = try runProcess(BuiltProducts.binDirectory + "/photos-admin",
+        let json = try await runProcess(BuiltProducts.binDirectory + "/photos-admin",
                                   ["report", "funnel", "--db", test.path, "--days", "5", "--until", dayText, "--format", "json"], in: directory)
         #expect(json.status == 0, "\(json.output)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
@@ -178,7 +178,7 @@ struct AnalyticsTests {
         let jsonExits = (object?["exits"] as? [[String: Any]] ?? []).map { "\($0["day"] as? String ?? "") \($0["reason"] as? String ?? "") \($0["flows"] as? Int ?? -1)" }
         #expect(jsonExits == exits)
 
-        let text = try runProcess(BuiltProducts.binDirectory + "/photos-admin",
+        let text = try await runProcess(BuiltProducts.binDirectory + "/photos-admin",
                                   ["report", "funnel", "--db", test.path, "--days", "5", "--until", dayText, "--svg", "funnel.svg"], in: directory)
         #expect(text.status == 0, "\(text.output)")
         let totals = report.total.steps
@@ -198,7 +198,7 @@ struct AnalyticsTests {
         for count in totals { #expect(svg.contains(">\(count)"), "\(count) not in the chart") }
         for label in FunnelChart.labels { #expect(svg.contains(label)) }
         let png = test.directory.file("funnel.png")
-        let render = try runProcess("/usr/bin/rsvg-convert", ["-o", png, svgPath], in: directory)
+        let render = try await runProcess("/usr/bin/rsvg-convert", ["-o", png, svgPath], in: directory)
         #expect(render.status == 0, "rsvg-convert (scripts/install-dependencies installs librsvg2-bin): \(render.output)")
         let bytes = FileManager.default.contents(atPath: png) ?? Data()
         #expect(bytes.count > 1_000 && bytes.starts(with: [0x89, 0x50, 0x4E, 0x47]), "not a PNG")

@@ -56,7 +56,7 @@ struct SessionCoordinatorTests {
         #expect(retried.token == token)
         #expect(retried == first)
         try await h.test.database.close()
-        let bytes = try h.test.storedBytes()
+        let bytes = try await h.test.storedBytes()
         #expect(bytes.count > 10_000, "nothing was searched")
         #expect(bytes.range(of: Data(SessionHarness.password.utf8)) == nil)
         #expect(bytes.range(of: Data(token.utf8)) == nil)

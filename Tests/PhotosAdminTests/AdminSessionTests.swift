@@ -16,9 +16,9 @@ struct AdminSessionTests {
     func prepared() async throws -> (TemporaryDirectory, [String], String) {
         let directory = try TemporaryDirectory()
         let db = ["--db", directory.file("photos.db")]
-        _ = try AdminProcess.admin(["migrate"] + db, in: directory.path)
-        _ = try AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path)
-        _ = try AdminProcess.admin(["users", "add", "bob", "--password-stdin"] + db, stdin: "password123", in: directory.path)
+        _ = try await AdminProcess.admin(["migrate"] + db, in: directory.path)
+        _ = try await AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path)
+        _ = try await AdminProcess.admin(["users", "add", "bob", "--password-stdin"] + db, stdin: "password123", in: directory.path)
         let database = try PhotosDatabase.open(path: db[1])
         defer { database.close() }
         var configuration = PhotosConfiguration()
@@ -35,15 +35,15 @@ struct AdminSessionTests {
     func listAndShow() async throws {
         let (directory, db, id) = try await prepared()
         defer { directory.remove() }
-        let list = try AdminProcess.admin(["sessions", "list"] + db, in: directory.path)
+        let list = try await AdminProcess.admin(["sessions", "list"] + db, in: directory.path)
         #expect(list.status == 0)
         #expect(list.stdout.contains(id) && list.stdout.contains("signIn"))
-        let show = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        let show = try await AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.contains("root : photos > photo(1) > signIn"), "\(show.stdout)")
         #expect(show.stdout.contains("top: signIn [submit, cancel, back]"))
         #expect(show.stdout.contains("└─ buy (buy-"), "\(show.stdout)")
-        let json = try AdminProcess.admin(["sessions", "show", id, "--format", "json"] + db, in: directory.path)
+        let json = try await AdminProcess.admin(["sessions", "show", id, "--format", "json"] + db, in: directory.path)
         let decoded = try JSONDecoder().decode(Snapshot.self, from: Data(json.stdout.utf8))
         #expect(decoded.session.top?.screen == .signIn)
         #expect(decoded.session.version == 3)
@@ -58,33 +58,33 @@ struct AdminSessionTests {
     func operatorCompletesFlow() async throws {
         let (directory, db, id) = try await prepared()
         defer { directory.remove() }
-        let early = try AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
+        let early = try await AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
         #expect(early.status != 0)
         #expect(early.stderr.contains("is on the signIn screen, not buy"))
 
-        let signIn = try AdminProcess.admin(["sign-in", "bob", "--session", id] + db, in: directory.path)
+        let signIn = try await AdminProcess.admin(["sign-in", "bob", "--session", id] + db, in: directory.path)
         #expect(signIn.status == 0, "\(signIn.stderr)")
         #expect(signIn.stdout.trimmingCharacters(in: .whitespacesAndNewlines).count >= 43)
-        let waiting = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        let waiting = try await AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
         #expect(waiting.stdout.contains("root : photos > photo(1) > buy(1)"), "\(waiting.stdout)")
         #expect(waiting.stdout.contains("signed in as bob"))
 
-        let bought = try AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
+        let bought = try await AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
         #expect(bought.status == 0, "\(bought.stderr)")
         #expect(bought.stdout.contains("purchase completed"))
-        let done = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        let done = try await AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
         #expect(done.stdout.contains("root : photos > photo(1, purchased)"), "\(done.stdout)")
 
         // Step 3 is the first screen.push: the state then was just [photos].
-        let past = try AdminProcess.admin(["sessions", "show", id, "--at", "3", "--format", "json"] + db, in: directory.path)
+        let past = try await AdminProcess.admin(["sessions", "show", id, "--at", "3", "--format", "json"] + db, in: directory.path)
         let snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(past.stdout.utf8))
         #expect(snapshot.asOfSeq == 3)
         #expect(snapshot.session.navigation.map { $0.screens.map(\.screen) } == [[.photos]])
-        let audit = try AdminProcess.admin(["audit", "--session", id, "--format", "json"] + db, in: directory.path)
+        let audit = try await AdminProcess.admin(["audit", "--session", id, "--format", "json"] + db, in: directory.path)
         #expect(audit.stdout.contains("operator:tester"))
-        let verify = try AdminProcess.admin(["audit", "verify"] + db, in: directory.path)
+        let verify = try await AdminProcess.admin(["audit", "verify"] + db, in: directory.path)
         #expect(verify.status == 0)
-        let missing = try AdminProcess.admin(["sessions", "show", "nope"] + db, in: directory.path)
+        let missing = try await AdminProcess.admin(["sessions", "show", "nope"] + db, in: directory.path)
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no session nope"))
     }
@@ -103,7 +103,7 @@ extension AdminSessionTests {
         let id = try await sessions.createSession(layout: .tabs, link: .buy(1)).session.id
         database.close()
 
-        let waiting = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        let waiting = try await AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
         #expect(waiting.status == 0, "\(waiting.stderr)")
         #expect(waiting.stdout.contains("tab bar: [photos] |  purchases "), "\(waiting.stdout)")
         #expect(waiting.stdout.contains("* photos: photos > photo(1) > signIn"), "\(waiting.stdout)")
@@ -111,21 +111,21 @@ extension AdminSessionTests {
         #expect(waiting.stdout.contains("tab photos: photos > photo(1) > signIn"), "\(waiting.stdout)")
         #expect(waiting.stdout.contains("├─ tab (tab-photos)") && waiting.stdout.contains("└─ tab (tab-purchases)"), "\(waiting.stdout)")
 
-        #expect(try AdminProcess.admin(["sign-in", "bob", "--session", id] + db, in: directory.path).status == 0)
-        let bought = try AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
+        await #expect(try AdminProcess.admin(["sign-in", "bob", "--session", id] + db, in: directory.path).status == 0)
+        let bought = try await AdminProcess.admin(["purchase", "--session", id] + db, in: directory.path)
         #expect(bought.status == 0, "\(bought.stderr)")
-        let done = try AdminProcess.admin(["sessions", "show", id, "--format", "json"] + db, in: directory.path)
+        let done = try await AdminProcess.admin(["sessions", "show", id, "--format", "json"] + db, in: directory.path)
         let snapshot = try JSONDecoder().decode(Snapshot.self, from: Data(done.stdout.utf8))
         #expect(snapshot.session.tabs?.items.last?.screens.first?.photos?.map(\.id) == [1], "the purchase is not on the purchases tab")
-        let drawn = try AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
+        let drawn = try await AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
         #expect(drawn.stdout.contains("  purchases: purchases(1)"), "\(drawn.stdout)")
 
         // --at rebuilds the tab bar from the trail alone: right after the tabs started (step 6).
-        let past = try AdminProcess.admin(["sessions", "show", id, "--at", "6"] + db, in: directory.path)
+        let past = try await AdminProcess.admin(["sessions", "show", id, "--at", "6"] + db, in: directory.path)
         #expect(past.status == 0, "\(past.stderr)")
         #expect(past.stdout.contains("* photos: photos\n"), "\(past.stdout)")
         #expect(past.stdout.contains("  purchases: purchases\n"), "\(past.stdout)")
-        #expect(try AdminProcess.admin(["audit", "verify"] + db, in: directory.path).status == 0)
+        await #expect(try AdminProcess.admin(["audit", "verify"] + db, in: directory.path).status == 0)
     }
 }
 
@@ -136,8 +136,8 @@ struct AuditFollowTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.file("photos.db")
-        _ = try AdminProcess.admin(["migrate", "--db", db], in: directory.path)
-        _ = try AdminProcess.admin(["photos", "add", "--title", "First", "--price", "1", "--db", db], in: directory.path)
+        _ = try await AdminProcess.admin(["migrate", "--db", db], in: directory.path)
+        _ = try await AdminProcess.admin(["photos", "add", "--title", "First", "--price", "1", "--db", db], in: directory.path)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: BuiltProducts.binDirectory + "/photos-admin")
         process.arguments = ["audit", "--follow", "--format", "json", "--limit", "1", "--db", db]
@@ -148,7 +148,7 @@ struct AuditFollowTests {
         // Waits for lines rather than sleeping a guessed time: a busy machine (CI) may take
         // seconds to start a debug binary.
         #expect(await output.waitForLines(1), "the newest row was not printed: \(output.lines)")
-        _ = try AdminProcess.admin(["photos", "add", "--title", "Second", "--price", "2", "--db", db], in: directory.path)
+        _ = try await AdminProcess.admin(["photos", "add", "--title", "Second", "--price", "2", "--db", db], in: directory.path)
         #expect(await output.waitForLines(2), "the row written later was not printed: \(output.lines)")
         #expect(process.isRunning, "--follow stopped by itself")
         process.terminate()

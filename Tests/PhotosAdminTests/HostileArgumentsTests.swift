@@ -70,13 +70,13 @@ struct HostileArgumentsTests {
     ]
 
     @Test("every subcommand with missing, malformed or hostile arguments: one line, non-zero exit, database unchanged")
-    func hostileArguments() throws {
+    func hostileArguments() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = ["--db", directory.file("photos.db")]
-        #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
-        #expect(try AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path).status == 0)
-        #expect(try AdminProcess.admin(["users", "add", "alice", "--password-stdin"] + db, stdin: "correct horse", in: directory.path).status == 0)
+        await #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
+        await #expect(try AdminProcess.admin(["photos", "add", "--title", "Sunset", "--price", "2.50"] + db, in: directory.path).status == 0)
+        await #expect(try AdminProcess.admin(["users", "add", "alice", "--password-stdin"] + db, stdin: "correct horse", in: directory.path).status == 0)
         func digest() throws -> String {
             var hasher = SHA256()
             for suffix in ["", "-wal"] {
@@ -88,7 +88,7 @@ struct HostileArgumentsTests {
         for (arguments, stdin) in Self.cases {
             // --db goes first so that a subcommand's own arguments stay as the case wrote them.
             let full = arguments.isEmpty ? [] : [arguments[0]] + (arguments.count > 1 && ["photos", "users", "sessions"].contains(arguments[0]) ? [arguments[1]] + db + arguments.dropFirst(2) : db + arguments.dropFirst())
-            let result = try AdminProcess.admin(full, stdin: stdin, in: directory.path)
+            let result = try await AdminProcess.admin(full, stdin: stdin, in: directory.path)
             let label = arguments.map { $0.prefix(30) }.joined(separator: " ")
             #expect(result.status != 0, "\(label) succeeded")
             let lines = result.stderr.split(separator: "\n")
@@ -100,7 +100,7 @@ struct HostileArgumentsTests {
     }
 
     @Test("every command but migrate, given a database that does not exist: one line, and no file or directory created")
-    func missingDatabase() throws {
+    func missingDatabase() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let commands: [([String], String)] = [
@@ -111,7 +111,7 @@ struct HostileArgumentsTests {
         ]
         for path in ["missing.db", "typo/x.db"] {
             for (command, stdin) in commands {
-                let result = try AdminProcess.admin(["--db", path] + command, stdin: stdin, in: directory.path)
+                let result = try await AdminProcess.admin(["--db", path] + command, stdin: stdin, in: directory.path)
                 #expect(result.status != 0, "\(command) succeeded: \(result.output)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "\(command): \(result.stderr)")
                 #expect(result.stderr.contains("no database at \(path)"), "\(command): \(result.stderr)")
@@ -121,55 +121,55 @@ struct HostileArgumentsTests {
     }
 
     @Test("migrate creates a database only in a directory that exists")
-    func migrateNeedsDirectory() throws {
+    func migrateNeedsDirectory() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let missing = directory.file("nonexistent/dir/x.db")
-        let refused = try AdminProcess.admin(["migrate", "--db", missing], in: directory.path)
+        let refused = try await AdminProcess.admin(["migrate", "--db", missing], in: directory.path)
         #expect(refused.status != 0)
         #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
         #expect(refused.stderr.contains("no directory"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: directory.file("nonexistent")))
-        #expect(try AdminProcess.admin(["migrate", "--db", "new.db"], in: directory.path).status == 0)
+        await #expect(try AdminProcess.admin(["migrate", "--db", "new.db"], in: directory.path).status == 0)
         #expect(FileManager.default.fileExists(atPath: directory.file("new.db")))
     }
 
     @Test("a NUL in a password is refused by users add (bcrypt would stop there), and nothing is added")
-    func passwordWithNUL() throws {
+    func passwordWithNUL() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = ["--db", directory.file("photos.db")]
-        #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
+        await #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
         for password in ["abcd\u{0}efgh", "correct horse\u{0}", String(repeating: "p", count: 72) + "q"] {
-            let result = try AdminProcess.admin(["users", "add", "u"] + db + ["--password-stdin"], stdin: password, in: directory.path)
+            let result = try await AdminProcess.admin(["users", "add", "u"] + db + ["--password-stdin"], stdin: password, in: directory.path)
             #expect(result.status != 0, "accepted \(password.debugDescription)")
             #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
             #expect(result.stderr.contains("invalid password"), "\(result.stderr)")
         }
-        let listed = try AdminProcess.admin(["users", "list", "--format", "json"] + db, in: directory.path)
+        let listed = try await AdminProcess.admin(["users", "list", "--format", "json"] + db, in: directory.path)
         #expect(listed.status == 0)
         #expect(!listed.stdout.contains("\"u\""), "\(listed.stdout)")
     }
 
     @Test("photo titles: bidirectional overrides and arguments that are not UTF-8 are refused; a CSV with a byte-order mark imports")
-    func titles() throws {
+    func titles() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = ["--db", directory.file("photos.db")]
-        #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
+        await #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
         for title in ["evil\u{202E}gpj.exe", "a\u{2066}b\u{2069}c", "\u{202A}x"] {
-            let refused = try AdminProcess.admin(["photos", "add", "--title", title, "--price", "1"] + db, in: directory.path)
+            let refused = try await AdminProcess.admin(["photos", "add", "--title", title, "--price", "1"] + db, in: directory.path)
             #expect(refused.status != 0, "accepted \(title.debugDescription)")
             #expect(refused.stderr.contains("bidirectional"), "\(refused.stderr)")
         }
-        let latin1 = try AdminProcess.shell("photos-admin photos add --title \"$(printf 'caf\\351')\" --price 1 --db photos.db", in: directory.path)
+        let latin1 = try await AdminProcess.shell("photos-admin photos add --title \"$(printf 'caf\\351')\" --price 1 --db photos.db", in: directory.path)
         #expect(latin1.status != 0)
         #expect(latin1.stderr.contains("not valid UTF-8"), "\(latin1.stderr)")
         #expect(latin1.stderr.split(separator: "\n").count == 1)
         try Data([0xEF, 0xBB, 0xBF] + Array("title,url,price\nCafé,,2.50\n".utf8)).write(to: URL(fileURLWithPath: directory.file("bom.csv")))
-        let imported = try AdminProcess.admin(["photos", "import", "bom.csv"] + db, in: directory.path)
+        let imported = try await AdminProcess.admin(["photos", "import", "bom.csv"] + db, in: directory.path)
         #expect(imported.status == 0, "\(imported.output)")
-        let listed = try AdminProcess.admin(["photos", "list", "--format", "json"] + db, in: directory.path)
+        let listed = try await AdminProcess.admin(["photos", "list", "--format", "json"] + db, in: directory.path)
         #expect(listed.stdout.contains("Café"))
         #expect(!listed.stdout.contains("\u{FFFD}") && !listed.stdout.contains("\u{202E}"))
     }

@@ -51,7 +51,7 @@ struct CommandPropertyTests {
 
     @Test("random sequences on stack and tabs sessions", arguments: [1, 2, 3, 4] as [UInt64])
     func randomSequences(seed: UInt64) async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         var random = Seeded(state: seed)
         var applied = 0

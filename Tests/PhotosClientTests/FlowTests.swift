@@ -10,7 +10,7 @@ struct FlowTests {
 
     @Test("flows 1–3: start, select and back, sign in and out, cancel sign-in")
     func startSelectSignIn() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let journey = try await Journey(server.driver())
         #expect(journey.stacks == [[.photos]])
@@ -30,7 +30,7 @@ struct FlowTests {
 
     @Test("flows 4–6 and 11: horizontal purchase signed out (sign-in replaced by buy), signed in, cancel, already owned")
     func horizontalPurchase() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let journey = try await Journey(server.driver())
         try await journey.send(.selectPhoto(1))
@@ -58,7 +58,7 @@ struct FlowTests {
 
     @Test("flows 7–9: terms over buy, vertical purchase in three stacks, back and dismiss finish children")
     func verticalPurchaseAndTerms() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let journey = try await Journey(server.driver())
         #expect(try await journey.send(.buyPhoto(3)) == [.present(PresentedStack(presentation: .modal, screens: [screen(.signIn)]))])
@@ -86,7 +86,7 @@ struct FlowTests {
 
     @Test("flow 10 and typed errors: an action not offered, wrong credentials, a stale version, a missing photo")
     func typedErrors() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let driver = server.driver()
         let journey = try await Journey(driver)
@@ -128,13 +128,13 @@ struct FlowTests {
 
     @Test("flow 12: after photosd restarts, attach resumes the same stacks, tree and flow")
     func restart() async throws {
-        var server = try LiveServer()
+        var server = try await LiveServer()
         defer { server.stop() }
         let journey = try await Journey(server.driver())
         try await journey.send(.selectPhoto(2))
         try await journey.send(.buy)
         let before = journey.session
-        server = try server.restarted()
+        server = try await server.restarted()
         let driver = server.driver()
         let after = try await driver.attach(sessionID: before.id)
         #expect(after.navigation == before.navigation)
@@ -145,7 +145,7 @@ struct FlowTests {
 
     @Test("tabs: each tab keeps its stack; selecting the selected tab pops to root; purchases list at once")
     func tabs() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let journey = try await Journey(server.driver(), layout: .tabs)
         #expect(journey.session.tree == "app(tab,tab)")
@@ -168,7 +168,7 @@ struct FlowTests {
 
     @Test("deep links: start at /photos/3/buy, openLink unwinds modal stacks and flows, and on tabs selects the tab")
     func deepLinks() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let journey = try await Journey(server.driver(), link: "/photos/3/buy")
         #expect(journey.stacks == [[.photos, .photo, .signIn]])

@@ -10,7 +10,7 @@ import Testing
 struct GeneratedClientTests {
     @Test("every operation, with its dates, its errors and a bearer token")
     func everyOperation() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let client = Client(serverURL: server.url, transport: URLSessionTransport())
         guard case .ok(let health) = try await client.health() else { Issue.record("health"); return }

@@ -14,26 +14,28 @@ final class LiveServer: Sendable {
     let process: PhotosdProcess
 
     /// Migrates, adds alice, then starts photosd (`--seed-demo`).
-    init() throws {
+    init() async throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
         let admin = BuiltProducts.binDirectory + "/photos-admin"
         for arguments in [["migrate", "--db", "data/photos.db"], ["users", "add", Self.username, "--password-stdin", "--db", "data/photos.db"]] {
-            let result = try runProcess(admin, arguments, stdin: Self.password, in: directory.path, environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4"])
+            let result = try await runProcess(admin, arguments, stdin: Self.password, in: directory.path, environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4"])
             #expect(result.status == 0, "\(result.output)")
         }
-        process = try Self.start(in: directory.path)
+        process = try await Self.start(in: directory.path)
     }
 
-    private init(directory: TemporaryDirectory) throws {
+    private init(directory: TemporaryDirectory) async throws {
         self.directory = directory
-        process = try Self.start(in: directory.path)
+        process = try await Self.start(in: directory.path)
     }
 
-    static func start(in path: String) throws -> PhotosdProcess {
-        try PhotosdProcess(
-            binary: BuiltProducts.binDirectory + "/photosd", arguments: ["--seed-demo"], directory: path,
-            environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4", "PHOTOSD_DATABASE_DURABILITY": "normal"])
+    static func start(in path: String) async throws -> PhotosdProcess {
+        try await offThePool {
+            try PhotosdProcess(
+                binary: BuiltProducts.binDirectory + "/photosd", arguments: ["--seed-demo"], directory: path,
+                environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4", "PHOTOSD_DATABASE_DURABILITY": "normal"])
+        }
     }
 
     var url: URL { URL(string: process.baseURL)! }
@@ -42,9 +44,9 @@ final class LiveServer: Sendable {
     func driver(retry: RetryPolicy = RetryPolicy()) -> NavigationDriver { NavigationDriver(serverURL: url, retry: retry) }
 
     /// Stops this photosd and starts another on the same directory (a restart).
-    func restarted() throws -> LiveServer {
+    func restarted() async throws -> LiveServer {
         _ = process.stop()
-        return try LiveServer(directory: directory)
+        return try await LiveServer(directory: directory)
     }
 
     func stop() {

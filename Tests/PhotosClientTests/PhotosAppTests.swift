@@ -76,7 +76,7 @@ struct PhotosAppTests {
     @Test("sign in on the sign-in screen (password not shown) and buy a photo")
     func buyAfterSigningIn() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is missing: scripts/install-dependencies installs it")
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let pane = try Pane(["--url", server.url.absoluteString])
         defer { pane.close() }
@@ -109,7 +109,7 @@ struct PhotosAppTests {
 
     @Test("--tabs and --link start there; tabs keep their stacks; a key not offered is refused; a sheet is drawn over its stack; a bad --url is one line and exit 64, an unreachable one exit 1")
     func flags() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let pane = try Pane(["--url", server.url.absoluteString, "--tabs", "--link", "/photos/2/buy"])
         defer { pane.close() }
@@ -127,10 +127,10 @@ struct PhotosAppTests {
         try pane.keys("i")
         try await pane.waitFor("Stack: Purchases\n  └ Sheet: Sign in")
 
-        let bad = try runProcess(BuiltProducts.binDirectory + "/photos-app", ["--url", "ftp://nowhere"], in: NSTemporaryDirectory())
+        let bad = try await runProcess(BuiltProducts.binDirectory + "/photos-app", ["--url", "ftp://nowhere"], in: NSTemporaryDirectory())
         #expect(bad.status == 64)
         #expect(bad.output.contains("--url must be an http:// or https:// URL"))
-        let unreachable = try runProcess(BuiltProducts.binDirectory + "/photos-app", ["--url", "http://127.0.0.1:1"], in: NSTemporaryDirectory())
+        let unreachable = try await runProcess(BuiltProducts.binDirectory + "/photos-app", ["--url", "http://127.0.0.1:1"], in: NSTemporaryDirectory())
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.hasPrefix("photos-app: cannot reach photosd at http://127.0.0.1:1"), "\(unreachable.stderr)")
         #expect(unreachable.stderr.split(separator: "\n").count == 1, "one line: \(unreachable.stderr)")

@@ -24,7 +24,7 @@ struct ReadmeExampleTests {
     @Test("the example coordinator follows the server through a purchase")
     @MainActor
     func followsTheServer() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let coordinator = ShopCoordinator(server: server.url)
         try await coordinator.start(at: "/photos/2")

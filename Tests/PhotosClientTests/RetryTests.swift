@@ -53,7 +53,7 @@ final class FaultyTransport: ClientTransport, Sendable {
 struct RetryTests {
     @Test("one action is one HTTP request: nothing else is sent when it succeeds")
     func oneRequestPerAction() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let transport = FaultyTransport(breaking: "act", with: [])
         let driver = NavigationDriver(serverURL: server.url, transport: transport)
@@ -65,7 +65,7 @@ struct RetryTests {
 
     @Test("a lost answer is retried with the same key: photosd answers the first answer, the purchase is made once")
     func lostAnswer() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let transport = FaultyTransport(breaking: "act", with: [])
         let driver = NavigationDriver(serverURL: server.url, transport: transport)
@@ -88,7 +88,7 @@ struct RetryTests {
 
     @Test("503 is retried after its Retry-After with the same key; past the policy it is a typed unavailable")
     func unavailable() async throws {
-        let server = try LiveServer()
+        let server = try await LiveServer()
         defer { server.stop() }
         let transport = FaultyTransport(breaking: "act", with: [.unavailable])
         let driver = NavigationDriver(serverURL: server.url, transport: transport)

@@ -7,11 +7,11 @@ import Testing
 @Suite("photos-bench http, short form")
 struct BenchSmokeTests {
     /// Runs photos-bench with `arguments` and returns its JSON figures.
-    static func bench(_ arguments: [String]) throws -> [[String: Any]] {
+    static func bench(_ arguments: [String]) async throws -> [[String: Any]] {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let json = directory.file("figures.json")
-        let result = try runProcess(
+        let result = try await runProcess(
             BuiltProducts.binDirectory + "/photos-bench",
             ["http", "--vus", "4", "--duration", "1", "--journeys", "mixed", "--directory", directory.path, "--json", json] + arguments,
             in: directory.path)
@@ -21,8 +21,8 @@ struct BenchSmokeTests {
     }
 
     @Test("on SQLite: actions and healthz served, no errors, the writer's CPU measured")
-    func onSQLite() throws {
-        let figures = try #require(try Self.bench([]).first)
+    func onSQLite() async throws {
+        let figures = try #require(try await Self.bench([]).first)
         #expect((figures["actions"] as? Int ?? 0) > 0)
         #expect(figures["errors"] as? Int == 0)
         #expect((figures["healthzPerSecond"] as? Double ?? 0) > 0)
@@ -35,7 +35,7 @@ struct BenchSmokeTests {
         .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
     func onPostgresTwoInstances() async throws {
         let server = try #require(PostgresTestDatabase.serverURL)
-        let figures = try #require(try Self.bench(["--db", server, "--instances", "2"]).first)
+        let figures = try #require(try await Self.bench(["--db", server, "--instances", "2"]).first)
         #expect((figures["actions"] as? Int ?? 0) > 0)
         #expect(figures["errors"] as? Int == 0)
         #expect(figures["instances"] as? Int == 2)

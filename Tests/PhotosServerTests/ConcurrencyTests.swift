@@ -43,12 +43,12 @@ struct ConcurrencyTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let admin = Daemon.binDirectory + "/photos-admin"
-        try migrateDefaultDatabase(in: directory.path)
+        try await migrateDefaultDatabase(in: directory.path)
         for index in 0..<CrashTests.clients {
-            _ = try runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", "data/photos.db"], stdin: CrashTests.password, in: directory.path)
+            _ = try await runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", "data/photos.db"], stdin: CrashTests.password, in: directory.path)
         }
-        _ = try runTool(admin, ["users", "add", "operator-user", "--password-stdin", "--db", "data/photos.db"], stdin: "operator password", in: directory.path)
-        let daemon = try Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_DATABASE_DURABILITY": "full"])
+        _ = try await runTool(admin, ["users", "add", "operator-user", "--password-stdin", "--db", "data/photos.db"], stdin: "operator password", in: directory.path)
+        let daemon = try await Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_DATABASE_DURABILITY": "full"])
         // A session waiting on sign-in inside a purchase flow, for the operator to complete.
         let (_, waiting) = try await daemon.request("POST", "/v1/sessions")
         let waitingID = try #require(waiting["id"] as? String)
@@ -69,7 +69,7 @@ struct ConcurrencyTests {
             ["photos", "add", "--title", "Late addition", "--price", "4.00"], ["purchase", "operator-user", "5"],
         ]
         for command in commands {
-            let (status, output) = try runTool(admin, command + ["--db", "data/photos.db"], in: directory.path)
+            let (status, output) = try await runTool(admin, command + ["--db", "data/photos.db"], in: directory.path)
             #expect(status == 0, "\(command): \(output)")
             adminOutputs.append(output)
         }

@@ -84,10 +84,10 @@ final class RawSocket {
 @Suite("photosd connection handling", .serialized)
 struct ConnectionHandlingTests {
     @Test("an oversized body sent with Connection: close gets its 413 at once, and the connection ends")
-    func oversizedBodyWithClose() throws {
+    func oversizedBodyWithClose() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon([], in: directory.path)
+        let daemon = try await Daemon([], in: directory.path)
         defer { _ = daemon.stop() }
         let socket = try RawSocket(port: daemon.port)
         // As Python's urllib does: the whole body first, then read the answer. 8 MiB is more
@@ -105,10 +105,10 @@ struct ConnectionHandlingTests {
     }
 
     @Test("an oversized body on a keep-alive connection: 413 with Connection: close, then the end")
-    func oversizedBodyKeepAlive() throws {
+    func oversizedBodyKeepAlive() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon([], in: directory.path)
+        let daemon = try await Daemon([], in: directory.path)
         defer { _ = daemon.stop() }
         let socket = try RawSocket(port: daemon.port)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 20)
@@ -126,10 +126,10 @@ struct ConnectionHandlingTests {
     }
 
     @Test("idle connections and half-sent request heads are closed after server.idleTimeoutSeconds")
-    func idleTimeout() throws {
+    func idleTimeout() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon([], in: directory.path, environment: ["PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "1"])
+        let daemon = try await Daemon([], in: directory.path, environment: ["PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "1"])
         defer { _ = daemon.stop() }
         let silent = try RawSocket(port: daemon.port, timeoutSeconds: 6)
         let halfHead = try RawSocket(port: daemon.port, timeoutSeconds: 6)
@@ -146,10 +146,10 @@ struct ConnectionHandlingTests {
     }
 
     @Test("a declared Content-Length over the limit gets its 413 at once, from the head alone")
-    func declaredOversizedBody() throws {
+    func declaredOversizedBody() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon([], in: directory.path)
+        let daemon = try await Daemon([], in: directory.path)
         defer { _ = daemon.stop() }
         for length in [100_000, 10_485_760] {
             let socket = try RawSocket(port: daemon.port, timeoutSeconds: 5)
@@ -171,7 +171,7 @@ struct ConnectionHandlingTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // The idle timeout is long: only the request deadline can end these connections.
-        let daemon = try Daemon([], in: directory.path, environment: [
+        let daemon = try await Daemon([], in: directory.path, environment: [
             "PHOTOSD_SERVER_REQUEST_TIMEOUT_SECONDS": "2", "PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "600",
         ])
         defer { _ = daemon.stop() }
@@ -217,10 +217,10 @@ struct ConnectionHandlingTests {
     }
 
     @Test("requests the HTTP parser refuses get the API's JSON 400, and the connection ends")
-    func parserErrorsAreJSON() throws {
+    func parserErrorsAreJSON() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon([], in: directory.path)
+        let daemon = try await Daemon([], in: directory.path)
         defer { _ = daemon.stop() }
         let malformed: [(String, String)] = [
             ("a 100 KB header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 100_000))\r\n\r\n"),
@@ -240,10 +240,10 @@ struct ConnectionHandlingTests {
     }
 
     @Test("HTTP/1.0 without keep-alive: the answer says Connection: close, and the connection ends")
-    func http10Closes() throws {
+    func http10Closes() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon([], in: directory.path, environment: ["PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "600"])
+        let daemon = try await Daemon([], in: directory.path, environment: ["PHOTOSD_SERVER_IDLE_TIMEOUT_SECONDS": "600"])
         defer { _ = daemon.stop() }
         let socket = try RawSocket(port: daemon.port, timeoutSeconds: 5)
         let start = ContinuousClock.now
@@ -272,7 +272,7 @@ struct ConnectionHandlingTests {
     func logHygiene() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_LOG_LEVEL": "debug"])
+        let daemon = try await Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_LOG_LEVEL": "debug"])
         let (status, created) = try await daemon.request("POST", "/v1/sessions")
         #expect(status == 201)
         let id = try #require(created["id"] as? String)
@@ -292,10 +292,10 @@ struct ConnectionHandlingTests {
     }
 
     @Test("sessions created per client address are limited (limits.sessionsPerMinutePerAddress): 429 with Retry-After, other addresses unaffected")
-    func sessionsPerAddress() throws {
+    func sessionsPerAddress() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon([], in: directory.path, environment: ["PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "3"])
+        let daemon = try await Daemon([], in: directory.path, environment: ["PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "3"])
         defer { _ = daemon.stop() }
         let create = "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         for _ in 0..<3 {
@@ -310,25 +310,25 @@ struct ConnectionHandlingTests {
         // Another client address is not held back by the first one's limit.
         #expect(try RawSocket(port: daemon.port, from: "127.0.0.3").exchange(create).hasPrefix("HTTP/1.1 201"))
         // Nothing was created for the refused request: three sessions from .2, one from .3.
-        let (status, listed) = try runTool(Daemon.binDirectory + "/photos-admin", ["sessions", "list", "--format", "json", "--db", "data/photos.db"], in: directory.path)
+        let (status, listed) = try await runTool(Daemon.binDirectory + "/photos-admin", ["sessions", "list", "--format", "json", "--db", "data/photos.db"], in: directory.path)
         #expect(status == 0)
         #expect(listed.components(separatedBy: "\"id\"").count - 1 == 4, "\(listed.prefix(500))")
     }
 
     @Test("sign-in limits count per client address and per (username, address), from the socket's source address; a hammered limit writes one audit row")
-    func signInLimitsPerAddress() throws {
+    func signInLimitsPerAddress() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        try migrateDefaultDatabase(in: directory.path)
-        let (added, output) = try runTool(
+        try await migrateDefaultDatabase(in: directory.path)
+        let (added, output) = try await runTool(
             Daemon.binDirectory + "/photos-admin", ["users", "add", "alice", "--password-stdin", "--db", "data/photos.db"],
             stdin: "correct horse", in: directory.path)
         #expect(added == 0, "\(output)")
-        let daemon = try Daemon([], in: directory.path, environment: [
+        let daemon = try await Daemon([], in: directory.path, environment: [
             "PHOTOSD_AUTH_SIGN_IN_MAX_ATTEMPTS": "3", "PHOTOSD_AUTH_SIGN_IN_MAX_ATTEMPTS_PER_ADDRESS": "6", "PHOTOSD_AUTH_BCRYPT_COST": "4",
         ])
         defer { _ = daemon.stop() }
-        func signIn(_ username: String, _ password: String, from address: String) throws -> String {
+        func signIn(_ username: String, _ password: String, from address: String) async throws -> String {
             let body = #"{"username": "\#(username)", "password": "\#(password)"}"#
             let answer = try RawSocket(port: daemon.port, from: address).exchange(
                 "POST /v1/auth/sign-in HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
@@ -336,19 +336,19 @@ struct ConnectionHandlingTests {
         }
         // Three wrong passwords for ALICE from .2: that pair is limited; alice is not (usernames
         // are case-sensitive), and neither is ALICE from another address.
-        for _ in 0..<3 { #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.2") == "401") }
-        #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.2") == "429")
-        #expect(try signIn("alice", "correct horse", from: "127.0.0.2") == "200")
-        #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.3") == "401")
+        for _ in 0..<3 { await #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.2") == "401") }
+        await #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.2") == "429")
+        await #expect(try signIn("alice", "correct horse", from: "127.0.0.2") == "200")
+        await #expect(try signIn("ALICE", "wrong horse", from: "127.0.0.3") == "401")
         // Fresh usernames from .2: three more reach bcrypt (six per address), then 429 for any name.
         var fresh: [String] = []
-        for n in 0..<8 { fresh.append(try signIn("nobody\(n)", "whatever12", from: "127.0.0.2")) }
+        for n in 0..<8 { await fresh.append(try signIn("nobody\(n)", "whatever12", from: "127.0.0.2")) }
         #expect(fresh == ["401", "401", "401", "429", "429", "429", "429", "429"], "\(fresh)")
-        #expect(try signIn("alice", "correct horse", from: "127.0.0.2") == "429")
-        #expect(try signIn("alice", "correct horse", from: "127.0.0.3") == "200")
+        await #expect(try signIn("alice", "correct horse", from: "127.0.0.2") == "429")
+        await #expect(try signIn("alice", "correct horse", from: "127.0.0.3") == "200")
         _ = daemon.stop()
         // 14 refused requests from .2, by two limits: two audit rows, not fourteen.
-        let (status, audit) = try runTool(
+        let (status, audit) = try await runTool(
             Daemon.binDirectory + "/photos-admin", ["audit", "--session", "api", "--format", "json", "--db", "data/photos.db"], in: directory.path)
         #expect(status == 0, "\(audit)")
         #expect(audit.components(separatedBy: "tooManyAttempts").count - 1 == 2, "\(audit.suffix(2_000))")

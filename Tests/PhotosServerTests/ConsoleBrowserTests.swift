@@ -19,7 +19,7 @@ struct ConsoleBrowserTests {
         let f = try await ConsoleTests.Fixture.start(store)
         defer { f.close() }
         let screenshots = BuiltProducts.packageRoot + "/.build/console-screenshots/\(store.rawValue)"
-        let result = try runProcess(
+        let result = try await runProcess(
             "/usr/bin/env",
             [
                 "python3", BuiltProducts.packageRoot + "/Tests/Browser/console_browser_test.py",
@@ -40,7 +40,7 @@ struct ConsoleBrowserTests {
 enum Browser {
     static let installed = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
-        && (try? runProcess("/usr/bin/env", ["python3", "-c", "import selenium"], in: "/").status) == 0
+        && (try? runProcessBlocking("/usr/bin/env", ["python3", "-c", "import selenium"], in: "/").status) == 0
     static let required = ProcessInfo.processInfo.environment["PHOTOSD_REQUIRE_BROWSER"] != nil
     static var runnable: Bool { installed || required }
     static var reason: Comment { "no chromium, chromedriver and selenium (scripts/install-dependencies installs them)" }

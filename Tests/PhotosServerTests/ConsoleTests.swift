@@ -27,12 +27,12 @@ struct ConsoleTests {
             let harness = try await ServerHarness.make(store)
             let database = harness.configuration.databasePath
             for (name, role, password) in [("otto", "operator", operatorPassword), ("vera", "viewer", viewerPassword)] {
-                let added = try runProcess(
+                let added = try await runProcess(
                     Daemon.binDirectory + "/photos-admin", ["operators", "add", name, "--role", role, "--password-stdin", "--db", database],
                     stdin: password, in: harness.directory.path)
                 #expect(added.status == 0, "\(added.output)")
             }
-            let daemon = try Daemon(
+            let daemon = try await Daemon(
                 ["--db", database, "--seed-demo"], in: harness.directory.path,
                 environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": harness.configuration.auditSigningKeyPath].merging(environment) { $1 })
             var url = daemon.process.consoleURL
@@ -276,7 +276,7 @@ struct ConsoleTests {
         let first = try await Fixture.start(.postgres)
         defer { first.close() }
         // The second instance in the same directory: the same secret and signing key, as a deployment's must.
-        let second = try Daemon(
+        let second = try await Daemon(
             ["--db", first.harness.configuration.databasePath], in: first.harness.directory.path,
             environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": first.harness.configuration.auditSigningKeyPath])
         defer { _ = second.stop() }

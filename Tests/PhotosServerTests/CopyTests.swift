@@ -41,8 +41,8 @@ struct CopyTests {
     }
 
     /// Runs photos-admin with `arguments` in `directory`, signing with the harness's key.
-    static func run(_ arguments: [String], _ harness: ServerHarness) throws -> ProcessResult {
-        try runProcess(admin, arguments, in: harness.directory.path, environment: [
+    static func run(_ arguments: [String], _ harness: ServerHarness) async throws -> ProcessResult {
+        try await runProcess(admin, arguments, in: harness.directory.path, environment: [
             "PHOTOSD_AUDIT_SIGNING_KEY_PATH": harness.configuration.auditSigningKeyPath,
             "PHOTOSD_AUTH_SECRET_KEY_PATH": harness.configuration.resolvedSecretKeyPath,
         ])
@@ -76,8 +76,8 @@ struct CopyTests {
             session.withLock { $0 = (buyer, browser, bought.text) }
         }
         let db = ["--db", source.configuration.databasePath]
-        #expect(try Self.run(["audit", "checkpoint"] + db, source).status == 0)
-        #expect(try Self.run(["report", "funnel"] + db, source).status == 0)
+        await #expect(try Self.run(["audit", "checkpoint"] + db, source).status == 0)
+        await #expect(try Self.run(["report", "funnel"] + db, source).status == 0)
         let original = try await Self.contents(of: source.configuration)
         // The test application wrote one at shutdown, the command another.
         let checkpoints = original["audit_checkpoints"]?.count ?? 0
@@ -87,7 +87,7 @@ struct CopyTests {
 
         // SQLite → PostgreSQL.
         let url = postgres.url(password: "pw-never-shown")
-        let copied = try Self.run(["copy", "--to", url] + db, source)
+        let copied = try await Self.run(["copy", "--to", url] + db, source)
         #expect(copied.status == 0, "\(copied.output)")
         #expect(copied.stdout.contains("audit trail intact on the copy"), "\(copied.stdout)")
         #expect(copied.stdout.contains("\(checkpoints) checkpoints verified"), "\(copied.stdout)")
@@ -98,12 +98,12 @@ struct CopyTests {
         #expect(try await Self.contents(of: onPostgres) == original)
 
         // Refusals: a target with rows, the same database twice. Nothing changes.
-        let again = try Self.run(["copy", "--to", url] + db, source)
+        let again = try await Self.run(["copy", "--to", url] + db, source)
         #expect(again.status != 0)
         #expect(again.stderr.split(separator: "\n").count == 1, "\(again.stderr)")
         #expect(again.stderr.contains("is not empty"), "\(again.stderr)")
         #expect(!again.output.contains("pw-never-shown"))
-        let itself = try Self.run(["copy", "--to", source.configuration.databasePath] + db, source)
+        let itself = try await Self.run(["copy", "--to", source.configuration.databasePath] + db, source)
         #expect(itself.status != 0)
         #expect(itself.stderr.contains("same database"), "\(itself.stderr)")
         #expect(try await Self.contents(of: onPostgres) == original)
@@ -123,14 +123,14 @@ struct CopyTests {
             let failed = try await client.act(other, #"{"action": "submit", "username": "alice", "password": "wrong"}"#)
             #expect(failed.status == .unauthorized)
         }
-        let added = try runProcess(Self.admin, ["users", "add", "carol", "--password-stdin", "--db", url], stdin: "carol's password\n", in: source.directory.path)
+        let added = try await runProcess(Self.admin, ["users", "add", "carol", "--password-stdin", "--db", url], stdin: "carol's password\n", in: source.directory.path)
         #expect(added.status == 0, "\(added.output)")
         let carol = try await served.query("SELECT id FROM users WHERE username = 'carol'").first?.int(0)
         #expect(carol == 3, "the identity sequence did not continue after the copied ids")
         #expect(try await served.query("SELECT count(*) FROM sign_in_attempts").first?.int(0) == 1)
         let db2 = ["--db", url]
-        #expect(try Self.run(["audit", "checkpoint"] + db2, source).status == 0)
-        let verified = try Self.run(["audit", "verify"] + db2, source)
+        await #expect(try Self.run(["audit", "checkpoint"] + db2, source).status == 0)
+        let verified = try await Self.run(["audit", "verify"] + db2, source)
         #expect(verified.status == 0, "\(verified.output)")
         let checkpointsNow = try await served.query("SELECT count(*) FROM audit_checkpoints").first?.int(0) ?? 0
         #expect(checkpointsNow >= checkpoints + 2, "the served copy's shutdown and the command's")
@@ -140,16 +140,16 @@ struct CopyTests {
         let grown = try await Self.contents(of: onPostgres)
         // Like migrate, copy creates its target file only in a directory that exists.
         let file = source.directory.file("copy/back.db")
-        let refused = try Self.run(["copy", "--to", file] + db2, source)
+        let refused = try await Self.run(["copy", "--to", file] + db2, source)
         #expect(refused.status != 0 && refused.stderr.contains("no directory"), "\(refused.output)")
         try FileManager.default.createDirectory(atPath: source.directory.file("copy"), withIntermediateDirectories: false)
-        let back = try Self.run(["copy", "--to", file] + db2, source)
+        let back = try await Self.run(["copy", "--to", file] + db2, source)
         #expect(back.status == 0, "\(back.output)")
         #expect(back.stdout.contains("\(checkpointsNow) checkpoints verified"), "\(back.stdout)")
         var onFile = onPostgres
         onFile.databasePath = file
         #expect(try await Self.contents(of: onFile) == grown)
-        let check = try Self.run(["check", "--db", file], source)
+        let check = try await Self.run(["check", "--db", file], source)
         #expect(check.status == 0, "\(check.output)")
     }
 
@@ -167,12 +167,12 @@ struct CopyTests {
         var csv = "title,url,price\n"
         for index in 1...50_000 { csv += "Photo number \(index),https://photos.example.com/p/\(index).jpg,\(index % 90 + 1).25\n" }
         try csv.write(toFile: directory.file("big.csv"), atomically: true, encoding: .utf8)
-        let imported = try runProcess(Self.admin, ["photos", "import", "big.csv", "--db", url], in: directory.path)
+        let imported = try await runProcess(Self.admin, ["photos", "import", "big.csv", "--db", url], in: directory.path)
         #expect(imported.status == 0, "\(imported.output)")
 
         let disk = try SmallDisk(at: directory.file("small"), megabytes: 2)
         defer { disk.unmount() }
-        let failed = try runProcess(Self.admin, ["copy", "--to", "small/copy.db", "--db", url], in: directory.path)
+        let failed = try await runProcess(Self.admin, ["copy", "--to", "small/copy.db", "--db", url], in: directory.path)
         #expect(failed.status != 0)
         #expect(failed.stderr.split(separator: "\n").count == 1, "\(failed.stderr)")
         #expect(failed.stderr.contains("full"), "\(failed.stderr)")
@@ -180,10 +180,10 @@ struct CopyTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.file("small")).isEmpty, "a failed copy left a file behind")
 
         #expect(disk.grow(toMegabytes: 64))
-        let copied = try runProcess(Self.admin, ["copy", "--to", "small/copy.db", "--db", url], in: directory.path)
+        let copied = try await runProcess(Self.admin, ["copy", "--to", "small/copy.db", "--db", url], in: directory.path)
         #expect(copied.status == 0, "\(copied.output)")
         #expect(copied.stdout.contains("50000 photos"), "\(copied.stdout)")
-        let listed = try runProcess(Self.admin, ["check", "--db", "small/copy.db"], in: directory.path)
+        let listed = try await runProcess(Self.admin, ["check", "--db", "small/copy.db"], in: directory.path)
         #expect(listed.status == 0, "\(listed.output)")
     }
 }

@@ -157,15 +157,15 @@ struct CrashTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let admin = Daemon.binDirectory + "/photos-admin"
-        try migrateDefaultDatabase(in: directory.path)
+        try await migrateDefaultDatabase(in: directory.path)
         for index in 0..<Self.clients {
-            let (status, output) = try runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", "data/photos.db"], stdin: Self.password, in: directory.path)
+            let (status, output) = try await runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", "data/photos.db"], stdin: Self.password, in: directory.path)
             #expect(status == 0, "\(output)")
         }
         var logs = ""
         // Checkpoints every second, so that kills land before, during and after them.
         let environment = ["PHOTOSD_DATABASE_DURABILITY": "full", "PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"]
-        var daemon = try Daemon(["--seed-demo"], in: directory.path, environment: environment)
+        var daemon = try await Daemon(["--seed-demo"], in: directory.path, environment: environment)
         let target = Target()
         target.set(daemon.baseURL)
         let ledger = Ledger()
@@ -185,7 +185,7 @@ struct CrashTests {
             }
             if !backupChecked && kill == Self.kills / 2 {
                 // A backup taken under this load must be a sound database.
-                let (status, output) = try runTool(admin, ["backup", "backup.db", "--db", "data/photos.db"], in: directory.path)
+                let (status, output) = try await runTool(admin, ["backup", "backup.db", "--db", "data/photos.db"], in: directory.path)
                 #expect(status == 0, "\(output)")
                 backupChecked = true
             }
@@ -193,9 +193,9 @@ struct CrashTests {
             _ = daemon.stop(signal: SIGKILL)
             // After each kill the trail and its checkpoints verify (numbers contiguous, each
             // signed, each covering rows that are there).
-            let (verifyStatus, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
+            let (verifyStatus, verifyOutput) = try await runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
             #expect(verifyStatus == 0, "after kill \(kill + 1): \(verifyOutput)")
-            daemon = try Daemon([], in: directory.path, environment: environment)
+            daemon = try await Daemon([], in: directory.path, environment: environment)
             target.set(daemon.baseURL)
         }
         try await Task.sleep(for: .milliseconds(500))
@@ -234,7 +234,7 @@ struct CrashTests {
         let purchases = try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
         let completed = try connection.query("SELECT username || ':' || json_extract(detail, '$.photoId') FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
         #expect(purchases == completed)
-        let (verifyStatus, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
+        let (verifyStatus, verifyOutput) = try await runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
         #expect(verifyStatus == 0, "\(verifyOutput)")
         let checkpoints = try connection.queryOne("SELECT count(*) FROM audit_checkpoints")?.int(0) ?? 0
         #expect(checkpoints >= 1, "no checkpoint was written during the run")
@@ -242,11 +242,11 @@ struct CrashTests {
         if backupChecked {
             // The backup is beside, not in, data/: its key is named (a relative path would be
             // the backup's directory's).
-            let (checkStatus, checkOutput) = try runTool(
+            let (checkStatus, checkOutput) = try await runTool(
                 admin, ["check", "--db", "backup.db"], in: directory.path,
                 environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": directory.file("data/audit-signing.key")])
             #expect(checkStatus == 0, "\(checkOutput)")
-            let (listStatus, _) = try runTool(admin, ["sessions", "list", "--db", "backup.db"], in: directory.path)
+            let (listStatus, _) = try await runTool(admin, ["sessions", "list", "--db", "backup.db"], in: directory.path)
             #expect(listStatus == 0)
         }
         // No password or token in the database files or the logs of the whole run.

@@ -15,11 +15,13 @@ final class Daemon: Sendable {
     static var packageRoot: String { BuiltProducts.packageRoot }
 
     /// Starts `photosd arguments…` in `directory` and waits until it listens.
-    init(_ arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
+    /// (The wait for it to listen happens off Swift's cooperative threads: see `runProcess`.)
+    init(_ arguments: [String], in directory: String, environment: [String: String] = [:]) async throws {
         let defaults = ["PHOTOSD_AUTH_BCRYPT_COST": "4", "PHOTOSD_DATABASE_DURABILITY": "normal"]
-        process = try PhotosdProcess(
-            binary: Self.binDirectory + "/photosd", arguments: arguments, directory: directory,
-            environment: defaults.merging(environment) { $1 })
+        let binary = Self.binDirectory + "/photosd"
+        process = try await offThePool {
+            try PhotosdProcess(binary: binary, arguments: arguments, directory: directory, environment: defaults.merging(environment) { $1 })
+        }
     }
 
     var port: Int { process.port }
@@ -47,14 +49,14 @@ final class Daemon: Sendable {
 /// Creates `data/photos.db` (photosd's default database) under `directory` with
 /// `photos-admin migrate`, as an operator would before adding users: only `migrate` creates a
 /// database, and only in a directory that exists.
-func migrateDefaultDatabase(in directory: String) throws {
+func migrateDefaultDatabase(in directory: String) async throws {
     try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
-    let (status, output) = try runTool(Daemon.binDirectory + "/photos-admin", ["migrate", "--db", "data/photos.db"], in: directory)
+    let (status, output) = try await runTool(Daemon.binDirectory + "/photos-admin", ["migrate", "--db", "data/photos.db"], in: directory)
     #expect(status == 0, "\(output)")
 }
 
 /// Runs a program and returns its exit status and both output streams.
-func runTool(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) throws -> (Int32, String) {
-    let result = try runProcess(executable, arguments, stdin: stdin, in: directory, environment: environment)
+func runTool(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) async throws -> (Int32, String) {
+    let result = try await runProcess(executable, arguments, stdin: stdin, in: directory, environment: environment)
     return (result.status, result.output)
 }

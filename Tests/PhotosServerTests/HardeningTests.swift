@@ -156,40 +156,40 @@ struct HardeningTests {
     }
 
     @Test("a relative audit signing key path is the database directory's, and photosd refuses a missing or other key while checkpoints exist")
-    func signingKeyBesideTheDatabase() throws {
+    func signingKeyBesideTheDatabase() async throws {
         let home = try TemporaryDirectory()
         defer { home.remove() }
         let elsewhere = try TemporaryDirectory()
         defer { elsewhere.remove() }
         let admin = Daemon.binDirectory + "/photos-admin"
-        try migrateDefaultDatabase(in: home.path)
+        try await migrateDefaultDatabase(in: home.path)
         let database = home.file("data/photos.db")
-        let (written, output) = try runTool(admin, ["audit", "checkpoint", "--db", "data/photos.db"], in: home.path)
+        let (written, output) = try await runTool(admin, ["audit", "checkpoint", "--db", "data/photos.db"], in: home.path)
         #expect(written == 0, "\(output)")
         #expect(FileManager.default.fileExists(atPath: home.file("data/audit-signing.key")))
-        let publicKey = try runTool(admin, ["audit", "key", "--db", "data/photos.db"], in: home.path).1.trimmingCharacters(in: .whitespacesAndNewlines)
+        let publicKey = try await runTool(admin, ["audit", "key", "--db", "data/photos.db"], in: home.path).1.trimmingCharacters(in: .whitespacesAndNewlines)
 
         // Started from another directory, photosd signs with the key beside the database …
-        let daemon = try Daemon(["--db", database], in: elsewhere.path)
+        let daemon = try await Daemon(["--db", database], in: elsewhere.path)
         _ = try RawSocket(port: daemon.port).exchange("POST /v1/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(daemon.stop() == 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty, "a key (or anything) made in the working directory")
         // … and its shutdown checkpoint verifies, from anywhere.
-        let (verified, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", database], in: elsewhere.path)
+        let (verified, verifyOutput) = try await runTool(admin, ["audit", "verify", "--db", database], in: elsewhere.path)
         #expect(verified == 0, "\(verifyOutput)")
         #expect(verifyOutput.contains("audit trail intact"), "\(verifyOutput)")
 
         // A key path that names no file: refused (not a new key), saying which key is needed.
         // (Under `timeout`: a photosd that starts anyway would serve until killed.)
-        let missing = try runProcess("/usr/bin/timeout", ["20", Daemon.binDirectory + "/photosd", "--db", database], in: elsewhere.path,
+        let missing = try await runProcess("/usr/bin/timeout", ["20", Daemon.binDirectory + "/photosd", "--db", database], in: elsewhere.path,
                                      environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": elsewhere.file("new.key"), "PHOTOSD_SERVER_PORT": "0"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("public key \(publicKey)"), "\(missing.output)")
         #expect(!FileManager.default.fileExists(atPath: elsewhere.file("new.key")))
         // Another existing key: refused too.
-        try migrateDefaultDatabase(in: elsewhere.path)
-        _ = try runTool(admin, ["audit", "key", "--db", "data/photos.db"], in: elsewhere.path)
-        let other = try runProcess("/usr/bin/timeout", ["20", Daemon.binDirectory + "/photosd", "--db", database], in: elsewhere.path,
+        try await migrateDefaultDatabase(in: elsewhere.path)
+        _ = try await runTool(admin, ["audit", "key", "--db", "data/photos.db"], in: elsewhere.path)
+        let other = try await runProcess("/usr/bin/timeout", ["20", Daemon.binDirectory + "/photosd", "--db", database], in: elsewhere.path,
                                    environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": elsewhere.file("data/audit-signing.key"), "PHOTOSD_SERVER_PORT": "0"])
         #expect(other.status != 0)
         #expect(other.stderr.contains("did not sign"), "\(other.output)")

@@ -9,10 +9,10 @@ struct LiveEndToEndTests {
     static let password = "correct horse battery"
 
     /// A temporary directory whose default database (data/photos.db) has user alice.
-    func prepared() throws -> TemporaryDirectory {
+    func prepared() async throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory()
-        try migrateDefaultDatabase(in: directory.path)
-        let (status, output) = try runTool(
+        try await migrateDefaultDatabase(in: directory.path)
+        let (status, output) = try await runTool(
             Daemon.binDirectory + "/photos-admin", ["users", "add", "alice", "--password-stdin", "--db", "data/photos.db"],
             stdin: Self.password, in: directory.path)
         #expect(status == 0, "\(output)")
@@ -33,9 +33,9 @@ struct LiveEndToEndTests {
 
     @Test("flows 4, 7, 8 over real HTTP; SIGTERM mid-flow exits 0; a restart resumes the flow (12)")
     func flowsAcrossRestart() async throws {
-        let directory = try prepared()
+        let directory = try await prepared()
         defer { directory.remove() }
-        var daemon = try Daemon(["--seed-demo"], in: directory.path)
+        var daemon = try await Daemon(["--seed-demo"], in: directory.path)
 
         // Flow 4, first half: signed out, buy from the photo screen inserts sign-in.
         let (created, session) = try await daemon.request("POST", "/v1/sessions")
@@ -55,12 +55,12 @@ struct LiveEndToEndTests {
         let covered = try afterStop.queryOne("SELECT max(covers_until_id) FROM audit_checkpoints")?.int64(0)
         afterStop.close()
         #expect(covered != nil && covered == newestRow, "no checkpoint at shutdown covering row \(newestRow ?? 0)")
-        let (verified, verifyOutput) = try runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
+        let (verified, verifyOutput) = try await runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
         #expect(verified == 0, "\(verifyOutput)")
         let firstLog = daemon.log
 
         // Same database, new process: the flow resumes.
-        daemon = try Daemon([], in: directory.path)
+        daemon = try await Daemon([], in: directory.path)
         let (status, resumed) = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"submit","username":"alice","password":"\#(Self.password)"}"#)
         #expect(status == 200)
         #expect(stacks(resumed) == [["photos", "photo", "buy"]])
@@ -135,9 +135,9 @@ struct LiveEndToEndTests {
         #expect(script.contains("curl"))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon(["--seed-demo"], in: directory.path)
+        let daemon = try await Daemon(["--seed-demo"], in: directory.path)
         defer { _ = daemon.stop() }
-        let (status, output) = try runTool(
+        let (status, output) = try await runTool(
             "/bin/bash", ["-c", "set -euo pipefail\n" + script], in: directory.path,
             environment: ["PHOTOSD": daemon.baseURL, "PHOTOS_DB": directory.file("data/photos.db")])
         #expect(status == 0, "\(output)")
@@ -151,9 +151,9 @@ struct LiveEndToEndTests {
         #expect(script.contains("openLink"))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try Daemon(["--seed-demo"], in: directory.path)
+        let daemon = try await Daemon(["--seed-demo"], in: directory.path)
         defer { _ = daemon.stop() }
-        let (status, output) = try runTool("/bin/bash", ["-c", "set -euo pipefail\n" + script], in: directory.path, environment: ["PHOTOSD": daemon.baseURL])
+        let (status, output) = try await runTool("/bin/bash", ["-c", "set -euo pipefail\n" + script], in: directory.path, environment: ["PHOTOSD": daemon.baseURL])
         #expect(status == 0, "\(output)")
         let lines = output.split(separator: "\n").map(String.init)
         #expect(lines.first == #"{"items":[{"screens":[{"screen":"photos"},{"photoId":2,"purchased":false,"screen":"photo"}],"tab":"photos"},{"screens":[{"photos":[],"screen":"purchases"}],"tab":"purchases"}],"selected":"photos"}"#, "\(output)")

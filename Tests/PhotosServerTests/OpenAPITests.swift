@@ -19,7 +19,7 @@ struct OpenAPITests {
         .appendingPathComponent("docs/openapi.yaml").path
 
     @Test("docs/openapi.yaml is a valid OpenAPI document (openapi-spec-validator), and no value YAML read as a stray key")
-    func validDocument() throws {
+    func validDocument() async throws {
         // A description in a flow mapping with a comma in it ({description: a, b}) makes YAML
         // read "b" as a key without a value: the validator refuses such a document.
         let check = """
@@ -37,7 +37,7 @@ struct OpenAPITests {
                     for index, item in enumerate(value): nulls(item, path + "/" + str(index))
             nulls(document, "")
             """
-        let result = try runProcess("/usr/bin/env", ["python3", "-c", check, Self.document], in: "/")
+        let result = try await runProcess("/usr/bin/env", ["python3", "-c", check, Self.document], in: "/")
         #expect(result.status == 0, "\(result.output.suffix(2_000))")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
     }

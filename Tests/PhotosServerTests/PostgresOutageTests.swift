@@ -92,9 +92,9 @@ struct PostgresOutageTests {
     func outage() async throws {
         let cluster = try TemporaryDirectory()
         let script = Daemon.packageRoot + "/scripts/postgres-test-server"
-        let started = try runProcess(script, ["start", cluster.path], in: cluster.path)
+        let started = try await runProcess(script, ["start", cluster.path], in: cluster.path)
         #expect(started.status == 0, "\(started.output)")
-        defer { _ = try? runProcess(script, ["stop", cluster.path], in: "/") }
+        defer { _ = try? runProcessBlocking(script, ["stop", cluster.path], in: "/") }
         let url = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -103,7 +103,7 @@ struct PostgresOutageTests {
             "PHOTOSD_DATABASE_STATEMENT_TIMEOUT_SECONDS": "\(Self.statementTimeoutSeconds)", "PHOTOSD_DATABASE_CONNECT_TIMEOUT_SECONDS": "1",
             "PHOTOSD_SERVER_SHUTDOWN_TIMEOUT_SECONDS": "\(Self.shutdownTimeoutSeconds)", "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "0",
         ]
-        let daemons = [try Daemon(["--seed-demo"], in: directory.path, environment: environment), try Daemon([], in: directory.path, environment: environment)]
+        let daemons = await [try Daemon(["--seed-demo"], in: directory.path, environment: environment), try Daemon([], in: directory.path, environment: environment)]
         let record = Record()
         let clients = (0..<Self.clients).map { index in Task { await Self.client(index, base: daemons[index % 2].baseURL, record: record) } }
         // A probe session, to show that a request answered 503 is not applied when the server returns.
@@ -112,7 +112,7 @@ struct PostgresOutageTests {
         try await Task.sleep(for: .seconds(1))
 
         // The outage.
-        #expect(try runProcess(script, ["pause", cluster.path], in: "/").status == 0)
+        await #expect(try runProcess(script, ["pause", cluster.path], in: "/").status == 0)
         let outageStarted = ContinuousClock.now
         let probeAnswer = await Self.send(daemons[0].baseURL, "POST", "/v1/sessions/\(probe)/actions", body: #"{"action":"selectPhoto","photoId":1}"#, key: "probe")
         #expect(probeAnswer.0 == 503, "\(probeAnswer.2)")
@@ -120,7 +120,7 @@ struct PostgresOutageTests {
         // (the statement timeout; the bound is the worst case's, for a machine busy with tests).
         #expect(probeAnswer.4 <= 2 * Double(Self.statementTimeoutSeconds) + 1.5, "the 503 took \(probeAnswer.4) s")
         try await Task.sleep(for: .seconds(2))
-        #expect(try runProcess(script, ["resume", cluster.path], in: "/").status == 0)
+        await #expect(try runProcess(script, ["resume", cluster.path], in: "/").status == 0)
         let resumed = ContinuousClock.now
         // Back within seconds, on both instances. (postgres-nio's pool waits between failed
         // connection attempts, 100 ms × 1.25ⁿ: after this short outage ~1 s by itself, longer on
@@ -168,7 +168,7 @@ struct PostgresOutageTests {
             #expect(daemon.stop() == 0, "\(daemon.log.suffix(1_000))")
             #expect(ContinuousClock.now - stopStarted < .seconds(Self.shutdownTimeoutSeconds), "\(daemon.log.suffix(1_000))")
         }
-        let (verifyStatus, verifyOutput) = try runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", url], in: directory.path)
+        let (verifyStatus, verifyOutput) = try await runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", url], in: directory.path)
         #expect(verifyStatus == 0, "\(verifyOutput)")
         print("outage: recovered after \(recovered.map { "\($0 ?? .zero)" }.joined(separator: ", ")), \(acknowledged.values.reduce(0, +)) acknowledged, \(failures.count) answered 503 (slowest \(failures.map(\.seconds).max() ?? 0) s)")
     }

@@ -25,7 +25,7 @@ struct StorageFailureTests {
         defer { directory.remove() }
         let disk = try SmallDisk(at: directory.file("data"), megabytes: 2)
         defer { disk.unmount() }
-        let daemon = try Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_DATABASE_DURABILITY": "full"])
+        let daemon = try await Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_DATABASE_DURABILITY": "full"])
         defer { _ = daemon.stop() }
 
         // Eight clients at once create sessions and act on them until each has been refused twice.
@@ -83,7 +83,7 @@ struct StorageFailureTests {
             #expect(status == 200 && session["version"] as? Int == version, "acknowledged state of session \(id) lost")
         }
         #expect(daemon.stop() == 0)
-        let verify = try runProcess(Daemon.binDirectory + "/photos-admin", ["check", "--db", "data/photos.db"], in: directory.path)
+        let verify = try await runProcess(Daemon.binDirectory + "/photos-admin", ["check", "--db", "data/photos.db"], in: directory.path)
         #expect(verify.status == 0, "\(verify.output)")
     }
 }

@@ -28,7 +28,7 @@ struct TwoInstanceTests {
         let url = database.url(password: "pw-never-shown")
         let admin = Daemon.binDirectory + "/photos-admin"
         for index in 0..<Self.clients {
-            let (status, output) = try runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", url], stdin: CrashTests.password, in: directory.path)
+            let (status, output) = try await runTool(admin, ["users", "add", "crash-\(index)", "--password-stdin", "--db", url], stdin: CrashTests.password, in: directory.path)
             #expect(status == 0, "\(output)")
         }
         // Both in one directory: they share the server secret and the audit signing key (the
@@ -37,8 +37,8 @@ struct TwoInstanceTests {
             "PHOTOSD_DATABASE_PATH": url, "PHOTOSD_DATABASE_DURABILITY": "full",
             "PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1", "PHOTOSD_DATABASE_MAX_CONNECTIONS": "8",
         ]
-        var daemons = [try Daemon(["--seed-demo"], in: directory.path, environment: environment)]
-        daemons.append(try Daemon([], in: directory.path, environment: environment))
+        var daemons = await [try Daemon(["--seed-demo"], in: directory.path, environment: environment)]
+        await daemons.append(try Daemon([], in: directory.path, environment: environment))
         let target = CrashTests.Target()
         target.set(daemons.map(\.baseURL))
         let ledger = CrashTests.Ledger()
@@ -65,9 +65,9 @@ struct TwoInstanceTests {
                 try await Task.sleep(for: .milliseconds(20))
             }
             #expect(ledger.acknowledged >= before + 10, "kill \(kill + 1): the other instance did not keep serving")
-            let (verifyStatus, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", url], in: directory.path)
+            let (verifyStatus, verifyOutput) = try await runTool(admin, ["audit", "verify", "--db", url], in: directory.path)
             #expect(verifyStatus == 0, "after kill \(kill + 1): \(verifyOutput)")
-            daemons[victim] = try Daemon([], in: directory.path, environment: environment)
+            daemons[victim] = try await Daemon([], in: directory.path, environment: environment)
             target.set(daemons.map(\.baseURL))
         }
         try await Task.sleep(for: .milliseconds(500))
@@ -116,13 +116,13 @@ struct TwoInstanceTests {
         #expect(gaps == 0, "seq not contiguous")
         #expect(purchases == completed, "a purchase without its step, or the other way round")
         #expect(Set(purchases).count == purchases.count)
-        let (verifyStatus, verifyOutput) = try runTool(admin, ["audit", "verify", "--db", url], in: directory.path)
+        let (verifyStatus, verifyOutput) = try await runTool(admin, ["audit", "verify", "--db", url], in: directory.path)
         #expect(verifyStatus == 0, "\(verifyOutput)")
         #expect(checkpoints >= 2, "checkpoints were not written")
         #expect(verifyOutput.contains("\(checkpoints) checkpoints verified"), "\(verifyOutput)")
         // No password or token in the database (pg_dump), the server's log or photosd's logs.
         var bytes = Data(logs.utf8)
-        bytes.append(try database.dump())
+        await bytes.append(try database.dump())
         bytes.append(PostgresTestDatabase.serverLog() ?? Data())
         #expect(bytes.range(of: Data(CrashTests.password.utf8)) == nil)
         #expect(bytes.range(of: Data("pw-never-shown".utf8)) == nil)

@@ -44,8 +44,8 @@ public struct PostgresTestDatabase: Sendable {
 
     /// `pg_dump` of the database (schema and data, as plain SQL): what someone with a copy of
     /// the database would read.
-    public func dump() throws -> Data {
-        let result = try runProcess(
+    public func dump() async throws -> Data {
+        let result = try await runProcess(
             "/usr/bin/env",
             ["pg_dump", "-h", location.host ?? "127.0.0.1", "-p", String(location.port), "-U", location.username, name],
             in: FileManager.default.temporaryDirectory.path)

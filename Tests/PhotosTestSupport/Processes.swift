@@ -31,7 +31,25 @@ public struct ProcessResult: Sendable {
 
 /// Runs `executable` to completion in `directory`, with the built products first on `PATH`,
 /// bcrypt at its cheapest and the login name `tester`, feeding it `stdin`.
-public func runProcess(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) throws -> ProcessResult {
+///
+/// The wait happens on a thread of its own, never on one of Swift's cooperative threads: a full
+/// run has hundreds of tests on a pool as wide as the machine's cores (two in CI), and a test
+/// blocking one for a child process's lifetime stalled every other test's awaits — enough to
+/// push timing bounds measured in other tests (the PostgreSQL outage test's) past their limits.
+public func runProcess(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) async throws -> ProcessResult {
+    try await offThePool { try runProcessBlocking(executable, arguments, stdin: stdin, in: directory, environment: environment) }
+}
+
+/// Runs `body` on a new thread and waits for it without holding a cooperative thread.
+public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread { continuation.resume(with: Result { try body() }) }
+        thread.start()
+    }
+}
+
+/// `runProcess` for where no `await` is possible (a `defer`); blocks the calling thread.
+public func runProcessBlocking(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) throws -> ProcessResult {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments

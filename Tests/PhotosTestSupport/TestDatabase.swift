@@ -63,10 +63,10 @@ public struct TestDatabase: Sendable {
     /// Everything the store keeps, as bytes to search for secrets: the SQLite file and its WAL
     /// (call after closing the database), or a `pg_dump` of the PostgreSQL database followed by
     /// the server's log.
-    public func storedBytes() throws -> Data {
+    public func storedBytes() async throws -> Data {
         var bytes = Data()
         if let postgres {
-            bytes.append(try postgres.dump())
+            await bytes.append(try postgres.dump())
             bytes.append(PostgresTestDatabase.serverLog() ?? Data())
         } else {
             for suffix in ["", "-wal"] { bytes.append(FileManager.default.contents(atPath: path + suffix) ?? Data()) }

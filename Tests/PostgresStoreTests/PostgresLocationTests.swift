@@ -59,11 +59,11 @@ struct SQLScriptTests {
 @Suite("photos-admin migrate without a server")
 struct PostgresUnreachableTests {
     @Test("a server that is not there: one line with the reason, at once, without the password")
-    func unreachable() throws {
+    func unreachable() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // Port 1 on loopback: nothing listens there.
-        let result = try runProcess(
+        let result = try await runProcess(
             BuiltProducts.binDirectory + "/photos-admin", ["migrate", "--db", "postgres://photos:pw-never-shown@127.0.0.1:1/shop"], in: directory.path)
         #expect(result.status != 0)
         #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")

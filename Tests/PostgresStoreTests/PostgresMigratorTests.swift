@@ -138,7 +138,7 @@ struct PostgresURLCommandTests {
         defer { directory.remove() }
         let url = Self.url(database)
         for _ in 0..<2 {
-            let result = try runProcess(BuiltProducts.binDirectory + "/photos-admin", ["migrate", "--db", url], in: directory.path)
+            let result = try await runProcess(BuiltProducts.binDirectory + "/photos-admin", ["migrate", "--db", url], in: directory.path)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.stdout.contains("is at schema version \(PhotosMigrations.postgres.last?.version ?? 0)"))
             #expect(!result.output.contains("pw-never-shown"))
@@ -178,12 +178,12 @@ struct PostgresURLCommandTests {
             (["report", "funnel"], "", ""),
         ]
         for step in steps {
-            let result = try runProcess(admin, step.arguments + ["--db", url], stdin: step.stdin, in: directory.path)
+            let result = try await runProcess(admin, step.arguments + ["--db", url], stdin: step.stdin, in: directory.path)
             #expect(result.status == 0, "\(step.arguments): \(result.output)")
             #expect(step.output.isEmpty || result.stdout.contains(step.output), "\(step.arguments): \(result.stdout)")
             #expect(!result.output.contains("pw-never-shown"))
         }
-        let backup = try runProcess(admin, ["backup", "copy.db", "--db", url], in: directory.path)
+        let backup = try await runProcess(admin, ["backup", "copy.db", "--db", url], in: directory.path)
         #expect(backup.status != 0)
         #expect(backup.stderr.split(separator: "\n").count == 1, "\(backup.stderr)")
         #expect(backup.stderr.contains("pg_dump"), "\(backup.stderr)")
