@@ -65,13 +65,22 @@ enum HTTPBenchmark {
 
     /// Creates `users` users (`bench-0`…) and `photos` photos in the database `configuration`
     /// names (a fresh SQLite file or PostgreSQL database).
-    static func seed(_ configuration: PhotosConfiguration, users: Int, photos: Int) async throws {
+    /// Returns, on PostgreSQL, the pid of the backend that served the seeding (its parent is
+    /// the server's postmaster, whose processes the run's database CPU counts).
+    @discardableResult
+    static func seed(_ configuration: PhotosConfiguration, users: Int, photos: Int) async throws -> Int32? {
         var configuration = configuration
         configuration.durability = .normal
         let database = try await PhotosDatabase.open(configuration)
         do {
             try await seed(database, users: users, photos: photos)
+            var postmaster: Int32?
+            if database.writersRunConcurrently {
+                let backend = try await database.read { try $0.queryOne("SELECT pg_backend_pid()")?.int(0) }
+                postmaster = backend.flatMap { ProcessCPU.parent(of: Int32($0)) }
+            }
             await database.close()
+            return postmaster
         } catch {
             await database.close()
             throw error

@@ -122,7 +122,7 @@ extension PhotosBench {
             configuration.databasePath = database
             configuration.secretKeyPath = runDirectory + "/photosd-secret.key"
             configuration.auditSigningKeyPath = runDirectory + "/audit-signing.key"
-            try await HTTPBenchmark.seed(configuration, users: virtualUsers, photos: photos)
+            let postmaster = try await HTTPBenchmark.seed(configuration, users: virtualUsers, photos: photos)
             // Instances share the server secret and the signing key, as a deployment's must.
             var daemons: [PhotosdProcess] = []
             defer { for daemon in daemons { daemon.stop() } }
@@ -142,7 +142,7 @@ extension PhotosBench {
                 peakRSS: { daemons.map(\.peakResidentBytes).max() },
                 serverCPU: { daemons.reduce(0) { $0 + $1.cpuSeconds } },
                 writerCPU: { onPostgres ? nil : daemons.first?.writerCPUSeconds },
-                databaseCPU: { onPostgres ? ProcessCPU.seconds(processesNamed: "postgres") : nil },
+                databaseCPU: { postmaster.flatMap { ProcessCPU.seconds(postgresServer: $0) } },
                 durability: durability)
             result.store = onPostgres ? "postgres" : "sqlite"
             result.instances = instances

@@ -16,12 +16,31 @@ enum ProcessCPU {
         total(under: "/proc/\(pid)/task", named: name)
     }
 
-    /// User + system CPU seconds of every process on this machine named `name`, with what
-    /// their exited children used (nil if none is): a database server's processes, when it
-    /// runs here. PostgreSQL's postmaster reaps the backends of closed connections, so their
-    /// time stays counted and the figure never goes down while other clients come and go.
-    static func seconds(processesNamed name: String) -> Double? {
-        total(under: "/proc", named: name, withExitedChildren: true)
+    /// User + system CPU seconds of one PostgreSQL server on this machine: its postmaster, with
+    /// what its exited children used (it reaps the backends of closed connections, so their
+    /// time stays counted), and its children now running. Nil when `postmaster` is not a
+    /// `postgres` process here. Only this server's processes: another cluster on the machine
+    /// stopping meanwhile (a test's own) no longer takes its time out of the figure.
+    static func seconds(postgresServer postmaster: Int32) -> Double? {
+        guard let comm = try? String(contentsOfFile: "/proc/\(postmaster)/comm", encoding: .utf8),
+              comm.trimmingCharacters(in: .newlines) == "postgres",
+              var total = times(statPath: "/proc/\(postmaster)/stat", withExitedChildren: true),
+              let ids = try? FileManager.default.contentsOfDirectory(atPath: "/proc")
+        else { return nil }
+        for id in ids where id.allSatisfy(\.isNumber) {
+            guard parent(of: "/proc/\(id)/stat") == postmaster, let seconds = times(statPath: "/proc/\(id)/stat") else { continue }
+            total += seconds
+        }
+        return total
+    }
+
+    /// The parent of process `pid` (field 4 of its stat file).
+    static func parent(of pid: Int32) -> Int32? { parent(of: "/proc/\(pid)/stat") }
+
+    private static func parent(of statPath: String) -> Int32? {
+        guard let stat = try? String(contentsOfFile: statPath, encoding: .utf8), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 1 ? Int32(fields[1]) : nil
     }
 
     /// The CPU seconds of the entries of `directory` (`/proc` or a process's `task`) whose

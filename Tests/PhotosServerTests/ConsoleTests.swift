@@ -218,6 +218,17 @@ struct ConsoleTests {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(text.contains("audit trail intact"), "\(text)")
+        // An altered row (behind the triggers' back) is named as photos-admin audit verify names it.
+        try await f.harness.execute("DROP TRIGGER audit_events_no_update")
+        try await f.harness.execute("UPDATE audit_events SET detail = '{\"count\":7}' WHERE id = 2")
+        #expect(try await f.console.post("/console/audit/verify", form: ["csrf": audit.csrf ?? ""]).status == 303)
+        let failLimit = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < failLimit {
+            text = try await f.console.get("/console/audit/verify/status").body
+            if text.contains("FAILED") { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(text.contains("audit verify FAILED") && text.contains("row id 2"), "\(text)")
         let funnel = try await f.console.get("/console/funnel?days=7")
         #expect(funnel.status == 200 && funnel.body.contains("asked to sign in"))
         let chart = try await f.console.get("/console/funnel.svg?days=7")
