@@ -29,28 +29,9 @@ enum SessionPresentation {
                 },
             ]
         }
-        values["tree"] = view.coordinators.map(tree) ?? "(none)"
+        values["tree"] = view.coordinators.map { $0.drawnTree.joined(separator: "\n") } ?? "(none)"
         values["actions"] = view.top.map { $0.actions.map(\.rawValue).joined(separator: ", ") } as Any
         return values
-    }
-
-    /// The coordinator tree drawn with box characters.
-    static func tree(_ root: CoordinatorView) -> String {
-        var lines: [String] = []
-        func label(_ node: CoordinatorView) -> String {
-            var facts: [String] = []
-            if node.id != node.kind.rawValue { facts.append(node.id) }
-            if let presentation = node.presentation { facts.append(presentation.rawValue) }
-            if let photoId = node.photoId { facts.append("photo \(photoId)") }
-            return node.kind.rawValue + (facts.isEmpty ? "" : " (" + facts.joined(separator: ", ") + ")")
-        }
-        func walk(_ node: CoordinatorView, _ indent: String, _ isLast: Bool, _ isRoot: Bool) {
-            lines.append(isRoot ? label(node) : indent + (isLast ? "└─ " : "├─ ") + label(node))
-            let childIndent = isRoot ? "" : indent + (isLast ? "   " : "│  ")
-            for (index, child) in node.children.enumerated() { walk(child, childIndent, index == node.children.count - 1, false) }
-        }
-        walk(root, "", true, true)
-        return lines.joined(separator: "\n")
     }
 
     /// Steps that begin what one request caused: the session's start, an action (applied or refused).

@@ -114,20 +114,7 @@ enum SessionDrawing {
             lines.append("top: \(top.screen.rawValue) [\(top.actions.map(\.rawValue).joined(separator: ", "))]")
         }
         lines.append("coordinators:")
-        func walk(_ node: CoordinatorView, _ indent: String, _ isLast: Bool, _ isRoot: Bool) {
-            var label = node.kind.rawValue
-            var facts: [String] = []
-            if node.id != node.kind.rawValue { facts.append(node.id) }
-            if let presentation = node.presentation { facts.append(presentation.rawValue) }
-            if let photoId = node.photoId { facts.append("photo \(photoId)") }
-            if !facts.isEmpty { label += " (" + facts.joined(separator: ", ") + ")" }
-            lines.append(isRoot ? "  " + label : indent + (isLast ? "└─ " : "├─ ") + label)
-            let childIndent = isRoot ? "  " : indent + (isLast ? "   " : "│  ")
-            for (index, child) in node.children.enumerated() {
-                walk(child, childIndent, index == node.children.count - 1, false)
-            }
-        }
-        if let root = view.coordinators { walk(root, "", true, true) }
+        lines += (view.coordinators?.drawnTree ?? []).map { "  " + $0 }
         return lines.joined(separator: "\n")
     }
 }

@@ -35,12 +35,7 @@ struct ConsoleTests {
             let daemon = try await Daemon(
                 ["--db", database, "--seed-demo"], in: harness.directory.path,
                 environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": harness.configuration.auditSigningKeyPath].merging(environment) { $1 })
-            var url = daemon.process.consoleURL
-            let limit = ContinuousClock.now + .seconds(20)
-            while url == nil && ContinuousClock.now < limit {
-                try await Task.sleep(for: .milliseconds(50))
-                url = daemon.process.consoleURL
-            }
+            let url = try await daemon.consoleURL()
             return Fixture(harness: harness, daemon: daemon, console: ConsoleClient(baseURL: try #require(url, "no console: \(daemon.log)")))
         }
 
@@ -291,12 +286,7 @@ struct ConsoleTests {
             ["--db", first.harness.configuration.databasePath], in: first.harness.directory.path,
             environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": first.harness.configuration.auditSigningKeyPath])
         defer { _ = second.stop() }
-        var url = second.process.consoleURL
-        let limit = ContinuousClock.now + .seconds(20)
-        while url == nil && ContinuousClock.now < limit {
-            try await Task.sleep(for: .milliseconds(50))
-            url = second.process.consoleURL
-        }
+        let url = try await second.consoleURL()
         let otherConsole = ConsoleClient(baseURL: try #require(url))
         #expect(otherConsole.baseURL != first.console.baseURL)
 

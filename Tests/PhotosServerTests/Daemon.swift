@@ -28,6 +28,16 @@ final class Daemon: Sendable {
     var log: String { process.log }
     var baseURL: String { process.baseURL }
 
+    /// Its console's base URL, once it says where the console listens (at most 20 s; nil if never).
+    func consoleURL() async throws -> String? {
+        let limit = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < limit {
+            if let url = process.consoleURL { return url }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return process.consoleURL
+    }
+
     /// Sends SIGTERM (or `signal`) and returns the exit status.
     func stop(signal: Int32 = SIGTERM) -> Int32 { process.stop(signal: signal) }
 
