@@ -31,14 +31,18 @@ enum ActionStatements {
                 FROM sessions WHERE id = ?::text
             ),
             ids AS (
-                SELECT unnest(s.photo_ids::bigint[]) AS id FROM s WHERE s.photo_ids IS NOT NULL
-                UNION SELECT (v #>> '{}')::bigint FROM s, jsonb_path_query(s.j, 'strict $.**.photoId') AS v
-                    WHERE s.j IS NOT NULL AND jsonb_typeof(v) = 'number'
-                UNION SELECT unnest(?::bigint[])
+                SELECT ARRAY(
+                    SELECT unnest(s.photo_ids::bigint[]) FROM s WHERE s.photo_ids IS NOT NULL
+                    UNION SELECT (v #>> '{}')::bigint FROM s, jsonb_path_query(s.j, 'strict $.**.photoId') AS v
+                        WHERE s.j IS NOT NULL AND jsonb_typeof(v) = 'number'
+                    UNION SELECT unnest(?::bigint[])
+                    ORDER BY 1) AS a
             ),
             users AS (
-                SELECT s.user_id AS id FROM s WHERE s.user_id IS NOT NULL
-                UNION SELECT unnest(?::bigint[])
+                SELECT ARRAY(
+                    SELECT s.user_id FROM s WHERE s.user_id IS NOT NULL
+                    UNION SELECT unnest(?::bigint[])
+                    ORDER BY 1) AS a
             ),
             head AS (
                 SELECT CASE WHEN s.j IS NULL THEN s.token_id ELSE (s.j ->> 'tokenId')::bigint END AS token_id,
@@ -47,19 +51,21 @@ enum ActionStatements {
                 FROM s
             )
             SELECT s.version, s.state, s.trail_seq, s.trail_hash,
-                ARRAY(SELECT id FROM ids ORDER BY id)::text,
-                ARRAY(SELECT id FROM users ORDER BY id)::text,
+                ids.a::text,
+                users.a::text,
                 head.wanted,
                 (SELECT coalesce(jsonb_agg(jsonb_build_array(p.id, p.title, p.url, p.price_cents)), '[]')
-                    FROM photos p WHERE p.id IN (SELECT id FROM ids))::text,
-                (SELECT coalesce(jsonb_agg(jsonb_build_array(b.user_id, p.id, p.title, p.url, p.price_cents) ORDER BY b.user_id, b.id DESC), '[]')
-                    FROM purchases b JOIN photos p ON p.id = b.photo_id
-                    WHERE b.user_id IN (SELECT id FROM users) AND (head.wanted OR b.photo_id IN (SELECT id FROM ids)))::text,
+                    FROM photos p WHERE p.id = ANY(ids.a))::text,
+                (SELECT coalesce(jsonb_agg(bought.photo ORDER BY bought.user_id, bought.id DESC), '[]')
+                    FROM (SELECT b.user_id, b.id, (SELECT jsonb_build_array(b.user_id, p.id, p.title, p.url, p.price_cents)
+                            FROM photos p WHERE p.id = b.photo_id) AS photo
+                        FROM purchases b
+                        WHERE b.user_id = ANY(users.a) AND (head.wanted OR b.photo_id = ANY(ids.a))) AS bought)::text,
                 (SELECT t.revoked_at IS NULL AND t.expires_at > ?::text FROM tokens t WHERE t.id = head.token_id),
                 (SELECT jsonb_build_array(k.request_hash, k.response) FROM idempotency_keys k
                     WHERE k.session_id = ?::text AND k.key = ?::text AND k.created_at > ?::text)::text,
                 head.token_id
-            FROM s, head
+            FROM s, head, ids, users
             """
     }
 
@@ -91,7 +97,7 @@ enum ActionStatements {
             ),
             revoked AS (
                 UPDATE tokens SET revoked_at = ?::text
-                WHERE revoked_at IS NULL AND id IN (SELECT (e #>> '{}')::bigint FROM session, jsonb_array_elements(?::jsonb) AS e)
+                WHERE revoked_at IS NULL AND id = ANY(?::bigint[]) AND EXISTS (SELECT 1 FROM session)
                 RETURNING 1
             ),
             answered AS (
@@ -209,11 +215,11 @@ enum ActionStatements {
         let decision = prepared.decision
         let at = decision.records.first?.at ?? ""
         let audit = auditRows(prepared)
-        var purchases = JSONBuilder(), issued = JSONBuilder(), revoked = JSONBuilder()
+        var purchases = JSONBuilder(), issued = JSONBuilder()
+        var revoked = Set<Int64>()
         var purchaseCount = 0
         purchases.beginArray()
         issued.beginArray()
-        revoked.beginArray()
         for effect in decision.effects {
             switch effect {
             case .purchase(let userID, let photoID, let priceCents):
@@ -232,12 +238,11 @@ enum ActionStatements {
                 issued.string(grant.expiresAt)
                 issued.endArray()
             case .revokeToken(let id):
-                revoked.int(id)
+                revoked.insert(id)
             }
         }
         purchases.endArray()
         issued.endArray()
-        revoked.endArray()
         var answered = JSONBuilder()
         answered.beginArray()
         if let answer {
@@ -258,7 +263,7 @@ enum ActionStatements {
             audit.text,
             at, prepared.sessionID, purchases.text,
             issued.text,
-            at, revoked.text,
+            at, SessionColumns.arrayLiteral(revoked),
             prepared.sessionID, answered.text,
             purchaseCount,
             expected.token?.id, expected.token?.id, at, expected.token?.live,
