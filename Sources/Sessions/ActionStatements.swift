@@ -19,7 +19,8 @@ import PhotosModel
 ///   (with the append lock held shared first, as every append); the purchase, the token issued
 ///   or revoked; the idempotency answer. A purchase that meanwhile exists, or a token no longer
 ///   as live as read, calls `photosd_stale_facts` (migration 0008), whose error aborts the whole
-///   statement: nothing is kept, and the action is decided again.
+///   statement: nothing is kept, and the action is decided again. So does a photo assumed not
+///   bought (`KnownFacts`) that was, and an answer stored meanwhile under the request's key.
 enum ActionStatements {
     /// The session and the facts, in one round trip.
     enum Read: NamedStatement {
@@ -105,6 +106,7 @@ enum ActionStatements {
                 SELECT ?::text, e ->> 0, e ->> 1, e ->> 2, e ->> 3 FROM session, jsonb_array_elements(?::jsonb) AS e
                 ON CONFLICT (session_id, key) DO UPDATE SET
                     request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
+                    WHERE idempotency_keys.created_at <= ?::text
                 RETURNING 1
             )
             SELECT CASE
@@ -113,8 +115,10 @@ enum ActionStatements {
                 WHEN ?::bigint IS NOT NULL
                     AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = ?::bigint AND t.revoked_at IS NULL AND t.expires_at > ?::text) <> (?::bigint <> 0)
                     THEN photosd_stale_facts('the session''s token changed')
-                ELSE 1 + 0 * ((SELECT count(*) FROM audit) + (SELECT count(*) FROM issued) + (SELECT count(*) FROM revoked)
-                    + (SELECT count(*) FROM answered))
+                WHEN EXISTS (SELECT 1 FROM purchases b WHERE b.user_id = ?::bigint AND b.photo_id = ANY(?::bigint[]))
+                    THEN photosd_stale_facts('a photo was bought meanwhile')
+                WHEN (SELECT count(*) FROM answered) <> ?::bigint THEN photosd_stale_facts('the request was answered meanwhile')
+                ELSE 1 + 0 * ((SELECT count(*) FROM audit) + (SELECT count(*) FROM issued) + (SELECT count(*) FROM revoked))
             END
             """
     }
@@ -208,9 +212,12 @@ enum ActionStatements {
         return snapshot
     }
 
-    /// The arguments of `Write` for `prepared`, if the session is still as `expected`.
+    /// The arguments of `Write` for `prepared`, if the session is still as `expected`, the photos
+    /// `assumedNotBought` still not bought by that user, and no answer stored under `answer`'s
+    /// key since `since` (older answers have expired and are replaced).
     static func writeArguments(
-        _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?
+        _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?, since: String,
+        assumedNotBought: (user: Int64, photos: Set<Int64>)? = nil
     ) -> [any DatabaseBindable] {
         let decision = prepared.decision
         let at = decision.records.first?.at ?? ""
@@ -264,9 +271,11 @@ enum ActionStatements {
             at, prepared.sessionID, purchases.text,
             issued.text,
             at, SessionColumns.arrayLiteral(revoked),
-            prepared.sessionID, answered.text,
+            prepared.sessionID, answered.text, since,
             purchaseCount,
             expected.token?.id, expected.token?.id, at, expected.token?.live,
+            assumedNotBought?.user, SessionColumns.arrayLiteral(assumedNotBought?.photos ?? []),
+            answer == nil ? 0 : 1,
         ]
     }
 

@@ -19,6 +19,7 @@ public struct SessionCoordinator: Sendable {
     let auth: AuthService
     let idempotency: IdempotencyStore
     let cache: StateCache
+    let known: KnownFacts
 
     /// Creates the coordinator over `database`, signing users in through `auth` (whose clock
     /// also stamps every step) and answering retries from `idempotency`.
@@ -27,6 +28,7 @@ public struct SessionCoordinator: Sendable {
         self.auth = auth
         self.idempotency = idempotency
         self.cache = StateCache()
+        self.known = KnownFacts()
     }
 
     /// How many times an action is read and decided again before giving up with `conflict`.
@@ -51,6 +53,7 @@ public struct SessionCoordinator: Sendable {
             let prepared = PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash)
             let written = try await store.run(ActionStatements.Create.self, arguments: ActionStatements.createArguments(prepared, created: at))
             guard try written.first?.int(0) == 1 else { throw PhotosError(.internal, "the new session was not written") }
+            cache.store(prepared)
             return decision.result
         }
         return try await database.write { connection in
@@ -206,7 +209,7 @@ public struct SessionCoordinator: Sendable {
                 try idempotency.save(decision.result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
             }
         }
-        if decision.changed { cache.store(request.sessionID, version: decision.version, text: prepared.stateText, state: decision.state) }
+        cache.store(prepared)
         return decision.result
     }
 
@@ -221,12 +224,18 @@ public struct SessionCoordinator: Sendable {
         if case .valid(let user)? = request.credentials { signingIn = user }
         let storedKey = try request.idempotencyKey.map { try idempotency.storedKey($0, sessionID: request.sessionID) }
         let cached = cache.entry(request.sessionID)
+        if let cached, let result = try await applyOnKnownFacts(request, cached: cached, storedKey: storedKey, now: now, on: store) {
+            return result
+        }
         let rows = try await store.run(ActionStatements.Read.self, arguments: ActionStatements.readArguments(
             sessionID: request.sessionID, cachedVersion: cached?.version, action: request.action, signingIn: signingIn?.id,
             now: ISO8601Timestamp.string(from: now), idempotencyKey: storedKey, since: idempotency.cutoff(now: now)))
         guard let snapshot = try ActionStatements.snapshot(rows, sessionID: request.sessionID, cached: cached, cache: cache) else {
             throw PhotosError.notFound("no session \(request.sessionID.prefix(64))")
         }
+        known.learn(
+            photos: snapshot.photos.values, purchases: snapshot.purchases,
+            deadToken: snapshot.tokenLive == false ? snapshot.tokenID : nil)
         if let key = request.idempotencyKey, let stored = snapshot.idempotent {
             return try idempotency.answer(
                 requestHash: stored.requestHash, response: stored.response, key: key, sessionID: request.sessionID, fingerprint: fingerprint)
@@ -259,8 +268,7 @@ public struct SessionCoordinator: Sendable {
         }
         if decision.changed || !prepared.chained.isEmpty {
             do {
-                let written = try await store.run(ActionStatements.Write.self, arguments: ActionStatements.writeArguments(prepared, expected: expected, answer: answer))
-                guard try written.first?.int(0) == 1 else { throw SessionMoved() }
+                try await write(prepared, expected: expected, answer: answer, since: idempotency.cutoff(now: now), on: store)
             } catch let error as any DatabaseFailure where error.isStaleFactsRefusal {
                 throw StaleFacts(reason: error.failureSummary)
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
@@ -270,8 +278,63 @@ public struct SessionCoordinator: Sendable {
             // Nothing of the session changes: only the answer is kept (a statement of its own).
             try await database.write { [idempotency] connection in try idempotency.save(answer, sessionID: request.sessionID, on: connection) }
         }
-        if decision.changed { cache.store(request.sessionID, version: decision.version, text: prepared.stateText, state: decision.state) }
+        cache.store(prepared)
+        known.learn(written: decision, sessionID: request.sessionID, storedKey: storedKey)
         return decision.result
+    }
+
+    /// The action decided on what this process knows — the session's state and trail head as
+    /// it last wrote or read them (`StateCache`), photos and purchases it has seen
+    /// (`KnownFacts`) — and written in one statement, one round trip, that holds only if what
+    /// was assumed still is: the session at that version and trail head, the photos assumed
+    /// not bought still not bought, the token as live as assumed, no answer stored under the
+    /// request's key. Nil when something needed is not known here, or when the write found an
+    /// assumption untrue (it then kept nothing): the caller reads, as for any action.
+    private func applyOnKnownFacts(
+        _ request: ActionApplication, cached: StateCache.Entry, storedKey: String?, now: Date, on store: any SingleStatementStore
+    ) async throws -> ActionResult? {
+        guard request.credentials == nil, let trail = cached.trail else { return nil }
+        if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
+        // A retry of an answer stored here is answered by the read.
+        if let storedKey, known.answered(storedKey, sessionID: request.sessionID) { return nil }
+        let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
+        let stamp = auth.timestamp()
+        guard let (facts, assumedNotBought) = known.facts(for: needs, now: stamp) else { return nil }
+        let decision = try SessionMachine.decide(SessionMachine.Input(
+            sessionID: request.sessionID, version: cached.version, state: cached.state, lastSeq: trail.seq,
+            action: request.action, actor: request.actor, facts: facts))
+        // A decision that writes nothing would be answered without reading whether the session
+        // moved meanwhile: the read makes sure.
+        guard decision.changed || !decision.records.isEmpty else { return nil }
+        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: trail.seq, previousHash: trail.hash)
+        let expected = PreparedWrite.Expected(
+            version: cached.version, trailSeq: trail.seq, token: cached.state.tokenId.map { ($0, facts.tokenLive) })
+        let answer = try request.idempotencyKey.map {
+            try idempotency.storedAnswer(decision.result, key: $0, sessionID: request.sessionID, fingerprint: request.action.fingerprint, now: now)
+        }
+        do {
+            try await write(prepared, expected: expected, answer: answer, since: idempotency.cutoff(now: now), assumedNotBought: assumedNotBought, on: store)
+        } catch is SessionMoved {
+            known.count(held: false)
+            return nil
+        } catch let error as any DatabaseFailure where error.isStaleFactsRefusal || error.isUniqueViolation {
+            known.count(held: false)
+            return nil
+        }
+        known.count(held: true)
+        cache.store(prepared)
+        known.learn(written: decision, sessionID: request.sessionID, storedKey: storedKey)
+        return decision.result
+    }
+
+    /// Runs `ActionStatements.Write`; throws `SessionMoved` when the session was not at `expected`.
+    private func write(
+        _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?, since: String,
+        assumedNotBought: (user: Int64, photos: Set<Int64>)? = nil, on store: any SingleStatementStore
+    ) async throws {
+        let written = try await store.run(ActionStatements.Write.self, arguments: ActionStatements.writeArguments(
+            prepared, expected: expected, answer: answer, since: since, assumedNotBought: assumedNotBought))
+        guard try written.first?.int(0) == 1 else { throw SessionMoved() }
     }
 
     /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
@@ -423,10 +486,11 @@ public struct SessionCoordinator: Sendable {
         func loaded(_ state: SessionState) -> LoadedSession {
             LoadedSession(version: version, state: state, trailSeq: trailSeq, trailHash: trailHash)
         }
-        if let state = cache?.state(sessionID, text: text) { return loaded(state) }
+        let trail = StateCache.TrailHead(seq: trailSeq, hash: trailHash)
+        if let state = cache?.state(sessionID, text: text, version: version, trail: trail) { return loaded(state) }
         do {
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
-            cache?.store(sessionID, version: version, text: text, state: state)
+            cache?.store(sessionID, version: version, text: text, state: state, trail: trail)
             return loaded(state)
         } catch {
             throw SessionStateError(sessionID: sessionID, problem: "unreadable state: \(error)")

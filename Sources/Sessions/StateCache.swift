@@ -21,6 +21,14 @@ final class StateCache: Sendable {
         let version: Int
         let text: String
         let state: SessionState
+        /// The session's trail head (last seq, its hash) with this state, when known.
+        let trail: TrailHead?
+    }
+
+    /// The last seq of a session's audit trail, and its hash.
+    struct TrailHead: Sendable, Equatable {
+        let seq: Int
+        let hash: String
     }
 
     private let entries = Mutex([String: Entry]())
@@ -31,9 +39,14 @@ final class StateCache: Sendable {
         self.capacity = capacity
     }
 
-    func state(_ sessionID: String, text: String) -> SessionState? {
+    /// The cached state of `sessionID` if it was decoded from exactly `text`; the entry then
+    /// takes `version` and `trail` (a session may come back to a state it had before).
+    func state(_ sessionID: String, text: String, version: Int, trail: TrailHead?) -> SessionState? {
         entries.withLock { entries in
             guard let entry = entries[sessionID], entry.text == text else { return nil }
+            if entry.version != version || entry.trail != trail {
+                entries[sessionID] = Entry(version: version, text: text, state: entry.state, trail: trail)
+            }
             return entry.state
         }
     }
@@ -43,11 +56,19 @@ final class StateCache: Sendable {
         entries.withLock { $0[sessionID] }
     }
 
-    /// Keeps `state`, decoded from (or encoded as) `text`, the committed state of `sessionID` at `version`.
-    func store(_ sessionID: String, version: Int, text: String, state: SessionState) {
+    /// Keeps `state`, decoded from (or encoded as) `text`, the committed state of `sessionID` at
+    /// `version`, with its trail head `trail` when known.
+    func store(_ sessionID: String, version: Int, text: String, state: SessionState, trail: TrailHead?) {
         entries.withLock { entries in
             if entries.count >= capacity && entries[sessionID] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[sessionID] = Entry(version: version, text: text, state: state)
+            entries[sessionID] = Entry(version: version, text: text, state: state, trail: trail)
         }
+    }
+
+    /// Keeps the state `prepared` wrote, once its write has committed.
+    func store(_ prepared: PreparedWrite) {
+        store(
+            prepared.sessionID, version: prepared.decision.version, text: prepared.stateText, state: prepared.decision.state,
+            trail: TrailHead(seq: prepared.trailSeq, hash: prepared.trailHash))
     }
 }

@@ -70,7 +70,8 @@ struct PostgresPlanTests {
             let write = try connection.query(
                 """
                 EXPLAIN EXECUTE plan_write(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
-                    '[]', \(now), 'plan-7', '[[7,3,100]]', '[]', \(now), '{9}', 'plan-7', '[]', 1, 9, 9, \(now), 1)
+                    '[]', \(now), 'plan-7', '[[7,3,100]]', '[]', \(now), '{9}', 'plan-7', '[]', \(now), 1, 9, 9, \(now), 1,
+                    7, '{3,4}', 0)
                 """)
             try connection.execute("DEALLOCATE plan_read")
             try connection.execute("DEALLOCATE plan_write")

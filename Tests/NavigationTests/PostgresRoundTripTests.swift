@@ -4,7 +4,7 @@ import Navigation
 import PhotosCore
 import PhotosModel
 import PhotosTestSupport
-import Sessions
+@testable import Sessions
 import SQLiteStore
 import Testing
 
@@ -100,21 +100,24 @@ struct PostgresRoundTripTests {
         try await test.database.write { connection in
             try connection.execute("UPDATE sessions SET photo_ids = '{}', token_id = 999, layout = 'tabs' WHERE id = ?", id)
         }
+        // Another instance (this one holds the state it wrote, and would read nothing).
+        let other = try test.sessions(auth: try h.auth)
         _ = try await store.run(Reset.self, arguments: [])
-        let bought = try await sessions.apply(ClientAction(.buy), to: id)
+        let bought = try await other.apply(ClientAction(.buy), to: id)
         let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
         #expect(bought.error == nil, "\(String(describing: bought.error))")
         #expect(bought.session.top?.screen == .signIn, "buying photo 2 signed out leads to sign-in")
         #expect(counted - 1 > 2, "the one read, the facts read again (a transaction), the write: \(counted - 1)")
-        // The write put the truth back: the next action is two round trips again.
+        // The write put the truth back: the next action of a third instance is two round trips again.
         let columns = try await test.database.read { connection in
             try connection.queryOne("SELECT photo_ids, token_id, layout FROM sessions WHERE id = ?", id)
         }
         #expect(try columns?.string(0) == "{2}")
         #expect(columns?.optionalInt64(1) == nil)
         #expect(try columns?.string(2) == "stack")
+        let third = try test.sessions(auth: try h.auth)
         _ = try await store.run(Reset.self, arguments: [])
-        let cancelled = try await sessions.apply(ClientAction(.cancel), to: id)
+        let cancelled = try await third.apply(ClientAction(.cancel), to: id)
         let again = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
         #expect(cancelled.error == nil && again - 1 == 2, "\(again - 1) round trips once the columns are true")
     }
@@ -137,5 +140,78 @@ struct PostgresRoundTripTests {
         let again = try await first.apply(ClientAction(.selectPhoto, photoId: 2), to: id)
         #expect(again.session.navigation.first?.screens.map(\.screen) == [.photos, .photo])
         #expect(again.session.version == 6)
+    }
+
+    @Test("an action on a state and facts this instance knows is one round trip; what changed elsewhere is read and decided again")
+    func knownFactsAreOneRoundTrip() async throws {
+        let h = try await SessionHarness.make(.postgres)
+        defer { h.close() }
+        let test = try h.test
+        try await test.database.write { try $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        let (first, second) = (try h.sessions, try test.sessions(auth: try h.auth))
+        let store = try #require(test.database as? any SingleStatementStore)
+        /// The result of `apply` on `coordinator`, the round trips it took, and whether it wrote
+        /// on known facts (`held`), tried and was refused (`refused`), or read first (neither).
+        func counted(
+            _ coordinator: SessionCoordinator, _ action: ClientAction, on id: String, key: String? = nil
+        ) async throws -> (result: ActionResult, trips: Int, held: Bool, refused: Bool) {
+            let before = coordinator.known.counts
+            _ = try await store.run(Reset.self, arguments: [])
+            let result = try await coordinator.apply(action, to: id, expectVersion: nil, idempotencyKey: key, actor: .client)
+            let count = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+            let after = coordinator.known.counts
+            #expect(result.error == nil, "\(action.name): \(String(describing: result.error))")
+            return (result, count - 1, after.held > before.held, after.refused > before.refused)
+        }
+        let id = try await first.createSession(layout: .stack, link: nil, actor: .client).session.id
+        // Photo 3 is not known here yet: read, then write. Then it is: one write each.
+        let unknown = try await counted(first, ClientAction(.selectPhoto, photoId: 3), on: id)
+        #expect(unknown.trips == 2 && !unknown.held && !unknown.refused)
+        #expect(try await counted(first, ClientAction(.back), on: id).trips == 1)
+        let viewed = try await counted(first, ClientAction(.selectPhoto, photoId: 3), on: id)
+        #expect(viewed.trips == 1 && viewed.held)
+        #expect(viewed.result.session.navigation.first?.screens.last?.purchased == false)
+
+        // Another instance moves the session: the write finds it moved, the read and write follow.
+        _ = try await second.apply(ClientAction(.back), to: id)
+        let afterMove = try await counted(first, ClientAction(.selectPhoto, photoId: 3), on: id)
+        #expect(afterMove.trips == 3 && afterMove.refused, "a write that kept nothing, the read, the write")
+        #expect(afterMove.result.session.navigation.first?.screens.map(\.screen) == [.photos, .photo])
+        #expect(afterMove.result.session.version == 6)
+
+        // Signed in (a credential check: the usual way); then the photo is bought elsewhere.
+        _ = try await first.apply(ClientAction(.back), to: id)
+        _ = try await first.apply(ClientAction(.signIn), to: id)
+        _ = try await first.apply(ClientAction(.submit, username: "alice", password: SessionHarness.password), to: id)
+        #expect(try await counted(first, ClientAction(.selectPhoto, photoId: 3), on: id).trips == 1)
+        #expect(try await counted(first, ClientAction(.back), on: id).trips == 1)
+        try await h.buyOutside("alice", photoID: 3)
+        let owned = try await counted(first, ClientAction(.selectPhoto, photoId: 3), on: id)
+        // The write refused the photo assumed not bought (a statement that fails is not counted by
+        // pg_stat_statements: 2 are, the read and the write after it).
+        #expect(owned.trips == 2 && owned.refused)
+        #expect(owned.result.session.navigation.first?.screens.last?.purchased == true)
+        // Now known to be bought: one write again.
+        #expect(try await counted(first, ClientAction(.back), on: id).trips == 1)
+        #expect(try await counted(first, ClientAction(.selectPhoto, photoId: 3), on: id).result.session.navigation.first?.screens.last?.purchased == true)
+
+        // The token is revoked elsewhere: the write refuses the token assumed live; the session is signed out.
+        try await h.signOutEverywhere("alice")
+        let signedOut = try await counted(first, ClientAction(.back), on: id)
+        #expect(signedOut.trips == 2 && signedOut.refused, "the refused write (not counted), the read, the write")
+        #expect(signedOut.result.session.user == nil)
+        #expect(try await test.sessions(auth: try h.auth).session(id: id).user == nil)
+
+        // A retry reaching this instance of an answer another instance stored (while this one
+        // holds the session at its newest version) gets that answer, and changes nothing.
+        let answered = try await second.apply(ClientAction(.selectPhoto, photoId: 3), to: id, expectVersion: nil, idempotencyKey: "k-1", actor: .client)
+        _ = try await second.apply(ClientAction(.back), to: id, expectVersion: nil, idempotencyKey: "k-2", actor: .client)
+        let newest = try await first.session(id: id)
+        let retried = try await counted(first, ClientAction(.selectPhoto, photoId: 3), on: id, key: "k-1")
+        #expect(retried.trips == 1 && retried.refused, "the refused write (not counted), the read that found the answer: \(retried.trips), \(retried.refused), \(retried.held)")
+        #expect(retried.result.session == answered.session)
+        #expect(try await first.session(id: id).version == newest.version)
+        let verification = try await test.database.read { try AuditLog.verify(on: $0, publicKey: nil) }
+        #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
 }
