@@ -288,7 +288,10 @@ struct RouterTests {
         defer { h.close() }
         try await h.test { client in
             let id = try await client.newSession()
-            try await h.execute("UPDATE sessions SET state = ? WHERE id = ?", #"{"stacks": "not a list"}"#, id)
+            // As every writer of a session row does, the edit moves the version (photosd holds
+            // the states it wrote by version, and decides on them without reading while the
+            // version stays).
+            try await h.execute("UPDATE sessions SET state = ?, version = version + 1 WHERE id = ?", #"{"stacks": "not a list"}"#, id)
             for response in [try await client.get("/v1/sessions/\(id)"), try await client.act(id, #"{"action": "back"}"#)] {
                 #expect(response.status == .internalServerError)
                 #expect(response.errorCode == "internal")
