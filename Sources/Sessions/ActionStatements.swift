@@ -73,18 +73,22 @@ enum ActionStatements {
     /// The session row, the audit rows, the effects and the idempotency answer, in one round trip.
     enum Write: NamedStatement {
         static let name = "action_write"
-        static let sql = """
-            WITH held AS (
-                SELECT pg_advisory_xact_lock_shared(?::bigint)
-            ),
-            session AS (
-                UPDATE sessions SET version = ?::bigint, state = ?::text, user_id = ?::bigint, updated_at = ?::text,
-                    trail_seq = ?::bigint, trail_hash = ?::text,
-                    layout = ?::text, top_screen = ?::text, token_id = ?::bigint, photo_ids = ?::text
-                WHERE id = ?::text AND version = ?::bigint AND trail_seq = ?::bigint AND EXISTS (SELECT 1 FROM held)
-                RETURNING id
-            ),
-            audit AS (\(auditInsert(after: "session"))),
+        static let sql = writeSQL(effects: true)
+    }
+
+    /// `Write` for a decision with no effect and no answer to keep (most navigation): the session
+    /// row and the audit rows only. Every table a statement writes is opened and locked with its
+    /// indexes on every run, rows or not; this one leaves purchases, tokens and idempotency
+    /// answers alone.
+    enum NavigationWrite: NamedStatement {
+        static let name = "action_write_navigation"
+        static let sql = writeSQL(effects: false)
+    }
+
+    /// The text of `Write` (`effects`) or `NavigationWrite`.
+    private static func writeSQL(effects: Bool) -> String {
+        let effectClauses = """
+            ,
             bought AS (
                 INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id)
                 SELECT (e ->> 0)::bigint, (e ->> 1)::bigint, (e ->> 2)::bigint, ?::text, ?::text FROM session, jsonb_array_elements(?::jsonb) AS e
@@ -109,16 +113,34 @@ enum ActionStatements {
                     WHERE idempotency_keys.created_at <= ?::text
                 RETURNING 1
             )
+            """
+        return """
+            WITH held AS (
+                SELECT pg_advisory_xact_lock_shared(?::bigint)
+            ),
+            session AS (
+                UPDATE sessions SET version = ?::bigint, state = ?::text, user_id = ?::bigint, updated_at = ?::text,
+                    trail_seq = ?::bigint, trail_hash = ?::text,
+                    layout = ?::text, top_screen = ?::text, token_id = ?::bigint, photo_ids = ?::text
+                WHERE id = ?::text AND version = ?::bigint AND trail_seq = ?::bigint AND EXISTS (SELECT 1 FROM held)
+                RETURNING id
+            ),
+            audit AS (\(auditInsert(after: "session")))\(effects ? effectClauses : "")
             SELECT CASE
                 WHEN NOT EXISTS (SELECT 1 FROM session) THEN 0
-                WHEN (SELECT count(*) FROM bought) <> ?::bigint THEN photosd_stale_facts('a photo was bought meanwhile')
                 WHEN ?::bigint IS NOT NULL
                     AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = ?::bigint AND t.revoked_at IS NULL AND t.expires_at > ?::text) <> (?::bigint <> 0)
                     THEN photosd_stale_facts('the session''s token changed')
                 WHEN EXISTS (SELECT 1 FROM purchases b WHERE b.user_id = ?::bigint AND b.photo_id = ANY(?::bigint[]))
-                    THEN photosd_stale_facts('a photo was bought meanwhile')
+                    THEN photosd_stale_facts('a photo was bought meanwhile')\(effects ? """
+
+                WHEN (SELECT count(*) FROM bought) <> ?::bigint THEN photosd_stale_facts('a photo was bought meanwhile')
                 WHEN (SELECT count(*) FROM answered) <> ?::bigint THEN photosd_stale_facts('the request was answered meanwhile')
                 ELSE 1 + 0 * ((SELECT count(*) FROM audit) + (SELECT count(*) FROM issued) + (SELECT count(*) FROM revoked))
+            """ : """
+
+                ELSE 1 + 0 * (SELECT count(*) FROM audit)
+            """)
             END
             """
     }
@@ -212,71 +234,81 @@ enum ActionStatements {
         return snapshot
     }
 
-    /// The arguments of `Write` for `prepared`, if the session is still as `expected`, the photos
-    /// `assumedNotBought` still not bought by that user, and no answer stored under `answer`'s
-    /// key since `since` (older answers have expired and are replaced).
-    static func writeArguments(
+    /// The statement that writes `prepared` (`NavigationWrite` when it has no effect and no
+    /// answer to keep, else `Write`) and its arguments: only if the session is still as
+    /// `expected`, the photos `assumedNotBought` still not bought by that user, and no answer
+    /// stored under `answer`'s key since `since` (older answers have expired and are replaced).
+    static func write(
         _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?, since: String,
         assumedNotBought: (user: Int64, photos: Set<Int64>)? = nil
-    ) -> [any DatabaseBindable] {
+    ) -> (statement: any NamedStatement.Type, arguments: [any DatabaseBindable]) {
         let decision = prepared.decision
         let at = decision.records.first?.at ?? ""
-        let audit = auditRows(prepared)
-        var purchases = JSONBuilder(), issued = JSONBuilder()
-        var revoked = Set<Int64>()
-        var purchaseCount = 0
-        purchases.beginArray()
-        issued.beginArray()
-        for effect in decision.effects {
-            switch effect {
-            case .purchase(let userID, let photoID, let priceCents):
-                purchaseCount += 1
-                purchases.beginArray()
-                purchases.int(userID)
-                purchases.int(photoID)
-                purchases.int(priceCents)
-                purchases.endArray()
-            case .issueToken(let grant, let userID):
-                issued.beginArray()
-                issued.int(grant.id)
-                issued.string(grant.tokenHash)
-                issued.int(userID)
-                issued.string(grant.issuedAt)
-                issued.string(grant.expiresAt)
-                issued.endArray()
-            case .revokeToken(let id):
-                revoked.insert(id)
-            }
-        }
-        purchases.endArray()
-        issued.endArray()
-        var answered = JSONBuilder()
-        answered.beginArray()
-        if let answer {
-            answered.beginArray()
-            answered.string(answer.key)
-            answered.string(answer.requestHash)
-            answered.string(answer.response)
-            answered.string(answer.createdAt)
-            answered.endArray()
-        }
-        answered.endArray()
         let state = decision.state
-        return [
+        var arguments: [any DatabaseBindable] = [
             AuditLog.appendLockKey,
             decision.version, prepared.stateText, state.user?.id, at, prepared.trailSeq, prepared.trailHash,
             prepared.columns.layout, prepared.columns.topScreen, prepared.columns.tokenID, prepared.columns.photoIDs,
             prepared.sessionID, expected.version, expected.trailSeq,
-            audit.text,
-            at, prepared.sessionID, purchases.text,
-            issued.text,
-            at, SessionColumns.arrayLiteral(revoked),
-            prepared.sessionID, answered.text, since,
-            purchaseCount,
+            auditRows(prepared).text,
+        ]
+        let effects = !decision.effects.isEmpty || answer != nil
+        var purchaseCount = 0
+        if effects {
+            var purchases = JSONBuilder(), issued = JSONBuilder()
+            var revoked = Set<Int64>()
+            purchases.beginArray()
+            issued.beginArray()
+            for effect in decision.effects {
+                switch effect {
+                case .purchase(let userID, let photoID, let priceCents):
+                    purchaseCount += 1
+                    purchases.beginArray()
+                    purchases.int(userID)
+                    purchases.int(photoID)
+                    purchases.int(priceCents)
+                    purchases.endArray()
+                case .issueToken(let grant, let userID):
+                    issued.beginArray()
+                    issued.int(grant.id)
+                    issued.string(grant.tokenHash)
+                    issued.int(userID)
+                    issued.string(grant.issuedAt)
+                    issued.string(grant.expiresAt)
+                    issued.endArray()
+                case .revokeToken(let id):
+                    revoked.insert(id)
+                }
+            }
+            purchases.endArray()
+            issued.endArray()
+            var answered = JSONBuilder()
+            answered.beginArray()
+            if let answer {
+                answered.beginArray()
+                answered.string(answer.key)
+                answered.string(answer.requestHash)
+                answered.string(answer.response)
+                answered.string(answer.createdAt)
+                answered.endArray()
+            }
+            answered.endArray()
+            arguments += [
+                at, prepared.sessionID, purchases.text,
+                issued.text,
+                at, SessionColumns.arrayLiteral(revoked),
+                prepared.sessionID, answered.text, since,
+            ]
+        }
+        arguments += [
             expected.token?.id, expected.token?.id, at, expected.token?.live,
             assumedNotBought?.user, SessionColumns.arrayLiteral(assumedNotBought?.photos ?? []),
-            answer == nil ? 0 : 1,
         ]
+        if effects {
+            arguments += [purchaseCount, answer == nil ? 0 : 1]
+            return (Write.self, arguments)
+        }
+        return (NavigationWrite.self, arguments)
     }
 
     /// The chained audit rows as one JSON array of arrays (the statements' `audit` CTE).

@@ -215,7 +215,7 @@ public struct SessionCoordinator: Sendable {
 
     /// `applyOptimistically` on a store that runs single statements (PostgreSQL): the read is one
     /// statement, one round trip (`ActionStatements.Read`), and so is the write
-    /// (`ActionStatements.Write`); no transaction is held open across them, no row locked.
+    /// (`ActionStatements.Write`, or `NavigationWrite`); no transaction is held open across them, no row locked.
     /// Throws `SessionMoved` or `StaleFacts` as the transaction's form does.
     private func applyInTwoStatements(_ request: ActionApplication, on store: any SingleStatementStore) async throws -> ActionResult {
         let fingerprint = request.action.fingerprint
@@ -327,13 +327,14 @@ public struct SessionCoordinator: Sendable {
         return decision.result
     }
 
-    /// Runs `ActionStatements.Write`; throws `SessionMoved` when the session was not at `expected`.
+    /// Runs `ActionStatements.Write` (or `NavigationWrite`); throws `SessionMoved` when the session was not at `expected`.
     private func write(
         _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?, since: String,
         assumedNotBought: (user: Int64, photos: Set<Int64>)? = nil, on store: any SingleStatementStore
     ) async throws {
-        let written = try await store.run(ActionStatements.Write.self, arguments: ActionStatements.writeArguments(
-            prepared, expected: expected, answer: answer, since: since, assumedNotBought: assumedNotBought))
+        let (statement, arguments) = ActionStatements.write(
+            prepared, expected: expected, answer: answer, since: since, assumedNotBought: assumedNotBought)
+        let written = try await store.run(statement, arguments: arguments)
         guard try written.first?.int(0) == 1 else { throw SessionMoved() }
     }
 

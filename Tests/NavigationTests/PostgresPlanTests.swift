@@ -57,26 +57,33 @@ struct PostgresPlanTests {
         }
     }
 
-    /// The generic plans of the read and the write, for a signed-in session on photo 3 with a
+    /// The generic plans of the read and the writes, for a signed-in session on photo 3 with a
     /// token (so that every part of both plans runs).
     static func plans(_ database: any DatabaseStore) async throws -> [String: String] {
         try await database.write { connection -> [String: String] in
             try connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
             try connection.execute("PREPARE plan_read AS " + ActionStatements.Read.sql)
             try connection.execute("PREPARE plan_write AS " + ActionStatements.Write.sql)
+            try connection.execute("PREPARE plan_navigation AS " + ActionStatements.NavigationWrite.sql)
             let now = "'2026-06-01T00:00:00.000Z'"
             let read = try connection.query(
                 "EXPLAIN EXECUTE plan_read(-1, 'plan-7', '{3}', '{5}', 0, \(now), 'plan-7', 'key', \(now))")
             let write = try connection.query(
                 """
                 EXPLAIN EXECUTE plan_write(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
-                    '[]', \(now), 'plan-7', '[[7,3,100]]', '[]', \(now), '{9}', 'plan-7', '[]', \(now), 1, 9, 9, \(now), 1,
-                    7, '{3,4}', 0)
+                    '[]', \(now), 'plan-7', '[[7,3,100]]', '[]', \(now), '{9}', 'plan-7', '[]', \(now),
+                    9, 9, \(now), 1, 7, '{3,4}', 1, 0)
+                """)
+            let navigation = try connection.query(
+                """
+                EXPLAIN EXECUTE plan_navigation(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
+                    '[]', 9, 9, \(now), 1, 7, '{3,4}')
                 """)
             try connection.execute("DEALLOCATE plan_read")
             try connection.execute("DEALLOCATE plan_write")
+            try connection.execute("DEALLOCATE plan_navigation")
             func text(_ rows: [Row]) throws -> String { try rows.map { try $0.string(0) }.joined(separator: "\n") }
-            return ["read": try text(read), "write": try text(write)]
+            return ["read": try text(read), "write": try text(write), "navigation write": try text(navigation)]
         }
     }
 }
