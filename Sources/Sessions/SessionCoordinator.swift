@@ -197,12 +197,8 @@ public struct SessionCoordinator: Sendable {
         }
         let (loaded, facts, earlier) = read
         if let earlier { return earlier }
-        let decision = try SessionMachine.decide(SessionMachine.Input(
-            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
-            action: request.action, actor: request.actor, facts: facts))
-        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
-        let expected = PreparedWrite.Expected(
-            version: loaded.version, trailSeq: loaded.trailSeq, token: loaded.state.tokenId.map { ($0, facts.tokenLive) })
+        let (prepared, expected) = try decided(request, on: loaded, facts: facts)
+        let decision = prepared.decision
         try await database.write { connection in
             try prepared.write(expected: expected, on: connection)
             if let key = request.idempotencyKey {
@@ -257,12 +253,8 @@ public struct SessionCoordinator: Sendable {
                 try SessionFactsReader.read(needs, now: stamp, credentials: request.credentials, newToken: newToken, auth: auth, on: connection)
             }
         }
-        let decision = try SessionMachine.decide(SessionMachine.Input(
-            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
-            action: request.action, actor: request.actor, facts: facts))
-        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
-        let expected = PreparedWrite.Expected(
-            version: loaded.version, trailSeq: loaded.trailSeq, token: loaded.state.tokenId.map { ($0, facts.tokenLive) })
+        let (prepared, expected) = try decided(request, on: loaded, facts: facts)
+        let decision = prepared.decision
         let answer = try request.idempotencyKey.map {
             try idempotency.storedAnswer(decision.result, key: $0, sessionID: request.sessionID, fingerprint: fingerprint, now: now)
         }
@@ -300,15 +292,12 @@ public struct SessionCoordinator: Sendable {
         let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
         let stamp = auth.timestamp()
         guard let (facts, assumedNotBought) = known.facts(for: needs, now: stamp) else { return nil }
-        let decision = try SessionMachine.decide(SessionMachine.Input(
-            sessionID: request.sessionID, version: cached.version, state: cached.state, lastSeq: trail.seq,
-            action: request.action, actor: request.actor, facts: facts))
+        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
+        let (prepared, expected) = try decided(request, on: loaded, facts: facts)
+        let decision = prepared.decision
         // A decision that writes nothing would be answered without reading whether the session
         // moved meanwhile: the read makes sure.
         guard decision.changed || !decision.records.isEmpty else { return nil }
-        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: trail.seq, previousHash: trail.hash)
-        let expected = PreparedWrite.Expected(
-            version: cached.version, trailSeq: trail.seq, token: cached.state.tokenId.map { ($0, facts.tokenLive) })
         let answer = try request.idempotencyKey.map {
             try idempotency.storedAnswer(decision.result, key: $0, sessionID: request.sessionID, fingerprint: request.action.fingerprint, now: now)
         }
@@ -325,6 +314,18 @@ public struct SessionCoordinator: Sendable {
         cache.store(prepared)
         known.learn(written: decision, sessionID: request.sessionID, storedKey: storedKey)
         return decision.result
+    }
+
+    /// The core's decision of `request` on `loaded` with `facts`, made ready to write, and what
+    /// the write requires to be unchanged (the version and trail seq read, the token as live).
+    private func decided(_ request: ActionApplication, on loaded: LoadedSession, facts: SessionFacts) throws -> (PreparedWrite, PreparedWrite.Expected) {
+        let decision = try SessionMachine.decide(SessionMachine.Input(
+            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
+            action: request.action, actor: request.actor, facts: facts))
+        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
+        let expected = PreparedWrite.Expected(
+            version: loaded.version, trailSeq: loaded.trailSeq, token: loaded.state.tokenId.map { ($0, facts.tokenLive) })
+        return (prepared, expected)
     }
 
     /// Runs `ActionStatements.Write` (or `NavigationWrite`); throws `SessionMoved` when the session was not at `expected`.
