@@ -25,6 +25,15 @@ struct PostgresRoundTripTests {
         static let sql = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
     }
 
+    /// What `body` returns, and how many statements the server ran for this database meanwhile
+    /// (the reset before it and the count after it left out).
+    static func statements<T>(on store: any SingleStatementStore, _ body: () async throws -> T) async throws -> (T, Int) {
+        _ = try await store.run(Reset.self, arguments: [])
+        let value = try await body()
+        let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+        return (value, counted - 1)
+    }
+
     @Test("an action that checks no password is at most 2 round trips: one read, one write")
     func actionIsTwoRoundTrips() async throws {
         let h = try await SessionHarness.make(.postgres)
@@ -49,11 +58,11 @@ struct PostgresRoundTripTests {
         ]
         let store = try #require(test.database as? any SingleStatementStore)
         for (label, action, key) in actions {
-            _ = try await store.run(Reset.self, arguments: [])
-            let result = try await sessions.apply(action, to: id, expectVersion: nil, idempotencyKey: key, actor: .client)
+            let (result, counted) = try await Self.statements(on: store) {
+                try await sessions.apply(action, to: id, expectVersion: nil, idempotencyKey: key, actor: .client)
+            }
             #expect(result.error == nil, "\(label): \(String(describing: result.error))")
-            let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
-            counts[label] = counted - 1
+            counts[label] = counted
         }
         for (label, count) in counts {
             #expect(count <= 2, "\(label): \(count) round trips")
@@ -73,10 +82,10 @@ struct PostgresRoundTripTests {
         // Warm up: each pooled connection prepares the statement once.
         for _ in 0..<3 { _ = try await sessions.createSession(layout: .stack, link: nil, actor: .client) }
         for (layout, link) in [(SessionLayout.stack, nil), (.tabs, nil), (.tabs, try DeepLink(parsing: "/purchases"))] as [(SessionLayout, DeepLink?)] {
-            _ = try await store.run(Reset.self, arguments: [])
-            let created = try await sessions.createSession(layout: layout, link: link, actor: .client)
-            let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
-            #expect(counted - 1 == 1, "\(layout) \(String(describing: link)): \(counted - 1) round trips")
+            let (created, counted) = try await Self.statements(on: store) {
+                try await sessions.createSession(layout: layout, link: link, actor: .client)
+            }
+            #expect(counted == 1, "\(layout) \(String(describing: link)): \(counted) round trips")
             // What was written is what the general path writes: the session reads back, its trail verifies.
             let view = try await sessions.session(id: created.session.id)
             #expect(view.version == created.session.version)
@@ -102,12 +111,10 @@ struct PostgresRoundTripTests {
         }
         // Another instance (this one holds the state it wrote, and would read nothing).
         let other = try test.sessions(auth: try h.auth)
-        _ = try await store.run(Reset.self, arguments: [])
-        let bought = try await other.apply(ClientAction(.buy), to: id)
-        let counted = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+        let (bought, counted) = try await Self.statements(on: store) { try await other.apply(ClientAction(.buy), to: id) }
         #expect(bought.error == nil, "\(String(describing: bought.error))")
         #expect(bought.session.top?.screen == .signIn, "buying photo 2 signed out leads to sign-in")
-        #expect(counted - 1 > 2, "the one read, the facts read again (a transaction), the write: \(counted - 1)")
+        #expect(counted > 2, "the one read, the facts read again (a transaction), the write: \(counted)")
         // The write put the truth back: the next action of a third instance is two round trips again.
         let columns = try await test.database.read { connection in
             try connection.queryOne("SELECT photo_ids, token_id, layout FROM sessions WHERE id = ?", id)
@@ -116,10 +123,8 @@ struct PostgresRoundTripTests {
         #expect(columns?.optionalInt64(1) == nil)
         #expect(try columns?.string(2) == "stack")
         let third = try test.sessions(auth: try h.auth)
-        _ = try await store.run(Reset.self, arguments: [])
-        let cancelled = try await third.apply(ClientAction(.cancel), to: id)
-        let again = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
-        #expect(cancelled.error == nil && again - 1 == 2, "\(again - 1) round trips once the columns are true")
+        let (cancelled, again) = try await Self.statements(on: store) { try await third.apply(ClientAction(.cancel), to: id) }
+        #expect(cancelled.error == nil && again == 2, "\(again) round trips once the columns are true")
     }
 
     @Test("a state another instance moved is fetched again; a cached one is not fetched")
@@ -156,12 +161,12 @@ struct PostgresRoundTripTests {
             _ coordinator: SessionCoordinator, _ action: ClientAction, on id: String, key: String? = nil
         ) async throws -> (result: ActionResult, trips: Int, held: Bool, refused: Bool) {
             let before = coordinator.known.counts
-            _ = try await store.run(Reset.self, arguments: [])
-            let result = try await coordinator.apply(action, to: id, expectVersion: nil, idempotencyKey: key, actor: .client)
-            let count = try await store.run(Count.self, arguments: []).first?.int(0) ?? 0
+            let (result, count) = try await Self.statements(on: store) {
+                try await coordinator.apply(action, to: id, expectVersion: nil, idempotencyKey: key, actor: .client)
+            }
             let after = coordinator.known.counts
             #expect(result.error == nil, "\(action.name): \(String(describing: result.error))")
-            return (result, count - 1, after.held > before.held, after.refused > before.refused)
+            return (result, count, after.held > before.held, after.refused > before.refused)
         }
         let id = try await first.createSession(layout: .stack, link: nil, actor: .client).session.id
         // Photo 3 is not known here yet: read, then write. Then it is: one write each.
