@@ -61,6 +61,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -289,4 +290,14 @@ let package = Package(
 // error, so the layering (services see `DatabaseAccess`, never a store) stays true.
 for target in package.targets where target.type != .system {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}
+
+// An `async` function runs on its caller's executor unless it says `@concurrent`: a database
+// transaction's closure and every statement it awaits stay on SQLite's writer (or reader)
+// thread, where the store runs them, instead of hopping to the global pool and back per
+// statement (docs/storage.md, "Transactions"). The client package and its terminal app are left
+// as app teams know Swift's default.
+let clientTargets: Set<String> = ["PhotosClient", "photos-app", "PhotosClientTests"]
+for target in package.targets where target.type != .system && !clientTargets.contains(target.name) {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 }

@@ -9,12 +9,16 @@ public enum SQLDialect: String, Sendable {
 }
 
 /// One connection inside a transaction, as services see it: statements with `?` placeholders
-/// and bound values, run synchronously.
+/// and bound values, awaited.
 ///
-/// Service code is written once against this protocol. SQLite's `Connection` runs each statement
-/// on the writer's (or a reader's) own thread; PostgreSQL's runs it on a pooled connection from a
-/// thread where waiting is allowed. Neither lets a closure outlive its transaction: a connection
-/// is only valid inside the `DatabaseStore.write` or `read` call that handed it out.
+/// Service code is written once against this protocol. SQLite's `Connection` answers each
+/// statement at once, on the writer's (or a reader's) own thread: the methods are `async`
+/// requirements met by synchronous ones, and the transaction's closure runs on that thread
+/// (the package builds with `NonisolatedNonsendingByDefault`, so an `async` function runs on
+/// its caller's executor and awaiting one hops nowhere). PostgreSQL's sends each statement on a
+/// pooled connection and suspends until its answer: no thread waits. Neither lets a closure
+/// outlive its transaction: a connection is only valid inside the `DatabaseStore.write` or
+/// `read` call that handed it out.
 ///
 /// What differs between the engines is asked for by what it does (`hold(_:)`, `jsonText`,
 /// `rowLockClause`, the catalogue), each store answering in its own SQL.
@@ -22,38 +26,38 @@ public protocol DatabaseConnection: AnyObject {
 
     /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
     @discardableResult
-    func execute(_ sql: String, arguments: [any DatabaseBindable]) throws -> Int
+    func execute(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Int
 
     /// Runs a query and returns every row.
-    func query(_ sql: String, arguments: [any DatabaseBindable]) throws -> [Row]
+    func query(_ sql: String, arguments: [any DatabaseBindable]) async throws -> [Row]
 
     /// Runs several statements without parameters (a script: statements separated by `;`).
-    func executeScript(_ sql: String) throws
+    func executeScript(_ sql: String) async throws
 
     /// Calls `body` for each row of a `SELECT` (or `WITH … SELECT`), one row at a time: SQLite
     /// steps the statement, PostgreSQL reads a cursor a page at a time, so a result of any size
     /// runs in flat memory. `body` may run other statements on this connection.
-    func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) throws -> Void) throws
+    func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) async throws -> Void) async throws
 
     /// Runs a query and returns its first row, if any. A requirement (with a default) so that
     /// SQLite's connection, on the hot path, steps once instead of collecting an array.
-    func queryOne(_ sql: String, arguments: [any DatabaseBindable]) throws -> Row?
+    func queryOne(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Row?
 
     // MARK: Capabilities: what each engine does in its own way
 
     /// Takes `locks`, in order, until the transaction ends (see `TransactionLock`). Call it in a
     /// write transaction only. SQLite takes nothing: its one writer already runs one write
     /// transaction at a time.
-    func hold(_ locks: [TransactionLock]) throws
+    func hold(_ locks: [TransactionLock]) async throws
 
     /// Holds every other writer of `tables` back until the transaction ends (readers go on):
     /// for a bulk fill (`photos-admin copy`). SQLite's single writer already does.
-    func holdWriters(of tables: [String]) throws
+    func holdWriters(of tables: [String]) async throws
 
     /// After rows were inserted with explicit ids into `tables` (each with an integer identity
     /// column `id`), makes the next generated id follow the largest one. SQLite's rowids do so
     /// by themselves.
-    func advanceIdentity(of tables: [String]) throws
+    func advanceIdentity(of tables: [String]) async throws
 
     /// An SQL expression for the text at `path` (object keys) inside the JSON text of
     /// `column`, NULL when absent. `column` and `path` are fixed names from the code, never input.
@@ -64,40 +68,40 @@ public protocol DatabaseConnection: AnyObject {
     var rowLockClause: String { get }
 
     /// True when the database has a table named `name` (in the current schema, on PostgreSQL).
-    func tableExists(_ name: String) throws -> Bool
+    func tableExists(_ name: String) async throws -> Bool
 
     /// The names of the database's own tables (the current schema on PostgreSQL; SQLite's
     /// internal `sqlite_…` tables left out), sorted.
-    func tableNames() throws -> [String]
+    func tableNames() async throws -> [String]
 
     /// The columns of table `name`, in their declared order.
-    func columnNames(of name: String) throws -> [String]
+    func columnNames(of name: String) async throws -> [String]
 }
 
 extension DatabaseConnection {
     /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
     @discardableResult
-    public func execute(_ sql: String, _ arguments: any DatabaseBindable...) throws -> Int {
-        try execute(sql, arguments: arguments)
+    public func execute(_ sql: String, _ arguments: any DatabaseBindable...) async throws -> Int {
+        try await execute(sql, arguments: arguments)
     }
 
     /// Runs a query and returns every row.
-    public func query(_ sql: String, _ arguments: any DatabaseBindable...) throws -> [Row] {
-        try query(sql, arguments: arguments)
+    public func query(_ sql: String, _ arguments: any DatabaseBindable...) async throws -> [Row] {
+        try await query(sql, arguments: arguments)
     }
 
     /// Runs a query and returns its first row, if any.
-    public func queryOne(_ sql: String, _ arguments: any DatabaseBindable...) throws -> Row? {
-        try queryOne(sql, arguments: arguments)
+    public func queryOne(_ sql: String, _ arguments: any DatabaseBindable...) async throws -> Row? {
+        try await queryOne(sql, arguments: arguments)
     }
 
     /// Runs a query and returns its first row, if any (the default: the first of all its rows).
-    public func queryOne(_ sql: String, arguments: [any DatabaseBindable]) throws -> Row? {
-        try query(sql, arguments: arguments).first
+    public func queryOne(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Row? {
+        try await query(sql, arguments: arguments).first
     }
 
     /// Calls `body` for each row of a query without parameters.
-    public func forEachRow(_ sql: String, _ body: (Row) throws -> Void) throws {
-        try forEachRow(sql, arguments: [], body)
+    public func forEachRow(_ sql: String, _ body: (Row) async throws -> Void) async throws {
+        try await forEachRow(sql, arguments: [], body)
     }
 }

@@ -1,10 +1,11 @@
 /// An open database, as services see it: write transactions and read snapshots.
 ///
 /// Two implementations: `SQLiteDatabase` (one writer thread with group commit, a few readers)
-/// and `PostgresStorage` (a pool of connections to a server several instances share). The
-/// closures are synchronous — services stay free of `await` inside a transaction, which keeps
-/// SQLite's group commit on its own thread with no executor hop per statement — and each store
-/// decides where they run.
+/// and `PostgresStorage` (a pool of connections to a server several instances share). Each store
+/// decides where a transaction's closure runs: SQLite's on the writer's (or a reader's) own
+/// thread, as the executor of an actor, so that its statements — synchronous underneath — never
+/// hop to another thread; PostgreSQL's wherever the awaiting task runs, suspended while the
+/// server answers.
 public protocol DatabaseStore: Sendable, CustomStringConvertible {
     /// The dialect of the store: for the composition root only (which migrations it takes).
     var dialect: SQLDialect { get }
@@ -17,10 +18,10 @@ public protocol DatabaseStore: Sendable, CustomStringConvertible {
 
     /// Runs `body` in a write transaction and returns its result once it is committed. If `body`
     /// throws, nothing it wrote is kept and the error is rethrown.
-    func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
     /// Runs `body` in one read-only snapshot and returns its result.
-    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T
+    func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T
 
     /// Finishes what is running and closes the connections; later calls fail.
     func close() async

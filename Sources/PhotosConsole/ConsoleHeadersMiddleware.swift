@@ -16,7 +16,7 @@ struct ConsoleHeadersMiddleware: RouterMiddleware {
 
     let pages: ConsolePages
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)
@@ -65,7 +65,7 @@ struct ConsoleReadyMiddleware: RouterMiddleware {
 
     let isReady: @Sendable () -> Bool
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         guard isReady() else {
             throw ConsoleRefusal(status: .serviceUnavailable, message: "photosd is starting: try again in a moment.")
         }

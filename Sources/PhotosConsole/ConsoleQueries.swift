@@ -45,7 +45,7 @@ enum ConsoleQueries {
         """
 
     /// Sessions newest first (by creation: an index that an action's update never moves), at most `limit`.
-    static func sessions(_ filter: SessionFilter, limit: Int, on connection: any DatabaseConnection) throws -> [SessionLine] {
+    static func sessions(_ filter: SessionFilter, limit: Int, on connection: any DatabaseConnection) async throws -> [SessionLine] {
         var conditions: [String] = []
         var arguments: [any DatabaseBindable] = []
         if let username = filter.username { conditions.append("u.username = ?"); arguments.append(username) }
@@ -58,26 +58,26 @@ enum ConsoleQueries {
         }
         let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         arguments.append(limit)
-        return try connection.query(sessionColumns + condition + " ORDER BY s.created_at DESC, s.id DESC LIMIT ?", arguments: arguments)
+        return try await connection.query(sessionColumns + condition + " ORDER BY s.created_at DESC, s.id DESC LIMIT ?", arguments: arguments)
             .map(line)
     }
 
     /// The sessions that audit rows after id `after` (up to `upTo`) belong to, as they are now.
-    static func sessionsChanged(after: Int64, upTo: Int64, on connection: any DatabaseConnection) throws -> [SessionLine] {
-        try connection.query(
+    static func sessionsChanged(after: Int64, upTo: Int64, on connection: any DatabaseConnection) async throws -> [SessionLine] {
+        try await connection.query(
             sessionColumns + " WHERE s.id IN (SELECT DISTINCT session_id FROM audit_events WHERE id > ? AND id <= ?) ORDER BY s.updated_at",
             after, upTo
         ).map(line)
     }
 
     /// The newest audit row's id (0 for none).
-    static func newestAuditID(on connection: any DatabaseConnection) throws -> Int64 {
-        try connection.queryOne("SELECT max(id) FROM audit_events")?.optionalInt64(0) ?? 0
+    static func newestAuditID(on connection: any DatabaseConnection) async throws -> Int64 {
+        try await connection.queryOne("SELECT max(id) FROM audit_events")?.optionalInt64(0) ?? 0
     }
 
     /// A session's trail's last seq (its row keeps it).
-    static func lastSeq(of sessionID: String, on connection: any DatabaseConnection) throws -> Int {
-        try connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int(0) ?? 0
+    static func lastSeq(of sessionID: String, on connection: any DatabaseConnection) async throws -> Int {
+        try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int(0) ?? 0
     }
 
     /// The newest checkpoint, as the audit page shows it.
@@ -93,8 +93,8 @@ enum ConsoleQueries {
     }
 
     /// The newest checkpoint (nil: none yet).
-    static func newestCheckpoint(on connection: any DatabaseConnection) throws -> CheckpointSummary? {
-        guard let row = try connection.queryOne("SELECT number, at, covers_until_id, heads, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
+    static func newestCheckpoint(on connection: any DatabaseConnection) async throws -> CheckpointSummary? {
+        guard let row = try await connection.queryOne("SELECT number, at, covers_until_id, heads, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
         else { return nil }
         let heads = (try? JSONSerialization.jsonObject(with: Data(try row.string(3).utf8))) as? [Any]
         return CheckpointSummary(

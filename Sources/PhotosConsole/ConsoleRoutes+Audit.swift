@@ -28,7 +28,7 @@ extension ConsoleRoutes {
 
     private func auditPage(context: ConsoleRequestContext) async throws -> Response {
         let session = try context.requireSession()
-        let checkpoint = try await services.database.read { try ConsoleQueries.newestCheckpoint(on: $0) }
+        let checkpoint = try await services.database.read { try await ConsoleQueries.newestCheckpoint(on: $0) }
         let key = try services.audit.trustedKey(explicit: nil)
         let values: [String: Any] = [
             "checkpoint": checkpoint?.values as Any, "publicKey": key?.hex as Any, "verifyState": verifier.current.text,

@@ -39,7 +39,7 @@ extension ConsoleRoutes {
 
     private func funnel(days: Int, until: Date) async throws -> FunnelReport {
         try await FunnelMarks.catchUp(services.database)
-        return try await services.database.read { try FunnelReport.load(days: days, until: until, on: $0) }
+        return try await services.database.read { try await FunnelReport.load(days: days, until: until, on: $0) }
     }
 
     /// `days` (1…366, default 7) and `until` (a UTC date, default today) from the query.

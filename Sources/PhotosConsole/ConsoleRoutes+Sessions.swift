@@ -62,7 +62,7 @@ extension ConsoleRoutes {
         let limit = Self.sessionsPerPage
         let chosen = filter
         let (rows, newestAuditID) = try await services.database.read { connection in
-            (try ConsoleQueries.sessions(chosen, limit: limit + 1, on: connection), try ConsoleQueries.newestAuditID(on: connection))
+            await (try ConsoleQueries.sessions(chosen, limit: limit + 1, on: connection), try ConsoleQueries.newestAuditID(on: connection))
         }
         var next: String?
         if rows.count > limit, let last = rows.dropLast().last {
@@ -97,7 +97,7 @@ extension ConsoleRoutes {
             while try await stream.waitForNextPoll() {
                 let from = after
                 let (changed, settled) = try await AuditLog.readSettled(database) { connection, settled in
-                    (try ConsoleQueries.sessionsChanged(after: from, upTo: settled, on: connection), settled)
+                    await (try ConsoleQueries.sessionsChanged(after: from, upTo: settled, on: connection), settled)
                 }
                 for row in changed { try await stream.send(event: "session", id: String(settled), json: row.values) }
                 after = max(after, settled)
@@ -127,7 +127,7 @@ extension ConsoleRoutes {
             throw ConsoleRefusal(status: .notFound, message: "There is no session \(id).")
         }
         let steps = try await services.sessions.events(sessionID: id, after: from - 1, limit: Self.stepsPerPage + 1)
-        let lastSeq = try await services.database.read { connection in try ConsoleQueries.lastSeq(of: id, on: connection) }
+        let lastSeq = try await services.database.read { connection in try await ConsoleQueries.lastSeq(of: id, on: connection) }
         var shown = view
         if let at {
             guard at <= lastSeq else { throw ConsoleRefusal(status: .notFound, message: "Session \(id) has \(lastSeq) steps, not \(at).") }

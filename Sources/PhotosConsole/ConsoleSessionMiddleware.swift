@@ -10,7 +10,7 @@ struct ConsoleSessionMiddleware: RouterMiddleware {
 
     let sessions: ConsoleSessions
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         // Outside /console nothing is served here (the router answers 404); the sign-in form and
         // the static files need no session.

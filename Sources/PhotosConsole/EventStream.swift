@@ -29,7 +29,11 @@ enum EventStream {
 }
 
 /// What a producer writes events with.
-struct EventStreamWriter {
+///
+/// Hummingbird's `ResponseBodyWriter` runs off any actor (`@concurrent`), and so do the methods
+/// that write with it. `@unchecked Sendable`: a writer belongs to the one response body that
+/// made it, whose task alone calls it, one call at a time (every method is `mutating`).
+struct EventStreamWriter: @unchecked Sendable {
     var writer: any ResponseBodyWriter
     private let started = ContinuousClock.now
     private var polled = false
@@ -39,14 +43,14 @@ struct EventStreamWriter {
     }
 
     /// One event: `event: name`, `id: id`, `data: json`.
-    mutating func send(event: String, id: String, json: [String: Any]) async throws {
+    @concurrent mutating func send(event: String, id: String, json: [String: Any]) async throws {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
         try await writer.write(ByteBuffer(string: "event: \(event)\nid: \(id)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"))
     }
 
     /// True at once the first time, then after each poll interval; false when the stream should
     /// end. Sends a comment line each time, so a browser that went away is noticed (the write fails).
-    mutating func waitForNextPoll() async throws -> Bool {
+    @concurrent mutating func waitForNextPoll() async throws -> Bool {
         if polled {
             try await Task.sleep(for: EventStream.pollInterval)
             try await writer.write(ByteBuffer(string: ": poll\n\n"))

@@ -76,7 +76,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Seconds a client is asked to wait before retrying after a `503`.
     static var retryAfterSeconds: Int { 1 }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             let response = try await next(request, context)
             if request.method == .post && response.status.code < 500 { storage.succeeded() }

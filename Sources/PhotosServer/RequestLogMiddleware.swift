@@ -9,7 +9,7 @@ import PhotosModel
 struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     let level: Logger.Level
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
         do {
             let response = try await next(request, context)
             log(request, context, status: response.status.code)

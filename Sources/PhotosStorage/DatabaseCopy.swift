@@ -92,7 +92,7 @@ public enum DatabaseCopy {
             let destination = try await PhotosDatabase.open(targetConfiguration, readerCount: 1, migrate: true, create: .file, logger: logger)
             do {
                 let summary = try await copy(from: source, to: destination, progress: progress)
-                let verification = try await destination.read { try AuditLog.verify(on: $0, publicKey: trustedKey) }
+                let verification = try await destination.read { try await AuditLog.verify(on: $0, publicKey: trustedKey) }
                 await destination.close()
                 await source.close()
                 return (summary, verification)
@@ -138,7 +138,7 @@ public enum DatabaseCopy {
         let pageSize = max(1, pageSize)
         async let reading: Void = source.read { connection in
             do {
-                try send(from: connection, into: channel, pageSize: pageSize)
+                try await send(from: connection, into: channel, pageSize: pageSize)
             } catch {
                 channel.fail(error)
                 throw error
@@ -148,7 +148,7 @@ public enum DatabaseCopy {
         do {
             summary = try await target.write { connection in
                 do {
-                    return try receive(into: connection, from: channel, target: "\(target)", progress: progress)
+                    return try await receive(into: connection, from: channel, target: "\(target)", progress: progress)
                 } catch {
                     channel.fail(error)
                     throw error
@@ -167,19 +167,19 @@ public enum DatabaseCopy {
 
     /// The source's side: each table's columns and row count, then its rows a page at a time,
     /// in key order, from the one snapshot of this read.
-    static func send(from connection: any DatabaseConnection, into channel: CopyChannel, pageSize: Int) throws {
+    static func send(from connection: any DatabaseConnection, into channel: CopyChannel, pageSize: Int) async throws {
         try channel.startSending()
-        let unknown = try unknownTables(on: connection)
+        let unknown = try await unknownTables(on: connection)
         guard unknown.isEmpty else {
             throw PhotosError.badRequest("the source has tables this photos-admin does not know: \(unknown.joined(separator: ", "))")
         }
         for table in tables {
-            let columns = try connection.columnNames(of: table.name)
-            let total = try connection.queryOne("SELECT count(*) FROM \(quoted(table.name))")?.int(0) ?? 0
-            try channel.send(.table(table.name, columns: columns, total: total))
+            let columns = try await connection.columnNames(of: table.name)
+            let total = try await connection.queryOne("SELECT count(*) FROM \(quoted(table.name))")?.int(0) ?? 0
+            try await channel.send(.table(table.name, columns: columns, total: total))
             let select = "SELECT \(columns.map(quoted).joined(separator: ", ")) FROM \(quoted(table.name))"
             guard !table.key.isEmpty else {
-                try channel.send(.rows(try connection.query(select)))
+                try await channel.send(.rows(try await connection.query(select)))
                 continue
             }
             let keyIndexes = try table.key.map { key in
@@ -197,17 +197,17 @@ public enum DatabaseCopy {
             var lastKey: [DatabaseValue]?
             while true {
                 let rows = if let lastKey {
-                    try connection.query(select + after + order, arguments: lastKey)
+                    try await connection.query(select + after + order, arguments: lastKey)
                 } else {
-                    try connection.query(select + order)
+                    try await connection.query(select + order)
                 }
                 guard let last = rows.last else { break }
-                try channel.send(.rows(rows))
+                try await channel.send(.rows(rows))
                 if rows.count < pageSize { break }
                 lastKey = keyIndexes.map { last[$0] }
             }
         }
-        try channel.send(.finished)
+        try await channel.send(.finished)
     }
 
     /// The target's side, in its one transaction: refuse a target with rows, then insert what
@@ -215,53 +215,53 @@ public enum DatabaseCopy {
     static func receive(
         into connection: any DatabaseConnection, from channel: CopyChannel, target: String,
         progress: (@Sendable (Progress) -> Void)?
-    ) throws -> Summary {
+    ) async throws -> Summary {
         // A store may run a failed transaction again (PostgreSQL retries a deadlock); what was
         // received is gone by then, so a second run refuses rather than copy part of the rows.
         try channel.startReceiving()
         // Nobody else writes these tables until the copy commits (readers may still read).
-        try connection.holdWriters(of: tables.map(\.name))
-        let unknown = try unknownTables(on: connection)
+        try await connection.holdWriters(of: tables.map(\.name))
+        let unknown = try await unknownTables(on: connection)
         guard unknown.isEmpty else {
             throw PhotosError.badRequest("the target \(target) has tables this photos-admin does not know: \(unknown.joined(separator: ", "))")
         }
         for table in tables where !table.replacesMigrationRow {
-            if try connection.queryOne("SELECT 1 FROM \(quoted(table.name)) LIMIT 1") != nil {
+            if try await connection.queryOne("SELECT 1 FROM \(quoted(table.name)) LIMIT 1") != nil {
                 throw PhotosError(.conflict, "the target \(target) is not empty (\(table.name) has rows); copy fills only an empty database")
             }
         }
         var summary = Summary(rows: [])
         var current: (table: String, insert: BatchInsert, total: Int)?
         while true {
-            switch try channel.receive() {
+            switch try await channel.receive() {
             case .table(let name, let columns, let total):
-                let targetColumns = try connection.columnNames(of: name)
+                let targetColumns = try await connection.columnNames(of: name)
                 guard Set(targetColumns) == Set(columns) else {
                     throw PhotosError.badRequest(
                         "table \(name) has columns (\(columns.joined(separator: ", "))) in the source but (\(targetColumns.joined(separator: ", "))) in the target")
                 }
                 if tables.first(where: { $0.name == name })?.replacesMigrationRow == true {
-                    _ = try connection.execute("DELETE FROM \(quoted(name))")
+                    _ = try await connection.execute("DELETE FROM \(quoted(name))")
                 }
                 current = (name, BatchInsert(table: name, columns: columns), total)
                 summary.rows.append((name, 0))
                 progress?(Progress(table: name, copied: 0, total: total))
             case .rows(let rows):
                 guard let (name, insert, total) = current else { throw PhotosError(.internal, "rows arrived before their table") }
-                try insert.insert(rows, on: connection)
+                try await insert.insert(rows, on: connection)
                 summary.rows[summary.rows.count - 1].count += rows.count
                 progress?(Progress(table: name, copied: summary.rows[summary.rows.count - 1].count, total: total))
             case .finished:
-                try connection.advanceIdentity(of: tables.filter(\.identity).map(\.name))
+                try await connection.advanceIdentity(of: tables.filter(\.identity).map(\.name))
                 return summary
             }
         }
     }
 
     /// Tables `connection`'s database has that `tables` does not list.
-    static func unknownTables(on connection: any DatabaseConnection) throws -> [String] {
+    static func unknownTables(on connection: any DatabaseConnection) async throws -> [String] {
         let known = Set(tables.map(\.name) + [migrationsTable])
-        return try connection.tableNames().filter { !known.contains($0) }
+        return try await connection.tableNames().filter { !known.contains($0) }
     }
 
     /// `name` as a quoted identifier; the names come from the schema, never from input.
@@ -277,7 +277,7 @@ struct BatchInsert {
     /// PostgreSQL's (65,535) limits.
     static let maximumArguments = 10_000
 
-    func insert(_ rows: [Row], on connection: any DatabaseConnection) throws {
+    func insert(_ rows: [Row], on connection: any DatabaseConnection) async throws {
         let perStatement = max(1, Self.maximumArguments / max(1, columns.count))
         var start = 0
         while start < rows.count {
@@ -288,7 +288,7 @@ struct BatchInsert {
             var arguments: [any DatabaseBindable] = []
             arguments.reserveCapacity(chunk.count * columns.count)
             for row in chunk { arguments.append(contentsOf: row.values as [any DatabaseBindable]) }
-            _ = try connection.execute(sql, arguments: arguments)
+            _ = try await connection.execute(sql, arguments: arguments)
             start += chunk.count
         }
     }

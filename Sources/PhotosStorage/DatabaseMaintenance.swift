@@ -30,17 +30,17 @@ public enum DatabaseMaintenance {
 
     /// Checks the database at `path` read-only: SQLite's integrity, the migration state, and
     /// the audit trail (one snapshot for the whole audit check).
-    public static func check(path: String, publicKey: AuditPublicKey?) throws -> CheckReport {
+    public static func check(path: String, publicKey: AuditPublicKey?) async throws -> CheckReport {
         try PhotosDatabase.refusePostgresURL(path)
         guard FileManager.default.fileExists(atPath: path) else { throw PhotosError.notFound("no database at \(path)") }
         let connection = try Connection(path: path, mode: .readOnly)
         defer { connection.close() }
         do {
-            let integrity = try connection.query("PRAGMA integrity_check").map { try $0.string(0) }
+            let integrity = try await connection.query("PRAGMA integrity_check").map { try $0.string(0) }
             let migrations = try PhotosMigrations.migrator.status(connection)
             var audit: AuditLog.Verification?
             if migrations.contains(where: { $0.appliedAt != nil }) {
-                audit = try connection.transaction(.deferred) { try AuditLog.verify(on: connection, publicKey: publicKey) }
+                audit = try await connection.transaction(.deferred) { try await AuditLog.verify(on: connection, publicKey: publicKey) }
             }
             return CheckReport(integrity: integrity, migrations: migrations, audit: audit)
         } catch let error as SQLiteError where error.primaryResultCode == 26 /* SQLITE_NOTADB */ {
@@ -52,14 +52,14 @@ public enum DatabaseMaintenance {
     /// a PostgreSQL database for its migration state and audit trail (one snapshot).
     public static func check(_ configuration: PhotosConfiguration, publicKey: AuditPublicKey?, logger: Logger) async throws -> CheckReport {
         guard PostgresLocation.isURL(configuration.databasePath) else {
-            return try check(path: configuration.databasePath, publicKey: publicKey)
+            return try await check(path: configuration.databasePath, publicKey: publicKey)
         }
         let storage = try await PostgresStorage.open(try PostgresLocation(url: configuration.databasePath), options: .init(maximumConnections: 1), logger: logger)
         do {
             let migrations = try await PostgresMigrator(migrations: PhotosMigrations.postgres).status(storage.client, logger: logger)
             var audit: AuditLog.Verification?
             if migrations.contains(where: { $0.appliedAt != nil }) {
-                audit = try await storage.read { try AuditLog.verify(on: $0, publicKey: publicKey) }
+                audit = try await storage.read { try await AuditLog.verify(on: $0, publicKey: publicKey) }
             }
             await storage.close()
             return CheckReport(integrity: [], migrations: migrations, audit: audit)
@@ -81,17 +81,16 @@ public enum DatabaseMaintenance {
 
     /// Rows of the `audit_trail` view (see `AuditLog.rows(sessionID:after:limit:on:)`).
     public static func auditRows(_ database: any DatabaseStore, sessionID: String?, limit: Int) async throws -> [AuditRow] {
-        try await database.read { try AuditLog.rows(sessionID: sessionID, limit: limit, on: $0) }
+        try await database.read { try await AuditLog.rows(sessionID: sessionID, limit: limit, on: $0) }
     }
 
     /// Settled rows after the row with id `afterID`, with their ids (for following the trail):
     /// none with an id past `AuditLog.settledNewestID`, so a row that commits late (PostgreSQL
     /// gives ids before commit) is never skipped by a follower that moved past a newer one.
     public static func auditRows(_ database: any DatabaseStore, afterID: Int64, sessionID: String?) async throws -> [(id: Int64, row: AuditRow)] {
-        let read = { @Sendable (connection: any DatabaseConnection, settled: Int64) in
-            try AuditLog.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
+        try await AuditLog.readSettled(database) { connection, settled in
+            try await AuditLog.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
         }
-        return try await AuditLog.readSettled(database, read)
     }
 
     /// The id of the newest settled audit row, 0 for none.

@@ -27,7 +27,7 @@ public struct PostgresMigrator: Sendable {
     @discardableResult
     public func migrate(_ client: PostgresClient, logger: Logger) async throws -> [Migration] {
         try await client.withConnection { connection in
-            try await Self.transaction(connection, logger: logger) {
+            _ = try await Self.transaction(connection, logger: logger) {
                 try await connection.query(
                     """
                     CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -1,7 +1,9 @@
 import DatabaseAccess
 import Logging
-import NIOPosix
 import PostgresNIO
+// The error type postgres-nio's pool throws as it is (no connection could be made for a while:
+// `connectionCreationCircuitBreakerTripped`), recognised by type.
+import _ConnectionPoolModule
 import Synchronization
 
 extension Duration {
@@ -9,14 +11,11 @@ extension Duration {
     var milliseconds: Int64 { components.seconds * 1_000 + components.attoseconds / 1_000_000_000_000_000 }
 }
 
-/// A PostgreSQL database as a `DatabaseStore`: a `PostgresClient` (a pool of connections) and a
-/// pool of threads where transactions run.
+/// A PostgreSQL database as a `DatabaseStore`: a `PostgresClient` (a pool of connections).
 ///
-/// Services' transactions are synchronous closures (see `DatabaseStore`). Here each one takes a
-/// connection from the pool, moves to a thread of `threads` — where waiting is allowed, unlike
-/// an event loop or a task's cooperative thread — and runs `BEGIN`, the closure's statements
-/// (each sent and waited for) and `COMMIT` there. The thread pool is as large as the connection
-/// pool, so a transaction that has a connection always has a thread.
+/// A transaction takes a connection from the pool and sends `BEGIN`, the closure's statements
+/// and `COMMIT` on it, awaiting each answer: the task suspends while the server works, and no
+/// thread waits (see `DatabaseStore`).
 ///
 /// Several instances may share the database: what must be serialized across them is serialized
 /// by the database (row locks, and the advisory locks `AuditLog` and `SharedSignInLimiter`
@@ -26,7 +25,6 @@ public final class PostgresStorage: DatabaseStore {
     public let location: PostgresLocation
     /// The connection pool; it runs from `open` until `close`.
     public let client: PostgresClient
-    private let threads: NIOThreadPool
     let logger: Logger
     /// The pool's task when this store runs it (nil: the application's `ServiceGroup` does).
     private let running: PoolRunTask?
@@ -78,18 +76,15 @@ public final class PostgresStorage: DatabaseStore {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         let running = runsPool ? await PoolRunTask.start(client) : nil
         return PostgresStorage(
-            location: location, client: client, running: running, threadCount: max(1, options.maximumConnections),
-            statementTimeout: options.statementTimeout, logger: logger)
+            location: location, client: client, running: running, statementTimeout: options.statementTimeout, logger: logger)
     }
 
-    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask?, threadCount: Int, statementTimeout: Duration?, logger: Logger) {
+    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask?, statementTimeout: Duration?, logger: Logger) {
         self.location = location
         self.statementTimeout = statementTimeout
         self.client = client
         self.running = running
         self.logger = logger
-        threads = NIOThreadPool(numberOfThreads: threadCount)
-        threads.start()
     }
 
     /// How long an operation waits for the server (`Options.statementTimeout`; nil: no limit).
@@ -111,7 +106,7 @@ public final class PostgresStorage: DatabaseStore {
     /// server ends for a deadlock or a serialization failure is run again (at most 4 times in
     /// all): nothing of it was kept.
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
@@ -125,37 +120,32 @@ public final class PostgresStorage: DatabaseStore {
 
     /// Runs `body` in a `REPEATABLE READ READ ONLY` transaction: one snapshot for all its queries.
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
-    private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
         guard !closed.load(ordering: .relaxed) else { throw DatabaseClosedError() }
         let logger = self.logger
-        let threads = self.threads
         do {
             return try await withDeadline { deadline in try await self.client.withConnection { connection in
                 guard deadline.claim() else { throw CancellationError() }
                 deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
-                return try await threads.runIfActive {
-                    let transaction = PostgresTransactionConnection(connection, logger: logger)
-                    try transaction.run(begin, [])
-                    let result: T
-                    do {
-                        result = try body(transaction)
-                        try transaction.run("COMMIT", [])
-                    } catch {
-                        // After a failed statement the server has aborted the transaction; after
-                        // an error of the closure's own it is still open. Either way: roll back.
-                        _ = try? transaction.run("ROLLBACK", [])
-                        throw error
-                    }
-                    return result
+                let transaction = PostgresTransactionConnection(connection, logger: logger)
+                try await transaction.run(begin, [])
+                let result: T
+                do {
+                    result = try await body(transaction)
+                    try await transaction.run("COMMIT", [])
+                } catch {
+                    // After a failed statement the server has aborted the transaction; after
+                    // an error of the closure's own it is still open. Either way: roll back.
+                    _ = try? await transaction.run("ROLLBACK", [])
+                    throw error
                 }
+                return result
             } }
-        } catch is NIOThreadPoolError.ThreadPoolInactive {
-            throw DatabaseClosedError()
-        } catch let error where error is PSQLError || String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
+        } catch let error where error is PSQLError || error is ConnectionPoolError {
             // From the pool itself (no connection to be had), not from a statement.
             if closed.load(ordering: .relaxed) { throw DatabaseClosedError() }
             throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
@@ -177,10 +167,10 @@ public final class PostgresStorage: DatabaseStore {
         }, body)
     }
 
-    /// Refuses new transactions, lets the running ones finish, then closes the connections.
+    /// Refuses new transactions, then closes the connections (a transaction still running
+    /// fails with them).
     public func close() async {
         guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        try? await threads.shutdownGracefully()
         await running?.stop(logger: logger)
     }
 }

@@ -1,5 +1,6 @@
 import DatabaseAccess
 import PostgresNIO
+import _ConnectionPoolModule
 
 /// A PostgreSQL failure in words an operator can act on: the server's SQLSTATE and message
 /// (postgres-nio's own description is deliberately vague), never the bound values.
@@ -36,7 +37,7 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
             sqlState = nil
             summary = Self.words(for: error)
             description = "\(doing): \(summary)"
-        } else if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") {
+        } else if error is ConnectionPoolError {
             // The pool gave up creating connections (postgres-nio's circuit breaker): the
             // server is not there, refuses us, or is unreachable.
             sqlState = nil

@@ -7,7 +7,7 @@ import Foundation
 extension PostgresTransactionConnection {
     /// One `SELECT` taking each lock in order with `pg_advisory_xact_lock[_shared]` (a named
     /// key hashed with `hashtextextended`), held until the transaction ends.
-    func hold(_ locks: [TransactionLock]) throws {
+    func hold(_ locks: [TransactionLock]) async throws {
         guard !locks.isEmpty else { return }
         var calls: [String] = []
         var arguments: [any DatabaseBindable] = []
@@ -22,20 +22,20 @@ extension PostgresTransactionConnection {
                 arguments.append(name)
             }
         }
-        try execute("SELECT " + calls.joined(separator: ", "), arguments: arguments)
+        try await execute("SELECT " + calls.joined(separator: ", "), arguments: arguments)
     }
 
     /// `LOCK TABLE … IN EXCLUSIVE MODE`: other writers wait, readers go on.
-    func holdWriters(of tables: [String]) throws {
+    func holdWriters(of tables: [String]) async throws {
         guard !tables.isEmpty else { return }
-        try execute("LOCK TABLE \(tables.map(Self.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE", arguments: [])
+        try await execute("LOCK TABLE \(tables.map(Self.quoted).joined(separator: ", ")) IN EXCLUSIVE MODE", arguments: [])
     }
 
     /// Moves each table's identity sequence to its largest `id` (an empty table's stays).
-    func advanceIdentity(of tables: [String]) throws {
+    func advanceIdentity(of tables: [String]) async throws {
         for table in tables {
             // setval with NULL (an empty table) changes nothing: the next id stays 1.
-            _ = try query("SELECT setval(pg_get_serial_sequence(?, 'id'), max(id)) FROM \(Self.quoted(table))", arguments: [table])
+            _ = try await query("SELECT setval(pg_get_serial_sequence(?, 'id'), max(id)) FROM \(Self.quoted(table))", arguments: [table])
         }
     }
 
@@ -48,21 +48,21 @@ extension PostgresTransactionConnection {
     var rowLockClause: String { " FOR UPDATE" }
 
     /// True when the current schema has a table named `name`.
-    func tableExists(_ name: String) throws -> Bool {
-        try queryOne("SELECT 1 WHERE to_regclass(?) IS NOT NULL", arguments: [name]) != nil
+    func tableExists(_ name: String) async throws -> Bool {
+        try await queryOne("SELECT 1 WHERE to_regclass(?) IS NOT NULL", arguments: [name]) != nil
     }
 
     /// The current schema's tables, sorted.
-    func tableNames() throws -> [String] {
-        try query(
+    func tableNames() async throws -> [String] {
+        try await query(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
             arguments: []
         ).map { try $0.string(0) }
     }
 
     /// The columns of table `name`, in their declared order.
-    func columnNames(of name: String) throws -> [String] {
-        try query(
+    func columnNames(of name: String) async throws -> [String] {
+        try await query(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
             arguments: [name]
         ).map { try $0.string(0) }

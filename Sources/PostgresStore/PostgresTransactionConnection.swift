@@ -4,11 +4,10 @@ import Logging
 import NIOCore
 import PostgresNIO
 
-/// One pooled PostgreSQL connection inside a transaction, seen through the synchronous
-/// `DatabaseConnection` protocol: each statement is sent and then waited for.
+/// One pooled PostgreSQL connection inside a transaction, seen through `DatabaseConnection`:
+/// each statement is sent and its answer awaited (the task suspends; no thread waits).
 ///
-/// It is only ever used on a thread of `PostgresStorage`'s blocking pool (never an event loop,
-/// never a task's cooperative thread), for the duration of one `write` or `read` call.
+/// It is used by one task at a time, for the duration of one `write` or `read` call.
 final class PostgresTransactionConnection: DatabaseConnection {
     let connection: PostgresConnection
     let logger: Logger
@@ -21,47 +20,49 @@ final class PostgresTransactionConnection: DatabaseConnection {
     }
 
     @discardableResult
-    func execute(_ sql: String, arguments: [any DatabaseBindable]) throws -> Int {
-        try run(sql, arguments).metadata.rows ?? 0
+    func execute(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Int {
+        try await run(sql, arguments).metadata.rows ?? 0
     }
 
-    func query(_ sql: String, arguments: [any DatabaseBindable]) throws -> [Row] {
-        try run(sql, arguments).rows.map(Self.row)
+    func query(_ sql: String, arguments: [any DatabaseBindable]) async throws -> [Row] {
+        try await run(sql, arguments).rows.map(Self.row)
     }
 
-    func executeScript(_ sql: String) throws {
+    func executeScript(_ sql: String) async throws {
         // One statement per query: postgres-nio speaks only the extended protocol.
-        for statement in SQLScript.statements(sql) { try run(statement, []) }
+        for statement in SQLScript.statements(sql) { try await run(statement, []) }
     }
 
-    func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) throws -> Void) throws {
-        // postgres-nio hands rows to its event loop, and `body` runs here: rather than collect a
-        // whole result (an audit verify of millions of rows), a server-side cursor is read a
-        // page at a time. Every statement runs inside `write`'s or `read`'s transaction, which
+    func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) async throws -> Void) async throws {
+        // `body` may run other statements on this connection, which cannot interleave with a
+        // result still streaming in: rather than collect a whole result (an audit verify of
+        // millions of rows), a server-side cursor is read a page at a time. Every statement runs inside `write`'s or `read`'s transaction, which
         // a cursor needs; it is closed at the end, and by the transaction's end if `body` throws.
         cursorCount += 1
         let cursor = "photosd_rows_\(cursorCount)"
-        try run("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, arguments)
+        try await run("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, arguments)
         while true {
-            let page = try run("FETCH FORWARD \(Self.cursorPageSize) FROM \(cursor)", []).rows
+            let page = try await run("FETCH FORWARD \(Self.cursorPageSize) FROM \(cursor)", []).rows
             var count = 0
             for row in page {
                 count += 1
-                try body(Self.row(row))
+                try await body(Self.row(row))
             }
             if count < Self.cursorPageSize { break }
         }
-        try run("CLOSE \(cursor)", [])
+        try await run("CLOSE \(cursor)", [])
     }
 
     /// Rows fetched per round trip by `forEachRow`: memory stays flat, round trips stay few.
     static let cursorPageSize = 1_000
 
-    /// Sends one statement and waits for all of its rows.
-    func run(_ sql: String, _ arguments: [any DatabaseBindable]) throws -> PostgresQueryResult {
+    /// Sends one statement and awaits all of its rows.
+    @discardableResult
+    func run(_ sql: String, _ arguments: [any DatabaseBindable]) async throws -> PostgresQueryResult {
         let query = PostgresQuery(unsafeSQL: PostgresPlaceholders.rewrite(sql), binds: Self.bindings(arguments))
         do {
-            return try connection.query(query, logger: logger).wait()
+            let answer: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
+            return try await answer.get()
         } catch {
             throw PostgresStoreError(describing: error, doing: "running \(Self.excerpt(sql))")
         }

@@ -1,9 +1,17 @@
 import DatabaseAccess
 
-/// SQLite's connection as services see it. What differs from PostgreSQL is answered here in
-/// SQLite's terms: one writer runs the write transactions one after another, so no lock beyond
-/// the transaction's own is ever needed.
+/// SQLite's connection as services see it. Its synchronous methods meet the protocol's `async`
+/// requirements: a statement is answered at once, on the thread the transaction runs on. What
+/// differs from PostgreSQL is answered here in SQLite's terms: one writer runs the write
+/// transactions one after another, so no lock beyond the transaction's own is ever needed.
 extension Connection: DatabaseConnection, ReusableStatementConnection {
+    /// Calls `body` for each row without collecting them, awaiting it (a service's `forEachRow`).
+    public func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) async throws -> Void) async throws {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        while try statement.step() { try await body(statement.currentRow()) }
+    }
+
     /// Nothing to take: the single writer runs one write transaction at a time.
     public func hold(_ locks: [TransactionLock]) throws {}
 

@@ -79,4 +79,41 @@ extension Connection {
             throw error
         }
     }
+
+    /// `transaction` for an `async` body (a reader's or a service's closure): the same, awaited.
+    @discardableResult
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () async throws -> T) async throws -> T {
+        try begin(kind)
+        let result: T
+        do {
+            result = try await body()
+        } catch {
+            rollbackIfOpen()
+            throw error
+        }
+        do {
+            try execute("COMMIT", arguments: [])
+        } catch {
+            rollbackIfOpen()
+            throw error
+        }
+        return result
+    }
+
+    /// `savepoint` for an `async` body (a request in the writer's batch): the same, awaited.
+    @discardableResult
+    public func savepoint<T>(_ name: String = "step", _ body: () async throws -> T) async throws -> T {
+        try execute("SAVEPOINT \"\(name)\"", arguments: [])
+        do {
+            let result = try await body()
+            try execute("RELEASE \"\(name)\"", arguments: [])
+            return result
+        } catch {
+            if !isAutocommit {
+                _ = try? execute("ROLLBACK TO \"\(name)\"", arguments: [])
+                _ = try? execute("RELEASE \"\(name)\"", arguments: [])
+            }
+            throw error
+        }
+    }
 }

@@ -7,52 +7,65 @@ import Synchronization
 /// In WAL mode readers never block the writer nor wait for it; each `read` runs in one
 /// deferred transaction so that all its queries see the same snapshot.
 public final class DatabaseReaders: Sendable {
-    private let workers: [WorkerThread<@Sendable (Connection) -> Void>]
-    private let connections: [ReaderBox]
+    private let readers: [Reader]
     private let next = Atomic<Int>(0)
+    private let closed = Atomic<Bool>(false)
 
     /// Opens `count` read-only connections to the (existing) database at `path`.
     public init(path: String, count: Int, options: Connection.Options = .init()) throws {
-        var workers: [WorkerThread<@Sendable (Connection) -> Void>] = []
-        var boxes: [ReaderBox] = []
-        for index in 0..<max(1, count) {
-            let box = ReaderBox(try Connection(path: path, mode: .readOnly, options: options))
-            boxes.append(box)
-            workers.append(WorkerThread(name: "sqlite-reader-\(index)", maxBatch: 1) { jobs in
-                for job in jobs { job(box.connection) }
-            })
+        readers = try (0..<max(1, count)).map { index in
+            Reader(
+                connection: try Connection(path: path, mode: .readOnly, options: options),
+                executor: ThreadExecutor(name: "sqlite-reader-\(index)"))
         }
-        self.workers = workers
-        self.connections = boxes
     }
 
     /// Runs `body` on a reader connection in one read transaction and returns its result.
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        let index = next.wrappingAdd(1, ordering: .relaxed).newValue.magnitude % UInt(workers.count)
-        return try await withCheckedThrowingContinuation { continuation in
-            let refusal = workers[Int(index)].submit { connection in
-                do {
-                    let value = try connection.transaction(.deferred) { try body(connection) }
-                    continuation.resume(returning: value)
-                } catch {
-                    continuation.resume(throwing: error)
-                }
-            }
-            if refusal != nil { continuation.resume(throwing: DatabaseClosedError()) }
-        }
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T {
+        guard !closed.load(ordering: .relaxed) else { throw DatabaseClosedError() }
+        let index = next.wrappingAdd(1, ordering: .relaxed).newValue.magnitude % UInt(readers.count)
+        return try await readers[Int(index)].read(body)
     }
 
-    /// Stops the threads and closes the connections.
+    /// Stops the threads (after what they are running) and closes the connections.
     public func close() {
-        for worker in workers { worker.stop() }
-        for box in connections { box.connection.close() }
+        guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        for reader in readers { reader.close() }
     }
 }
 
-/// `@unchecked Sendable`: the connection is used only on its worker's thread, and closed after
-/// that thread has stopped.
-private final class ReaderBox: @unchecked Sendable {
-    let connection: Connection
-    init(_ connection: Connection) { self.connection = connection }
+/// One read-only connection, used by one read at a time, on its own thread.
+private actor Reader {
+    private let executor: ThreadExecutor
+    /// `nonisolated(unsafe)`: used only by this actor's reads (on its thread), and by `close`
+    /// after that thread has ended.
+    private nonisolated(unsafe) let connection: Connection
+    /// True while a read's transaction is open: a closure that suspends (it awaited something
+    /// besides this connection) lets the actor take the next call, which must wait its turn.
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    init(connection: Connection, executor: ThreadExecutor) {
+        self.connection = connection
+        self.executor = executor
+    }
+
+    func read<T: Sendable>(_ body: @Sendable (Connection) async throws -> T) async throws -> T {
+        while busy { await withCheckedContinuation { waiting.append($0) } }
+        busy = true
+        defer {
+            busy = false
+            if !waiting.isEmpty { waiting.removeFirst().resume() }
+        }
+        return try await connection.transaction(.deferred) { try await body(connection) }
+    }
+
+    /// Lets the thread finish what is queued, ends it, then closes the connection.
+    nonisolated func close() {
+        executor.stop()
+        connection.close()
+    }
 }

@@ -10,9 +10,15 @@ import Synchronization
 /// `SAVEPOINT` per request (so a request that throws is rolled back alone and its neighbours still
 /// commit), one `COMMIT`. A request's caller is resumed only after that COMMIT returned. When the
 /// writer is idle a request starts at once; nothing waits to fill a batch.
+///
+/// The transactions run in `Committer`, an actor whose executor is the writer's own thread:
+/// the closures are `async` (services await their statements, which PostgreSQL needs), but
+/// SQLite answers each at once, so a closure runs from start to end on that thread.
 public final class DatabaseWriter: Sendable {
-    private let worker: WorkerThread<any WriteJob>
+    private let pending: PendingWrites
+    private let executor: ThreadExecutor
     private let connection: ConnectionBox
+    private let loopEnded = DispatchSemaphore(value: 0)
     /// The largest number of requests committed together.
     public let maxBatchSize: Int
     /// The most requests that may wait for the writer at once; past it `write` fails at once
@@ -28,15 +34,29 @@ public final class DatabaseWriter: Sendable {
     ) throws {
         let connection = ConnectionBox(try Connection(path: path, mode: .readWrite, options: options))
         let statistics = WriterStatistics()
+        let pending = PendingWrites(capacity: max(1, maxQueuedRequests))
+        let executor = ThreadExecutor(name: threadName)
         self.connection = connection
-        self.maxBatchSize = maxBatchSize
+        self.pending = pending
+        self.executor = executor
+        self.maxBatchSize = max(1, maxBatchSize)
         self.maxQueuedRequests = maxQueuedRequests
         self.statistics = statistics
-        // The handler holds the connection and the counters, never `self`, so a writer that is
-        // dropped without `close()` still ends its thread.
-        self.worker = WorkerThread(name: threadName, maxBatch: maxBatchSize, capacity: maxQueuedRequests) { jobs in
-            Self.commit(jobs, in: connection, statistics: statistics)
+        // The loop holds the queue, the connection and the counters, never `self`, so a writer
+        // that is dropped without `close()` still ends its loop and its thread (`deinit`). It
+        // starts on the writer's thread and signals its end from there: `close()` blocks its
+        // caller, which may be a thread of the cooperative pool, so nothing it waits for may
+        // need one.
+        let committer = Committer(executor: executor, connection: connection, statistics: statistics)
+        let batchSize = self.maxBatchSize
+        let loopEnded = self.loopEnded
+        Task(executorPreference: executor) {
+            await committer.run(pending, batchSize: batchSize, ended: loopEnded)
         }
+    }
+
+    deinit {
+        pending.stop()
     }
 
     /// Runs `body` inside the writer's transaction and returns its result once it is committed.
@@ -44,10 +64,10 @@ public final class DatabaseWriter: Sendable {
     /// `body` may run in the same transaction as other requests; if it throws, only its own
     /// writes are rolled back and the error is rethrown here.
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let job = TypedWriteJob(body: body, continuation: continuation)
-            switch worker.submit(job) {
+            switch pending.submit(job) {
             case nil: break
             case .stopped?: job.fail(DatabaseClosedError())
             case .full?: job.fail(DatabaseOverloadedError(queued: maxQueuedRequests))
@@ -57,18 +77,43 @@ public final class DatabaseWriter: Sendable {
 
     /// Finishes the queued requests, checkpoints the WAL and closes the connection.
     public func close() {
-        worker.stop()
-        // The thread has ended: nothing else uses the connection now.
+        guard pending.stop() else { return }
+        loopEnded.wait()
+        executor.stop()
+        // The loop and the thread have ended: nothing else uses the connection now.
         connection.close()
     }
 
     /// Requests waiting for the writer now (not those in the transaction being written).
-    public var queuedRequests: Int { worker.queuedCount }
+    public var queuedRequests: Int { pending.count }
 
     /// Counts of what the writer has done so far (for metrics and benchmarks).
     public var stats: WriterStatistics.Snapshot { statistics.snapshot() }
+}
 
-    private static func commit(_ jobs: [any WriteJob], in box: ConnectionBox, statistics: WriterStatistics) {
+/// Runs the writer's transactions, one batch after another, on the writer's thread.
+private actor Committer {
+    private let executor: ThreadExecutor
+    private let box: ConnectionBox
+    private let statistics: WriterStatistics
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    init(executor: ThreadExecutor, connection: ConnectionBox, statistics: WriterStatistics) {
+        self.executor = executor
+        self.box = connection
+        self.statistics = statistics
+    }
+
+    /// Commits batches until the queue is stopped and empty, then signals `ended`.
+    func run(_ pending: PendingWrites, batchSize: Int, ended: DispatchSemaphore) async {
+        while let jobs = await pending.next(atMost: batchSize) {
+            await commit(jobs)
+        }
+        ended.signal()
+    }
+
+    private func commit(_ jobs: [any WriteJob]) async {
         guard !jobs.isEmpty else { return }
         let connection: Connection
         do {
@@ -82,7 +127,7 @@ public final class DatabaseWriter: Sendable {
         var succeeded: [any WriteJob] = []
         for (index, job) in jobs.enumerated() {
             do {
-                try connection.savepoint("request") { try job.run(connection) }
+                try await connection.savepoint("request") { try await job.run(connection) }
                 succeeded.append(job)
             } catch {
                 job.fail(error)
@@ -100,7 +145,7 @@ public final class DatabaseWriter: Sendable {
             }
         }
         do {
-            try connection.execute("COMMIT")
+            try connection.execute("COMMIT", arguments: [])
         } catch {
             // A failed COMMIT is never acknowledged, whatever reached the disk (after a failed
             // fsync nobody knows what did).
@@ -111,6 +156,71 @@ public final class DatabaseWriter: Sendable {
         }
         statistics.record(committed: succeeded.count)
         for job in succeeded { job.succeed() }
+    }
+}
+
+/// The requests waiting for the writer, and the loop waiting for them.
+private final class PendingWrites: Sendable {
+    private struct State {
+        var jobs: [any WriteJob] = []
+        var stopping = false
+        var waiter: CheckedContinuation<Void, Never>?
+    }
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    var count: Int { state.withLock { $0.jobs.count } }
+
+    /// Queues a job, or says why not (and then runs nothing).
+    func submit(_ job: any WriteJob) -> WorkerThread<any WriteJob>.Refusal? {
+        let outcome = state.withLock { state -> (WorkerThread<any WriteJob>.Refusal?, CheckedContinuation<Void, Never>?) in
+            guard !state.stopping else { return (.stopped, nil) }
+            guard state.jobs.count < capacity else { return (.full, nil) }
+            state.jobs.append(job)
+            defer { state.waiter = nil }
+            return (nil, state.waiter)
+        }
+        outcome.1?.resume()
+        return outcome.0
+    }
+
+    /// Stops taking jobs (those queued still run); false if it was stopped already.
+    @discardableResult
+    func stop() -> Bool {
+        let (first, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
+            let first = !state.stopping
+            state.stopping = true
+            defer { state.waiter = nil }
+            return (first, state.waiter)
+        }
+        waiter?.resume()
+        return first
+    }
+
+    /// The next jobs, at most `limit`, waiting for one if none is queued; nil once stopped and
+    /// drained.
+    func next(atMost limit: Int) async -> [any WriteJob]? {
+        while true {
+            let batch = state.withLock { state -> [any WriteJob]?? in
+                if !state.jobs.isEmpty {
+                    let count = min(state.jobs.count, limit)
+                    defer { state.jobs.removeFirst(count) }
+                    return .some(Array(state.jobs.prefix(count)))
+                }
+                return state.stopping ? .some(nil) : nil
+            }
+            if let batch { return batch }
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Bool in
+                    if !state.jobs.isEmpty || state.stopping { return true }
+                    state.waiter = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        }
     }
 }
 
@@ -137,8 +247,8 @@ public final class WriterStatistics: Sendable {
 }
 
 /// Owns the writer's connection, and replaces it after an I/O failure. `@unchecked Sendable`:
-/// the connection is only used on the writer's thread (jobs run there), and `close` runs after
-/// that thread has ended.
+/// the connection is only used by the `Committer` (on the writer's thread), and `close` runs
+/// after its loop and that thread have ended.
 private final class ConnectionBox: @unchecked Sendable {
     private(set) var connection: Connection
     /// Set when an I/O failure (a failed write or fsync, a full disk) may have left the
@@ -175,24 +285,24 @@ private final class ConnectionBox: @unchecked Sendable {
 }
 
 protocol WriteJob: Sendable {
-    func run(_ connection: Connection) throws
+    func run(_ connection: Connection) async throws
     func succeed()
     func fail(_ error: any Error)
 }
 
 /// A request with its result slot. `@unchecked Sendable`: `result` is written by `run` and read
-/// by `succeed`, both on the writer thread, in that order; the continuation is resumed once.
+/// by `succeed`, both in the writer's `Committer`, in that order; the continuation is resumed once.
 private final class TypedWriteJob<T: Sendable>: WriteJob, @unchecked Sendable {
-    let body: @Sendable (Connection) throws -> T
+    let body: @Sendable (Connection) async throws -> T
     let continuation: CheckedContinuation<T, any Error>
     private var result: T?
 
-    init(body: @escaping @Sendable (Connection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
+    init(body: @escaping @Sendable (Connection) async throws -> T, continuation: CheckedContinuation<T, any Error>) {
         self.body = body
         self.continuation = continuation
     }
 
-    func run(_ connection: Connection) throws { result = try body(connection) }
+    func run(_ connection: Connection) async throws { result = try await body(connection) }
 
     func succeed() {
         guard let result else { return fail(SQLiteError(resultCode: SQLITE_MISUSE, message: "write job has no result")) }

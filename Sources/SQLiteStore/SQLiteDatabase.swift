@@ -28,14 +28,14 @@ public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupSt
 
     /// Runs `body` in the writer's transaction (see `DatabaseWriter.write`).
     @discardableResult
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        try await writer.write { connection in try body(connection) }
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await writer.write { connection in try await body(connection) }
     }
 
     /// Runs `body` on a reader in one snapshot (see `DatabaseReaders.read`).
     @discardableResult
-    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) throws -> T) async throws -> T {
-        try await readers.read { connection in try body(connection) }
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await readers.read { connection in try await body(connection) }
     }
 
     /// What the writer has done so far (for metrics and benchmarks).

@@ -40,8 +40,8 @@ public struct IdempotencyStore: Sendable {
 
     /// The answer stored for `key` on `sessionID`, if it is younger than the retention period.
     /// Throws `conflict` when the key was used for a different request.
-    func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) throws -> ActionResult? {
-        guard let row = try connection.queryOne(
+    func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) async throws -> ActionResult? {
+        guard let row = try await connection.queryOne(
             "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?",
             sessionID, try storedKey(key, sessionID: sessionID), cutoff(now: now))
         else { return nil }
@@ -100,13 +100,13 @@ public struct IdempotencyStore: Sendable {
     }
 
     /// Stores `result` as the answer for `key` (replacing an expired answer not yet pruned).
-    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) throws {
-        try save(try storedAnswer(result, key: key, sessionID: sessionID, fingerprint: fingerprint, now: now), sessionID: sessionID, on: connection)
+    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) async throws {
+        try await save(try storedAnswer(result, key: key, sessionID: sessionID, fingerprint: fingerprint, now: now), sessionID: sessionID, on: connection)
     }
 
     /// Stores an answer made ready by `storedAnswer`.
-    func save(_ answer: StoredAnswer, sessionID: String, on connection: any DatabaseConnection) throws {
-        try connection.execute(
+    func save(_ answer: StoredAnswer, sessionID: String, on connection: any DatabaseConnection) async throws {
+        try await connection.execute(
             """
             INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (session_id, key) DO UPDATE SET
@@ -116,8 +116,8 @@ public struct IdempotencyStore: Sendable {
     }
 
     /// Deletes the answers older than the retention period; returns how many.
-    public func prune(now: Date, on connection: any DatabaseConnection) throws -> Int {
-        try connection.execute(
+    public func prune(now: Date, on connection: any DatabaseConnection) async throws -> Int {
+        try await connection.execute(
             "DELETE FROM idempotency_keys WHERE created_at <= ?",
             ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
     }

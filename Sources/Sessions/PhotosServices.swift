@@ -45,6 +45,6 @@ public struct PhotosServices: Sendable {
     public func pruneIdempotencyKeys() async throws -> Int {
         let now = auth.now()
         let idempotency = self.idempotency
-        return try await database.write { connection in try idempotency.prune(now: now, on: connection) }
+        return try await database.write { connection in try await idempotency.prune(now: now, on: connection) }
     }
 }

@@ -57,9 +57,9 @@ public struct SessionCoordinator: Sendable {
             return decision.result
         }
         return try await database.write { connection in
-            let facts = try SessionFactsReader.read(needs, now: at, auth: auth, on: connection)
+            let facts = try await SessionFactsReader.read(needs, now: at, auth: auth, on: connection)
             let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
-            try PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash).write(created: at, expected: nil, on: connection)
+            try await PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash).write(created: at, expected: nil, on: connection)
             return decision.result
         }
     }
@@ -69,8 +69,8 @@ public struct SessionCoordinator: Sendable {
         let at = auth.timestamp()
         let (auth, cache) = (self.auth, self.cache)
         return try await database.read { connection in
-            let session = try Self.load(id, cache: cache, on: connection)
-            let facts = try SessionFactsReader.read(SessionMachine.needs(state: session.state, action: nil), now: at, auth: auth, on: connection)
+            let session = try await Self.load(id, cache: cache, on: connection)
+            let facts = try await SessionFactsReader.read(SessionMachine.needs(state: session.state, action: nil), now: at, auth: auth, on: connection)
             return SessionMachine.view(id: id, version: session.version, state: session.state, facts: facts)
         }
     }
@@ -80,10 +80,10 @@ public struct SessionCoordinator: Sendable {
     /// users and operators); operators read them with `photos-admin audit` or SQL.
     public func events(sessionID: String, after: Int = 0, limit: Int = 100) async throws -> [AuditRow] {
         try await database.read { connection in
-            if try connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
+            if try await connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
                 throw PhotosError.notFound("no session \(sessionID.prefix(64))")
             }
-            return try AuditLog.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
+            return try await AuditLog.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
         }
     }
 
@@ -100,7 +100,7 @@ public struct SessionCoordinator: Sendable {
     public func list(limit: Int = 100) async throws -> [Summary] {
         try await database.read { connection in
             let topScreen = connection.jsonText("s.state", path: ["top", "screen"])
-            return try connection.query(
+            return try await connection.query(
                 """
                 SELECT s.id, s.version, u.username, \(topScreen), s.updated_at
                 FROM sessions s LEFT JOIN users u ON u.id = s.user_id ORDER BY s.updated_at DESC, s.id LIMIT ?
@@ -133,7 +133,7 @@ public struct SessionCoordinator: Sendable {
             // limit. (Every other retry is answered by the action's own read.)
             let now = auth.now()
             if let earlier = try await database.read({ connection in
-                try idempotency.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: action.fingerprint, now: now, on: connection)
+                try await idempotency.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: action.fingerprint, now: now, on: connection)
             }) {
                 return earlier
             }
@@ -146,7 +146,7 @@ public struct SessionCoordinator: Sendable {
         var checkNow = false
         if action.name == .submit {
             try action.validateParameters()
-            checkNow = try await database.read { connection in try Self.load(sessionID, on: connection).state.availableActions() }.contains(.submit)
+            checkNow = try await database.read { connection in try await Self.load(sessionID, on: connection).state.availableActions() }.contains(.submit)
         }
         // First optimistically: read (on a reader, no lock), decide, then one write that holds
         // only if the session did not move meanwhile. When it did (or a fact went stale), the
@@ -158,7 +158,7 @@ public struct SessionCoordinator: Sendable {
             let prepared = request
             do {
                 if optimistic { return try await applyOptimistically(prepared) }
-                return try await database.write { connection in try applyInTransaction(prepared, on: connection) }
+                return try await database.write { connection in try await applyInTransaction(prepared, on: connection) }
             } catch is CredentialsNotChecked {
                 checkNow = true
             } catch is StaleFacts {
@@ -183,15 +183,15 @@ public struct SessionCoordinator: Sendable {
         if case .valid(let user)? = request.credentials { signingIn = user }
         let signingInID = signingIn?.id
         let read = try await database.read { connection -> (LoadedSession, SessionFacts, ActionResult?) in
-            let loaded = try Self.load(request.sessionID, cache: cache, on: connection)
+            let loaded = try await Self.load(request.sessionID, cache: cache, on: connection)
             if let key = request.idempotencyKey,
-               let earlier = try idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
+               let earlier = try await idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
                 return (loaded, SessionFacts(now: ""), earlier)
             }
             if let expectVersion = request.expectVersion, expectVersion != loaded.version {
                 throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
             }
-            let facts = try SessionFactsReader.read(
+            let facts = try await SessionFactsReader.read(
                 for: loaded.state, action: request.action, credentials: request.credentials, signingIn: signingInID, auth: auth, on: connection)
             return (loaded, facts, nil)
         }
@@ -200,9 +200,9 @@ public struct SessionCoordinator: Sendable {
         let (prepared, expected) = try decided(request, on: loaded, facts: facts)
         let decision = prepared.decision
         try await database.write { connection in
-            try prepared.write(expected: expected, on: connection)
+            try await prepared.write(expected: expected, on: connection)
             if let key = request.idempotencyKey {
-                try idempotency.save(decision.result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
+                try await idempotency.save(decision.result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
             }
         }
         cache.store(prepared)
@@ -249,8 +249,9 @@ public struct SessionCoordinator: Sendable {
         } else {
             // Something the one statement did not read (a fact added to the core without being
             // added to the statement): read it the general way. Correct, one round trip more.
-            facts = try await database.read { [auth] connection in
-                try SessionFactsReader.read(needs, now: stamp, credentials: request.credentials, newToken: newToken, auth: auth, on: connection)
+            let auth = self.auth
+            facts = try await database.read { connection in
+                try await SessionFactsReader.read(needs, now: stamp, credentials: request.credentials, newToken: newToken, auth: auth, on: connection)
             }
         }
         let (prepared, expected) = try decided(request, on: loaded, facts: facts)
@@ -268,7 +269,8 @@ public struct SessionCoordinator: Sendable {
             }
         } else if let answer {
             // Nothing of the session changes: only the answer is kept (a statement of its own).
-            try await database.write { [idempotency] connection in try idempotency.save(answer, sessionID: request.sessionID, on: connection) }
+            let idempotency = self.idempotency
+            try await database.write { connection in try await idempotency.save(answer, sessionID: request.sessionID, on: connection) }
         }
         cache.store(prepared)
         known.learn(written: decision, sessionID: request.sessionID, storedKey: storedKey)
@@ -362,7 +364,7 @@ public struct SessionCoordinator: Sendable {
         for _ in 0..<Self.rounds {
             do {
                 return try await database.write { connection in
-                    try decideAndWrite(sessionID: sessionID, action: ClientAction(.submit, username: username), actor: actor, signingIn: user, on: connection) { input in
+                    try await decideAndWrite(sessionID: sessionID, action: ClientAction(.submit, username: username), actor: actor, signingIn: user, on: connection) { input in
                         try SessionMachine.operatorSignIn(input, user: user)
                     }
                 }
@@ -378,7 +380,7 @@ public struct SessionCoordinator: Sendable {
         for _ in 0..<Self.rounds {
             do {
                 return try await database.write { connection in
-                    try decideAndWrite(sessionID: sessionID, action: ClientAction(.buy), actor: actor, on: connection) { input in
+                    try await decideAndWrite(sessionID: sessionID, action: ClientAction(.buy), actor: actor, on: connection) { input in
                         guard let top = input.state.topScreen, top.screen == .buy else {
                             throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(input.state.topScreen?.screen.rawValue ?? "no") screen, not buy")
                         }
@@ -406,19 +408,19 @@ public struct SessionCoordinator: Sendable {
     }
 
     /// Applies one action inside the writer's transaction: idempotency, version, the action.
-    func applyInTransaction(_ request: ActionApplication, on connection: any DatabaseConnection) throws -> ActionResult {
+    func applyInTransaction(_ request: ActionApplication, on connection: any DatabaseConnection) async throws -> ActionResult {
         let fingerprint = request.action.fingerprint
         let now = auth.now()
         var signingIn: User?
         if case .valid(let user)? = request.credentials { signingIn = user }
-        return try decideAndWrite(
+        return try await decideAndWrite(
             sessionID: request.sessionID, action: request.action, actor: request.actor, credentials: request.credentials,
             signingIn: signingIn, on: connection,
             checks: { loaded in
                 // The idempotency key after the session (PostgreSQL: its row is locked by now), so
                 // a retry that reached another instance finds the first answer.
                 if let key = request.idempotencyKey,
-                   let earlier = try idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
+                   let earlier = try await idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
                     return earlier
                 }
                 if let expectVersion = request.expectVersion, expectVersion != loaded.version {
@@ -429,7 +431,7 @@ public struct SessionCoordinator: Sendable {
             decide: { try SessionMachine.decide($0) },
             afterWrite: { result in
                 if let key = request.idempotencyKey {
-                    try idempotency.save(result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
+                    try await idempotency.save(result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
                 }
             })
     }
@@ -440,23 +442,23 @@ public struct SessionCoordinator: Sendable {
     private func decideAndWrite(
         sessionID: String, action: ClientAction, actor: AuditActor, credentials: CredentialCheck? = nil, signingIn: User? = nil,
         on connection: any DatabaseConnection,
-        checks: (LoadedSession) throws -> ActionResult? = { _ in nil },
+        checks: (LoadedSession) async throws -> ActionResult? = { _ in nil },
         decide: (SessionMachine.Input) throws -> SessionDecision,
-        afterWrite: (ActionResult) throws -> Void = { _ in }
-    ) throws -> ActionResult {
-        let loaded = try Self.load(sessionID, cache: cache, forUpdate: true, on: connection)
-        if let earlier = try checks(loaded) { return earlier }
-        let facts = try SessionFactsReader.read(
+        afterWrite: (ActionResult) async throws -> Void = { _ in }
+    ) async throws -> ActionResult {
+        let loaded = try await Self.load(sessionID, cache: cache, forUpdate: true, on: connection)
+        if let earlier = try await checks(loaded) { return earlier }
+        let facts = try await SessionFactsReader.read(
             for: loaded.state, action: action, credentials: credentials, signingIn: signingIn?.id, auth: auth, on: connection)
         let decision = try decide(SessionMachine.Input(
             sessionID: sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
             action: action, actor: actor, facts: facts))
         let prepared = PreparedWrite(decision, sessionID: sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
         // The row is locked (or the writer is SQLite's only one): it cannot have moved.
-        try prepared.write(expected: nil, on: connection)
+        try await prepared.write(expected: nil, on: connection)
         // Not cached here: the transaction may still roll back, and a cached state must be a
         // committed one (StateCache). The next read decodes it.
-        try afterWrite(decision.result)
+        try await afterWrite(decision.result)
         return decision.result
     }
 
@@ -475,9 +477,9 @@ public struct SessionCoordinator: Sendable {
     /// holds it for exactly this text. `forUpdate` (in a write transaction) locks the session's
     /// row until the transaction ends on PostgreSQL, where several instances may act on one
     /// session; SQLite's single writer already runs one transaction at a time.
-    static func load(_ sessionID: String, cache: StateCache? = nil, forUpdate: Bool = false, on connection: any DatabaseConnection) throws -> LoadedSession {
+    static func load(_ sessionID: String, cache: StateCache? = nil, forUpdate: Bool = false, on connection: any DatabaseConnection) async throws -> LoadedSession {
         let sql = "SELECT version, state, trail_seq, trail_hash FROM sessions WHERE id = ?" + (forUpdate ? connection.rowLockClause : "")
-        guard let row = try connection.queryOne(sql, sessionID) else {
+        guard let row = try await connection.queryOne(sql, sessionID) else {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
         return try loaded(sessionID, version: row.int(0), text: row.string(1), trailSeq: row.int(2), trailHash: row.string(3), cache: cache)

@@ -51,12 +51,12 @@ struct PreparedWrite: Sendable {
     /// version and trail seq read (else `SessionMoved`) and its token as live as it was (else
     /// `StaleFacts`); an effect that cannot be applied as decided throws `StaleFacts`. Either
     /// way the caller's transaction keeps nothing.
-    func write(created: String? = nil, expected: Expected?, on connection: any DatabaseConnection) throws {
+    func write(created: String? = nil, expected: Expected?, on connection: any DatabaseConnection) async throws {
         let state = decision.state
         let at = decision.records.first?.at ?? created ?? ""
-        if !chained.isEmpty { try AuditLog.holdAppendLock(on: connection) }
+        if !chained.isEmpty { try await AuditLog.holdAppendLock(on: connection) }
         if let created {
-            try connection.execute(
+            try await connection.execute(
                 """
                 INSERT INTO sessions (id, version, state, user_id, created_at, updated_at, trail_seq, trail_hash,
                     layout, top_screen, token_id, photo_ids)
@@ -67,7 +67,7 @@ struct PreparedWrite: Sendable {
         } else if decision.changed || !chained.isEmpty {
             let updated: Int
             if let expected {
-                updated = try connection.execute(
+                updated = try await connection.execute(
                     """
                     UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ?,
                         layout = ?, top_screen = ?, token_id = ?, photo_ids = ?
@@ -76,7 +76,7 @@ struct PreparedWrite: Sendable {
                     decision.version, stateText, state.user?.id, at, trailSeq, trailHash,
                     columns.layout, columns.topScreen, columns.tokenID, columns.photoIDs, sessionID, expected.version, expected.trailSeq)
             } else {
-                updated = try connection.execute(
+                updated = try await connection.execute(
                     """
                     UPDATE sessions SET version = ?, state = ?, user_id = ?, updated_at = ?, trail_seq = ?, trail_hash = ?,
                         layout = ?, top_screen = ?, token_id = ?, photo_ids = ?
@@ -88,14 +88,14 @@ struct PreparedWrite: Sendable {
             guard updated == 1 else { throw SessionMoved() }
         }
         if let token = expected?.token {
-            let live = try connection.queryOne("SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL AND expires_at > ?", token.id, at) != nil
+            let live = try await connection.queryOne("SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL AND expires_at > ?", token.id, at) != nil
             guard live == token.live else { throw StaleFacts(reason: "the session's token changed") }
         }
-        try AuditLog.insert(chained: chained, on: connection)
+        try await AuditLog.insert(chained: chained, on: connection)
         for effect in decision.effects {
             switch effect {
             case .purchase(let userID, let photoID, let priceCents):
-                let inserted = try connection.execute(
+                let inserted = try await connection.execute(
                     """
                     INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (?, ?, ?, ?, ?)
                     ON CONFLICT (user_id, photo_id) DO NOTHING
@@ -103,12 +103,12 @@ struct PreparedWrite: Sendable {
                 guard inserted == 1 else { throw StaleFacts(reason: "photo \(photoID) was bought meanwhile") }
             case .issueToken(let grant, let userID):
                 do {
-                    try AuthService.store(grant, userID: userID, on: connection)
+                    try await AuthService.store(grant, userID: userID, on: connection)
                 } catch let error as any DatabaseFailure where error.isUniqueViolation {
                     throw StaleFacts(reason: "token id \(grant.id) is taken")
                 }
             case .revokeToken(let id):
-                try connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", at, id)
+                try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", at, id)
             }
         }
     }

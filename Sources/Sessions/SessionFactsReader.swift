@@ -12,9 +12,9 @@ enum SessionFactsReader {
     static func read(
         for state: SessionState, action: ClientAction, credentials: CredentialCheck?, signingIn: Int64?,
         auth: AuthService, on connection: any DatabaseConnection
-    ) throws -> SessionFacts {
+    ) async throws -> SessionFacts {
         let needs = SessionMachine.needs(state: state, action: action, signingIn: signingIn)
-        return try read(
+        return try await read(
             needs, now: auth.timestamp(), credentials: credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil,
             auth: auth, on: connection)
     }
@@ -22,12 +22,12 @@ enum SessionFactsReader {
     static func read(
         _ needs: SessionFacts.Needs, now: String, credentials: CredentialCheck? = nil, newToken: TokenGrant? = nil,
         auth: AuthService, on connection: any DatabaseConnection
-    ) throws -> SessionFacts {
+    ) async throws -> SessionFacts {
         var facts = SessionFacts(now: now, credentials: credentials, newToken: newToken)
         let photoIDs = needs.photoIDs.sorted()
         if !photoIDs.isEmpty {
             let marks = Array(repeating: "?", count: photoIDs.count).joined(separator: ", ")
-            for row in try connection.query(
+            for row in try await connection.query(
                 "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(marks))", arguments: photoIDs.map { $0 as any DatabaseBindable })
             {
                 let photo = Photo(id: try row.int64(0), title: try row.string(1), url: try row.string(2), priceCents: try row.int(3))
@@ -36,19 +36,19 @@ enum SessionFactsReader {
         }
         for userID in needs.userIDs.sorted() {
             if needs.purchaseLists {
-                let purchased = try PurchaseService.purchasedPhotos(userID: userID, on: connection)
+                let purchased = try await PurchaseService.purchasedPhotos(userID: userID, on: connection)
                 facts.purchased[userID] = purchased
                 facts.owned[userID] = Set(purchased.map(\.id))
             } else if !photoIDs.isEmpty {
                 let marks = Array(repeating: "?", count: photoIDs.count).joined(separator: ", ")
-                facts.owned[userID] = Set(try connection.query(
+                facts.owned[userID] = Set(try await connection.query(
                     "SELECT photo_id FROM purchases WHERE user_id = ? AND photo_id IN (\(marks))",
                     arguments: [userID as any DatabaseBindable] + photoIDs.map { $0 as any DatabaseBindable }
                 ).map { try $0.int64(0) })
             }
         }
         if let tokenID = needs.tokenID {
-            facts.tokenLive = try auth.isLive(tokenID: tokenID, on: connection)
+            facts.tokenLive = try await auth.isLive(tokenID: tokenID, on: connection)
         }
         return facts
     }

@@ -46,7 +46,7 @@ extension PhotosAdmin.Report {
             let report = try await global.withServices(migrate: false) { context in
                 // Marks photosd has not added yet (it does every few seconds) are added first.
                 try await FunnelMarks.catchUp(context.database)
-                return try await context.database.read { try FunnelReport.load(days: days, until: last, on: $0) }
+                return try await context.database.read { try await FunnelReport.load(days: days, until: last, on: $0) }
             }
             if let svg {
                 guard FileManager.default.createFile(atPath: svg, contents: Data(FunnelChart.svg(report).utf8)) else {

@@ -31,11 +31,11 @@ extension PhotosBench {
             while written < rows {
                 let count = min(10_000, rows - written)
                 try await database.write { connection in
-                    let trail = try AuditTrailWriter(sessionID: "long-trail", on: connection)
+                    let trail = try await AuditTrailWriter(sessionID: "long-trail", on: connection)
                     for index in 0..<count {
                         trail.record(AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64(index % 100 + 1))]))
                     }
-                    _ = try trail.write(at: ISO8601Timestamp.now())
+                    _ = try await trail.write(at: ISO8601Timestamp.now())
                 }
                 written += count
                 if written % checkpointEvery < count || written == rows { try await audit.checkpoint() }

@@ -76,7 +76,7 @@ enum HTTPBenchmark {
             try await seed(database, users: users, photos: photos)
             var postmaster: Int32?
             if database.writersRunConcurrently {
-                let backend = try await database.read { try $0.queryOne("SELECT pg_backend_pid()")?.int(0) }
+                let backend = try await database.read { try await $0.queryOne("SELECT pg_backend_pid()")?.int(0) }
                 postmaster = backend.flatMap { ProcessCPU.parent(of: Int32($0)) }
             }
             await database.close()

@@ -49,7 +49,7 @@ enum StorageBenchmark {
         let state = String(repeating: "x", count: 600)
         for client in 0..<clients {
             try await database.write { connection in
-                try connection.execute(
+                try await connection.execute(
                     "INSERT INTO sessions (id, version, state, created_at, updated_at) VALUES (?, 1, ?, ?, ?)",
                     "bench-\(client)", state, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z")
             }
@@ -65,9 +65,9 @@ enum StorageBenchmark {
                     let id = "bench-\(client)"
                     while Date() < deadline {
                         try await database.write { connection in
-                            let version = try connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int(0) ?? 0
-                            try connection.execute("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", version + 1, state, ISO8601Timestamp.now(), id)
-                            try AuditLog.append([
+                            let version = try await connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int(0) ?? 0
+                            try await connection.execute("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", version + 1, state, ISO8601Timestamp.now(), id)
+                            try await AuditLog.append([
                                 AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "selectPhoto", "photoId": 1]),
                                 AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": 1]),
                             ], to: id, at: ISO8601Timestamp.now(), on: connection)

@@ -133,14 +133,14 @@ struct AnalyticsTests {
         // by hand, twice (the second finds nothing new), and in small chunks the same as at once.
         #expect(try await FunnelMarks.catchUp(test.database, chunk: 7) > 50)
         #expect(try await FunnelMarks.catchUp(test.database) == 0)
-        let chunked = try await test.database.read { try $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { try $0.string(0) } }
-        try await test.database.write { try $0.executeScript("DELETE FROM funnel_marks; UPDATE funnel_marks_progress SET marked_until_id = 0;") }
+        let chunked = try await test.database.read { try await $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { try $0.string(0) } }
+        try await test.database.write { try await $0.executeScript("DELETE FROM funnel_marks; UPDATE funnel_marks_progress SET marked_until_id = 0;") }
         try await FunnelMarks.catchUp(test.database)
-        #expect(try await test.database.read { try $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { try $0.string(0) } } == chunked)
+        #expect(try await test.database.read { try await $0.query("SELECT day || stage || session_id FROM funnel_marks ORDER BY 1").map { try $0.string(0) } } == chunked)
 
         // The views, row by row.
         let funnel = try await test.database.read { connection in
-            try connection.query("SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel ORDER BY day")
+            try await connection.query("SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel ORDER BY day")
                 .map { [try $0.string(0), String(try $0.int(1)), String(try $0.int(2)), String(try $0.int(3)), String(try $0.int(4)), String(try $0.int(5))] }
         }
         let stages: [Stage] = [.started, .viewedPhoto, .startedBuy, .askedToSignIn, .purchased]
@@ -148,20 +148,20 @@ struct AnalyticsTests {
         #expect(funnel == expectedFunnel)
         #expect(funnel.count == 5)
         let exits = try await test.database.read { connection in
-            try connection.query("SELECT day, reason, flows FROM buy_exits ORDER BY day, reason").map { "\(try $0.string(0)) \(try $0.string(1)) \(try $0.int(2))" }
+            try await connection.query("SELECT day, reason, flows FROM buy_exits ORDER BY day, reason").map { "\(try $0.string(0)) \(try $0.string(1)) \(try $0.int(2))" }
         }
         let expectedExitRows = expectedExits.keys.sorted().flatMap { day in expectedExits[day]!.keys.sorted().map { "\(day) \($0) \(expectedExits[day]![$0]!)" } }
         #expect(exits == expectedExitRows)
 
         // The report over those days: its days are the view's rows, its totals their sums.
         let until = clock.now()
-        let report = try await test.database.read { try FunnelReport.load(days: 5, until: until, on: $0) }
+        let report = try await test.database.read { try await FunnelReport.load(days: 5, until: until, on: $0) }
         #expect(report.days.map { [$0.day] + $0.steps.map(String.init) } == expectedFunnel)
         for (index, stage) in stages.enumerated() {
             #expect(report.total.steps[index] == expected.values.reduce(0) { $0 + ($1[stage]?.count ?? 0) })
         }
         #expect(report.exits.map { "\($0.day) \($0.reason) \($0.flows)" } == expectedExitRows)
-        let threeDays = try await test.database.read { try FunnelReport.load(days: 2, until: until, on: $0) }
+        let threeDays = try await test.database.read { try await FunnelReport.load(days: 2, until: until, on: $0) }
         #expect(threeDays.days.map(\.day) == Array(expectedFunnel.suffix(2).map { $0[0] }))
 
         // photos-admin report funnel: JSON rows = the view's rows; the text; the SVG.

@@ -45,7 +45,7 @@ struct PostgresPlanTests {
         let test = try h.test
         // A shop that has run a little (2,000 purchases: the read once scanned them all), then a while.
         for (from, users) in [(0, 200), (200, 1800)] {
-            try await test.database.write { try $0.executeScript(Self.grow(from: from, users: users)) }
+            try await test.database.write { try await $0.executeScript(Self.grow(from: from, users: users)) }
             for (name, plan) in try await Self.plans(test.database) {
                 #expect(!plan.isEmpty)
                 // A catalogue of 200 photos fits in a few pages, where a scan is the cheaper plan.
@@ -61,27 +61,27 @@ struct PostgresPlanTests {
     /// token (so that every part of both plans runs).
     static func plans(_ database: any DatabaseStore) async throws -> [String: String] {
         try await database.write { connection -> [String: String] in
-            try connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-            try connection.execute("PREPARE plan_read AS " + ActionStatements.Read.sql)
-            try connection.execute("PREPARE plan_write AS " + ActionStatements.Write.sql)
-            try connection.execute("PREPARE plan_navigation AS " + ActionStatements.NavigationWrite.sql)
+            try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
+            try await connection.execute("PREPARE plan_read AS " + ActionStatements.Read.sql)
+            try await connection.execute("PREPARE plan_write AS " + ActionStatements.Write.sql)
+            try await connection.execute("PREPARE plan_navigation AS " + ActionStatements.NavigationWrite.sql)
             let now = "'2026-06-01T00:00:00.000Z'"
-            let read = try connection.query(
+            let read = try await connection.query(
                 "EXPLAIN EXECUTE plan_read(-1, 'plan-7', '{3}', '{5}', 0, \(now), 'plan-7', 'key', \(now))")
-            let write = try connection.query(
+            let write = try await connection.query(
                 """
                 EXPLAIN EXECUTE plan_write(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
                     '[]', \(now), 'plan-7', '[[7,3,100]]', '[]', \(now), '{9}', 'plan-7', '[]', \(now),
                     9, 9, \(now), 1, 7, '{3,4}', 1, 0)
                 """)
-            let navigation = try connection.query(
+            let navigation = try await connection.query(
                 """
                 EXPLAIN EXECUTE plan_navigation(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
                     '[]', 9, 9, \(now), 1, 7, '{3,4}')
                 """)
-            try connection.execute("DEALLOCATE plan_read")
-            try connection.execute("DEALLOCATE plan_write")
-            try connection.execute("DEALLOCATE plan_navigation")
+            try await connection.execute("DEALLOCATE plan_read")
+            try await connection.execute("DEALLOCATE plan_write")
+            try await connection.execute("DEALLOCATE plan_navigation")
             func text(_ rows: [Row]) throws -> String { try rows.map { try $0.string(0) }.joined(separator: "\n") }
             return ["read": try text(read), "write": try text(write), "navigation write": try text(navigation)]
         }

@@ -39,7 +39,7 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let sessions = try h.sessions
         let id = try await sessions.createSession(layout: .stack, link: nil, actor: .client).session.id
         // Warm up: each pooled connection prepares the two statements once (a parse each).
@@ -76,7 +76,7 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let sessions = try h.sessions
         let store = try #require(test.database as? any SingleStatementStore)
         // Warm up: each pooled connection prepares the statement once.
@@ -91,7 +91,7 @@ struct PostgresRoundTripTests {
             #expect(view.version == created.session.version)
             #expect(try await sessions.events(sessionID: created.session.id).map(\.seq) == Array(1...created.events.count))
         }
-        let verification = try await test.database.read { try AuditLog.verify(on: $0, publicKey: nil) }
+        let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
 
@@ -100,14 +100,14 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let sessions = try h.sessions
         let store = try #require(test.database as? any SingleStatementStore)
         let id = try await sessions.createSession(layout: .stack, link: nil, actor: .client).session.id
         _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 2), to: id)
         // The row now says it names no photo, holds a token and is a tab bar: all untrue.
         try await test.database.write { connection in
-            try connection.execute("UPDATE sessions SET photo_ids = '{}', token_id = 999, layout = 'tabs' WHERE id = ?", id)
+            try await connection.execute("UPDATE sessions SET photo_ids = '{}', token_id = 999, layout = 'tabs' WHERE id = ?", id)
         }
         // Another instance (this one holds the state it wrote, and would read nothing).
         let other = try test.sessions(auth: try h.auth)
@@ -117,7 +117,7 @@ struct PostgresRoundTripTests {
         #expect(counted > 2, "the one read, the facts read again (a transaction), the write: \(counted)")
         // The write put the truth back: the next action of a third instance is two round trips again.
         let columns = try await test.database.read { connection in
-            try connection.queryOne("SELECT photo_ids, token_id, layout FROM sessions WHERE id = ?", id)
+            try await connection.queryOne("SELECT photo_ids, token_id, layout FROM sessions WHERE id = ?", id)
         }
         #expect(try columns?.string(0) == "{2}")
         #expect(columns?.optionalInt64(1) == nil)
@@ -152,7 +152,7 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let (first, second) = (try h.sessions, try test.sessions(auth: try h.auth))
         let store = try #require(test.database as? any SingleStatementStore)
         /// The result of `apply` on `coordinator`, the round trips it took, and whether it wrote
@@ -216,7 +216,7 @@ struct PostgresRoundTripTests {
         #expect(retried.trips == 1 && retried.refused, "the refused write (not counted), the read that found the answer: \(retried.trips), \(retried.refused), \(retried.held)")
         #expect(retried.result.session == answered.session)
         #expect(try await first.session(id: id).version == newest.version)
-        let verification = try await test.database.read { try AuditLog.verify(on: $0, publicKey: nil) }
+        let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
 }

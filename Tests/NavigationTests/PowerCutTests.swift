@@ -142,9 +142,9 @@ struct PowerCutTests {
         let rebooted = try PhotosDatabase.open(path: path, durability: durability, readerCount: 1)
         defer { rebooted.close() }
         let (integrity, verification, trails) = try await rebooted.read { connection in
-            let integrity = try connection.queryOne("PRAGMA integrity_check")?.string(0)
-            let verification = try AuditLog.verify(on: connection, publicKey: try AuditService.trustedKey(explicit: nil, signingKeyPath: keyPath))
-            let trails = try connection.query(
+            let integrity = try await connection.queryOne("PRAGMA integrity_check")?.string(0)
+            let verification = try await AuditLog.verify(on: connection, publicKey: try AuditService.trustedKey(explicit: nil, signingKeyPath: keyPath))
+            let trails = try await connection.query(
                 "SELECT s.id, s.version, count(a.seq), coalesce(max(a.seq), 0) FROM sessions s LEFT JOIN audit_trail a ON a.session_id = s.id GROUP BY s.id"
             ).map { (id: try $0.string(0), version: try $0.int(1), rows: try $0.int(2), last: try $0.int(3)) }
             return (integrity, verification, trails)

@@ -56,11 +56,11 @@ struct RandomizedSessionTests {
         guard let test = h.database else { return }
         let completed = try await test.database.read { connection -> [String] in
             let photoID = connection.jsonText("detail", path: ["photoId"])
-            return try connection.query(
+            return try await connection.query(
                 "SELECT username || ':' || \(photoID) FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
         }
         #expect(purchases == completed, "seed \(Self.seed)")
-        let verification = try await test.database.read { try AuditLog.verify(on: $0) }
+        let verification = try await test.database.read { try await AuditLog.verify(on: $0) }
         #expect(verification.isIntact)
 
         // The columns kept beside each state (migration 0010) say what the state says, as every
@@ -72,8 +72,8 @@ struct RandomizedSessionTests {
         try await test.database.write { connection in
             let drop = ["DROP INDEX sessions_by_created;", "DROP INDEX sessions_by_user;"]
                 + ["layout", "top_screen", "token_id", "photo_ids"].map { "ALTER TABLE sessions DROP COLUMN \($0);" }
-            try connection.executeScript(drop.joined(separator: "\n"))
-            try connection.executeScript(migration.sql)
+            try await connection.executeScript(drop.joined(separator: "\n"))
+            try await connection.executeScript(migration.sql)
         }
         let migrated = try await Self.sessionColumns(test.database)
         for (id, columns) in migrated { #expect(columns.stored == columns.expected, "migrated session \(id), seed \(Self.seed)") }
@@ -83,7 +83,7 @@ struct RandomizedSessionTests {
     static func sessionColumns(_ database: any DatabaseStore) async throws -> [String: (stored: [String], expected: [String])] {
         try await database.read { connection in
             var columns: [String: (stored: [String], expected: [String])] = [:]
-            try connection.forEachRow("SELECT id, state, layout, top_screen, token_id, photo_ids FROM sessions") { row in
+            try await connection.forEachRow("SELECT id, state, layout, top_screen, token_id, photo_ids FROM sessions") { row in
                 let state = try JSONDecoder().decode(SessionState.self, from: Data(try row.string(1).utf8))
                 let stored = [row.optionalString(2) ?? "NULL", row.optionalString(3) ?? "NULL", row.optionalInt64(4).map(String.init) ?? "NULL",
                               row.optionalString(5) ?? "NULL"]

@@ -73,7 +73,7 @@ struct SessionCoordinatorTests {
         let key = "1"  // clients use small counters: guessable
         let first = try await h.sessions.apply(action, to: id, idempotencyKey: key)
         let token = try #require(first.token)
-        let row = try #require(try await h.test.database.read { try $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
+        let row = try #require(try await h.test.database.read { try await $0.queryOne("SELECT key, request_hash, response FROM idempotency_keys") })
         // Before: key = SHA-256("1"), found by anyone who hashes small numbers.
         #expect(try row.string(0) != SecureToken.sha256Hex(key))
         #expect(try row.string(1) != SecureToken.sha256Hex(action.fingerprint))
@@ -114,15 +114,15 @@ struct SessionCoordinatorTests {
         clock.advance(seconds: 30)
         #expect(try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, idempotencyKey: "k") == first)
         let idempotency = IdempotencyStore(secret: try ServerSecret.loadOrCreate(path: test.directory.file("photosd-secret.key")), retentionSeconds: 60)
-        #expect(try await test.database.write { try idempotency.prune(now: clock.now(), on: $0) } == 0)
+        #expect(try await test.database.write { try await idempotency.prune(now: clock.now(), on: $0) } == 0)
         clock.advance(seconds: 31)
         // Past the retention a retry is a new request (here refused: photo has no selectPhoto).
         let late = try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, idempotencyKey: "k")
         #expect(late.session.version == first.session.version)
         #expect(late.error?.code == .actionNotAvailable)
         clock.advance(seconds: 61)
-        #expect(try await test.database.write { try idempotency.prune(now: clock.now(), on: $0) } == 1)
-        #expect(try await test.database.read { try $0.queryOne("SELECT count(*) FROM idempotency_keys")?.int(0) } == 0)
+        #expect(try await test.database.write { try await idempotency.prune(now: clock.now(), on: $0) } == 1)
+        #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM idempotency_keys")?.int(0) } == 0)
     }
 
     @Test("a sign-in whose session reached signIn while its password was not yet checked is checked then, not a version_conflict", arguments: TestStore.all)
@@ -229,7 +229,7 @@ struct OneReadOneWriteTests {
         let id = try await h.newSession()
         let database = try h.test.database
         // Decide an action on the session as read now…
-        let read = try await database.read { try SessionCoordinator.load(id, on: $0) }
+        let read = try await database.read { try await SessionCoordinator.load(id, on: $0) }
         let decision = try SessionMachine.decide(SessionMachine.Input(
             sessionID: id, version: read.version, state: read.state, lastSeq: read.trailSeq,
             action: ClientAction(.selectPhoto, photoId: 1), actor: .client, facts: SessionFacts(now: "2026-11-23T00:00:00.000Z", photos: [1: SessionHarness.photos[0]])))
@@ -238,7 +238,7 @@ struct OneReadOneWriteTests {
         try await h.act(id, .selectPhoto, photoId: 2)
         let before = try await h.savedState(id)
         await #expect(throws: SessionMoved.self) {
-            try await database.write { try prepared.write(expected: .init(version: read.version, trailSeq: read.trailSeq, token: nil), on: $0) }
+            try await database.write { try await prepared.write(expected: .init(version: read.version, trailSeq: read.trailSeq, token: nil), on: $0) }
         }
         let after = try await h.savedState(id)
         #expect(after.0 == before.0)
@@ -250,7 +250,7 @@ struct OneReadOneWriteTests {
         #expect(try await h.view(id).version == version)
         // The session row carries its trail's head, equal to the trail's last row.
         let head = try await database.read { connection in
-            (try SessionCoordinator.load(id, on: connection), try AuditLog.head(of: id, on: connection))
+            await (try SessionCoordinator.load(id, on: connection), try AuditLog.head(of: id, on: connection))
         }
         #expect(head.0.trailSeq == head.1.seq)
         #expect(head.0.trailHash == head.1.hash)

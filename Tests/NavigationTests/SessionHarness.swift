@@ -126,9 +126,9 @@ struct SessionHarness {
             return (try await memory.savedState(id), try await memory.events(sessionID: id, after: 0, limit: .max))
         }
         return try await test.database.read { connection -> (SessionState, [AuditRow]) in
-            let text = try connection.queryOne("SELECT state FROM sessions WHERE id = ?", id)?.string(0) ?? ""
+            let text = try await connection.queryOne("SELECT state FROM sessions WHERE id = ?", id)?.string(0) ?? ""
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
-            return (state, try AuditLog.rows(sessionID: id, limit: 1_000_000, on: connection))
+            return await (state, try AuditLog.rows(sessionID: id, limit: 1_000_000, on: connection))
         }
     }
 
@@ -136,7 +136,7 @@ struct SessionHarness {
     func purchaseList() async throws -> [String] {
         if let memory { return await memory.purchaseList() }
         return try await test.database.read { connection in
-            try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
+            try await connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
         }
     }
 
@@ -145,7 +145,7 @@ struct SessionHarness {
     /// How many sessions exist.
     func sessionCount() async throws -> Int {
         if let memory { return await memory.sessionCount }
-        return try await test.database.read { try $0.queryOne("SELECT count(*) FROM sessions")?.int(0) ?? -1 }
+        return try await test.database.read { try await $0.queryOne("SELECT count(*) FROM sessions")?.int(0) ?? -1 }
     }
 }
 

@@ -33,18 +33,18 @@ struct AuditIntegrityTests {
 
         func append(_ trail: String, _ count: Int) async throws {
             try await test.database.write { connection in
-                let writer = try AuditTrailWriter(sessionID: trail, on: connection)
+                let writer = try await AuditTrailWriter(sessionID: trail, on: connection)
                 for index in 0..<count {
                     writer.record(AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64(index))]))
                 }
-                _ = try writer.write(at: ISO8601Timestamp.now())
+                _ = try await writer.write(at: ISO8601Timestamp.now())
             }
         }
 
         /// Drops every trigger, runs `sql`, and returns what verify finds.
         func tamper(_ sql: String) async throws -> AuditLog.Problem? {
             try await test.database.write { connection in
-                try connection.executeScript("""
+                try await connection.executeScript("""
                     DROP TRIGGER IF EXISTS audit_events_no_update; DROP TRIGGER IF EXISTS audit_events_no_delete;
                     DROP TRIGGER IF EXISTS audit_checkpoints_no_update; DROP TRIGGER IF EXISTS audit_checkpoints_no_delete;
                     """ + sql)
@@ -61,18 +61,18 @@ struct AuditIntegrityTests {
         func rehash(_ trail: String) async throws {
             try await test.database.write { connection in
                 var previous = AuditLog.genesisHash
-                let rows = try connection.query(
+                let rows = try await connection.query(
                     "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail FROM audit_events WHERE session_id = ? ORDER BY seq", trail)
                 for row in rows {
                     let hash = try AuditVerifier.fields(row).hash(previous: previous)
-                    try connection.execute("UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?", previous, hash, row.int64(0))
+                    try await connection.execute("UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?", previous, hash, row.int64(0))
                     previous = hash
                 }
             }
         }
 
         func rowID(_ trail: String, _ seq: Int) async throws -> Int64 {
-            try await test.database.read { try $0.queryOne("SELECT id FROM audit_events WHERE session_id = ? AND seq = ?", trail, seq)?.int64(0) ?? 0 }
+            try await test.database.read { try await $0.queryOne("SELECT id FROM audit_events WHERE session_id = ? AND seq = ?", trail, seq)?.int64(0) ?? 0 }
         }
 
         func close() { test.close() }
@@ -188,7 +188,7 @@ struct AuditIntegrityTests {
         defer { f2.close() }
         let forger = AuditSigningKey(Curve25519.Signing.PrivateKey())
         let forged = try await f2.test.database.write { connection -> AuditCheckpoint in
-            var checkpoint = try #require(try AuditCheckpoints.newest(on: connection))
+            var checkpoint = try await #require(try AuditCheckpoints.newest(on: connection))
             checkpoint.heads.removeAll { $0.trail == "s3" }
             checkpoint.signature = try forger.signatureHex(checkpoint.statement)
             checkpoint.hash = AuditCheckpoint.hash(statement: checkpoint.statement, signature: checkpoint.signature)
@@ -262,9 +262,9 @@ struct AuditIntegrityTests {
         #expect(before.rowsChecked == 82)
         try await database.write { connection in
             for trail in ["operator", "fresh"] {
-                let writer = try AuditTrailWriter(sessionID: trail, on: connection)
+                let writer = try await AuditTrailWriter(sessionID: trail, on: connection)
                 writer.record(AuditEntry(actor: .system, step: .photoAdded, detail: ["count": 1]))
-                _ = try writer.write(at: ISO8601Timestamp.now())
+                _ = try await writer.write(at: ISO8601Timestamp.now())
             }
         }
         try await audit.checkpoint()
@@ -274,7 +274,7 @@ struct AuditIntegrityTests {
         #expect(after.rowsChecked == 84)
         // The old rows still answer to the old rule: altering one breaks the global chain there.
         try await database.write { connection in
-            try connection.executeScript("DROP TRIGGER audit_events_no_update; UPDATE audit_events SET detail = '{}' WHERE id = 10;")
+            try await connection.executeScript("DROP TRIGGER audit_events_no_update; UPDATE audit_events SET detail = '{}' WHERE id = 10;")
         }
         let tampered = try await audit.verify(publicKey: key).problem
         #expect(tampered?.rowID == 10)
@@ -294,9 +294,9 @@ struct AuditIntegrityTests {
                     let trail = "session-\(client)"
                     for _ in 0..<10 {
                         let seq = try await test.database.write { connection in
-                            let writer = try AuditTrailWriter(sessionID: trail, on: connection)
+                            let writer = try await AuditTrailWriter(sessionID: trail, on: connection)
                             let seq = writer.record(AuditEntry(actor: .client, step: .action, detail: ["action": "back"]))
-                            _ = try writer.write(at: ISO8601Timestamp.now())
+                            _ = try await writer.write(at: ISO8601Timestamp.now())
                             return seq
                         }
                         if client % 8 == 0, let checkpoint = try await audit.checkpoint(always: true) {
@@ -315,7 +315,7 @@ struct AuditIntegrityTests {
         #expect(result.rowsChecked == 640)
         // What each checkpoint covers, cumulatively.
         let checkpoints = try await test.database.read { connection in
-            try connection.query("SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
+            try await connection.query("SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
         }
         #expect(observations.count == 80)
         for (trail, seq, number) in observations {

@@ -34,7 +34,7 @@ struct AuthServiceTests {
             try await auth.signIn(username: "mallory", password: "correct horse", actor: .client)
         }
         let steps = try await test.database.read { connection in
-            try connection.query("SELECT step, detail FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\(try $0.string(0)):\(try $0.string(1))" }
+            try await connection.query("SELECT step, detail FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\(try $0.string(0)):\(try $0.string(1))" }
         }
         // An unknown name is not recorded: it may be a password typed into the wrong field.
         #expect(steps == [#"auth.signInFailed:{"attemptedUsername":"alice"}"#, #"auth.signInFailed:{"unknownUser":true}"#])
@@ -85,7 +85,7 @@ struct AuthServiceTests {
         // The audit trail: 5 checked, and one row for the 45 refused unchecked (a refusal by the
         // limits is recorded once per limit and window, not once per request).
         let reasons = try await test.database.read { connection in
-            try connection.query("SELECT json_extract(detail, '$.reason') FROM audit_trail WHERE session_id = 'api' AND step = 'auth.signInFailed'").map { $0.optionalString(0) }
+            try await connection.query("SELECT json_extract(detail, '$.reason') FROM audit_trail WHERE session_id = 'api' AND step = 'auth.signInFailed'").map { $0.optionalString(0) }
         }
         #expect(reasons.filter { $0 == nil }.count == 5)
         #expect(reasons.filter { $0 == "tooManyAttempts" }.count == 1)

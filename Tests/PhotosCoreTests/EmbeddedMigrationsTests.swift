@@ -38,7 +38,7 @@ struct EmbeddedMigrationsTests {
         let test = try TestDatabase()
         defer { test.close() }
         let columns = try await test.database.read { connection in
-            try connection.query("SELECT name FROM pragma_table_info('audit_trail')").map { try $0.string(0) }
+            try await connection.query("SELECT name FROM pragma_table_info('audit_trail')").map { try $0.string(0) }
         }
         #expect(columns == ["session_id", "seq", "at", "actor", "username", "coordinator", "step", "screen", "detail"])
     }

@@ -47,6 +47,26 @@ struct LayeringTests {
         #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
     }
 
+    @Test("no thread is held waiting for PostgreSQL: no EventLoopFuture.wait() and no pool of blocking threads outside SQLite's own")
+    func nothingWaitsForTheServer() throws {
+        // SQLite's writer and readers block their own threads by design (its calls block); every
+        // other module awaits. `await x.wait()` (an async wait) is not a blocked thread.
+        let modules = ["DatabaseAccess", "PostgresStore", "PhotosModel", "Navigation", "PhotosCore", "Sessions", "PhotosStorage",
+                       "PhotosServer", "PhotosConsole", "photosd", "photos-admin"]
+        var offences: [String] = []
+        for (path, text) in try files(in: modules) {
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") || code.hasPrefix("///") { continue }
+                if (code.contains(".wait()") && !code.contains("await")) || code.contains("NIOThreadPool") || code.contains("DispatchSemaphore")
+                    || code.contains("NSCondition") {
+                    offences.append("\(path): \(code)")
+                }
+            }
+        }
+        #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
+    }
+
     @Test("Navigation, the pure core, imports no storage module at all")
     func pureCore() throws {
         for (path, text) in try files(in: ["Navigation", "PhotosModel"]) {

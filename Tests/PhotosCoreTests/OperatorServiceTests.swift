@@ -25,18 +25,18 @@ struct OperatorServiceTests {
             #expect(error.code == .conflict)
         }
         // The hash is bcrypt's, never the password.
-        let stored = try await test.database.read { try $0.queryOne("SELECT password_hash FROM operators WHERE name = 'vera'")?.string(0) }
+        let stored = try await test.database.read { try await $0.queryOne("SELECT password_hash FROM operators WHERE name = 'vera'")?.string(0) }
         #expect(stored?.hasPrefix("$2") == true && stored?.contains("watching") == false)
         // Two console sessions of otto's, one of vera's: removing otto ends his two only.
         try await test.database.write { connection in
             for (hash, id) in [("a", actor.id), ("b", actor.id), ("c", viewer.id)] {
-                try connection.execute(
+                try await connection.execute(
                     "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (?, ?, 'csrf', 'now', 'now')", hash, id)
             }
         }
         let (removed, ended) = try await operators.remove(name: "otto")
         #expect(removed.name == "otto" && ended == 2)
-        #expect(try await test.database.read { try $0.queryOne("SELECT count(*) FROM console_sessions")?.int(0) } == 1)
+        #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM console_sessions")?.int(0) } == 1)
         do {
             _ = try await operators.remove(name: "otto")
             Issue.record("a missing operator was removed")
@@ -64,7 +64,7 @@ struct ConsoleSessionsTests {
         let (cookie, session) = try #require(try await sessions.signIn(name: "vera", password: "watching closely"))
         #expect(session.operator.role == .viewer && session.csrfToken.count >= 40 && cookie.count >= 40)
         // Only the hash is kept.
-        let stored = try await test.database.read { try $0.query("SELECT id_hash, csrf_token FROM console_sessions").map { try $0.string(0) } }
+        let stored = try await test.database.read { try await $0.query("SELECT id_hash, csrf_token FROM console_sessions").map { try $0.string(0) } }
         #expect(stored == [SecureToken.sha256Hex(cookie)])
         // Each request within 30 minutes restarts the idle time.
         clock.advance(seconds: 25 * 60)
@@ -73,7 +73,7 @@ struct ConsoleSessionsTests {
         #expect(try await sessions.session(cookie: cookie) == session, "50 minutes after sign-in, but 25 idle")
         clock.advance(seconds: 31 * 60)
         #expect(try await sessions.session(cookie: cookie) == nil, "idle 31 minutes")
-        #expect(try await test.database.read { try $0.queryOne("SELECT count(*) FROM console_sessions")?.int(0) } == 0, "the expired one is gone")
+        #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM console_sessions")?.int(0) } == 0, "the expired one is gone")
         #expect(try await sessions.session(cookie: "made-up") == nil)
         // Sign-out ends it; removing the operator ends theirs.
         let second = try #require(try await sessions.signIn(name: "vera", password: "watching closely"))

@@ -89,7 +89,7 @@ struct PhotoImporterTests {
             "http://x.example/b", "https://photos.example.com/-n-c-d--stra-e.jpg",
         ])
         #expect(stored.map(\.priceCents) == [100, 250, 99, 1000, 300])
-        let audit = try await test.database.read { try $0.query("SELECT detail FROM audit_trail WHERE step = 'photo.added'").map { try $0.string(0) } }
+        let audit = try await test.database.read { try await $0.query("SELECT detail FROM audit_trail WHERE step = 'photo.added'").map { try $0.string(0) } }
         #expect(audit == [#"{"count":5}"#])
     }
 

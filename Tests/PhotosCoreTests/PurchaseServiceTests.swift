@@ -19,7 +19,7 @@ struct PurchaseServiceTests {
         let second = try await test.purchases.buy(username: "alice", photoID: photo.id, actor: testOperator)
         #expect(second == .alreadyOwned(purchase))
         #expect(try await test.purchases.purchases(userID: purchase.userID) == [purchase])
-        let completed = try await test.database.read { try $0.queryOne("SELECT count(*) FROM audit_trail WHERE step = 'purchase.completed'")?.int(0) }
+        let completed = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM audit_trail WHERE step = 'purchase.completed'")?.int(0) }
         #expect(completed == 1)
     }
 
@@ -34,7 +34,7 @@ struct PurchaseServiceTests {
         await #expect(throws: PhotosError.notFound("no user named bob")) {
             try await test.purchases.buy(username: "bob", photoID: 1, actor: testOperator)
         }
-        let rows = try await test.database.read { try $0.queryOne("SELECT count(*) FROM purchases")?.int(0) }
+        let rows = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases")?.int(0) }
         #expect(rows == 0)
     }
 
@@ -54,7 +54,7 @@ struct PurchaseServiceTests {
         let purchased = outcomes.filter { if case .purchased = $0 { true } else { false } }
         #expect(purchased.count == 1)
         #expect(outcomes.count - purchased.count == 19)
-        let rows = try await test.database.read { try $0.queryOne("SELECT count(*) FROM purchases")?.int(0) }
+        let rows = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases")?.int(0) }
         #expect(rows == 1)
     }
 
@@ -72,7 +72,7 @@ struct PurchaseServiceTests {
         #expect(try await test.catalog.list(limit: 10, afterID: imported[3].id).map(\.title) == ["Photo 5"])
         #expect(try await test.catalog.photo(id: imported[2].id)?.priceCents == 300)
         #expect(try await test.catalog.photo(id: 999) == nil)
-        let added = try await test.database.read { try $0.query("SELECT detail FROM audit_trail WHERE step = 'photo.added'").map { try $0.string(0) } }
+        let added = try await test.database.read { try await $0.query("SELECT detail FROM audit_trail WHERE step = 'photo.added'").map { try $0.string(0) } }
         #expect(added == [#"{"count":5}"#])
     }
 }

@@ -83,9 +83,9 @@ struct ConcurrencyTests {
         for output in adminOutputs + [daemon.log] { #expect(!output.lowercased().contains("locked"), "\(output.prefix(300))") }
         let connection = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
         defer { connection.close() }
-        #expect(try connection.queryOne("SELECT count(*) FROM photos")?.int(0) == 5 + 5_000 + 1)
-        #expect(try connection.queryOne("SELECT count(*) FROM purchases p JOIN users u ON u.id = p.user_id WHERE u.username = 'operator-user'")?.int(0) == 4)
-        let steps = try connection.query("SELECT step, actor FROM audit_trail WHERE session_id = ? ORDER BY seq", waitingID).map { "\(try $0.string(0)) \(try $0.string(1))" }
+        await #expect(try connection.queryOne("SELECT count(*) FROM photos")?.int(0) == 5 + 5_000 + 1)
+        await #expect(try connection.queryOne("SELECT count(*) FROM purchases p JOIN users u ON u.id = p.user_id WHERE u.username = 'operator-user'")?.int(0) == 4)
+        let steps = try await connection.query("SELECT step, actor FROM audit_trail WHERE session_id = ? ORDER BY seq", waitingID).map { "\(try $0.string(0)) \(try $0.string(1))" }
         #expect(steps.contains("purchase.completed operator:tester"))
     }
 }

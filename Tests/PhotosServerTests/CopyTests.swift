@@ -25,9 +25,9 @@ struct CopyTests {
         do {
             let contents = try await database.read { connection in
                 var tables: [String: [String]] = [:]
-                for table in try connection.tableNames() where table != "schema_migrations" {
-                    let columns = try connection.columnNames(of: table).sorted()
-                    let rows = try connection.query("SELECT \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(table)\"")
+                for table in try await connection.tableNames() where table != "schema_migrations" {
+                    let columns = try await connection.columnNames(of: table).sorted()
+                    let rows = try await connection.query("SELECT \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(table)\"")
                     tables[table] = rows.map { row in row.values.map { "\($0)" }.joined(separator: " | ") }.sorted()
                 }
                 return tables

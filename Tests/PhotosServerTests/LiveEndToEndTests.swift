@@ -51,8 +51,8 @@ struct LiveEndToEndTests {
         // Its last act was a signed checkpoint (the interval, 10 s, had not come round yet)
         // covering every row written: the whole trail verifies against it.
         let afterStop = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
-        let newestRow = try afterStop.queryOne("SELECT max(id) FROM audit_events")?.int64(0)
-        let covered = try afterStop.queryOne("SELECT max(covers_until_id) FROM audit_checkpoints")?.int64(0)
+        let newestRow = try await afterStop.queryOne("SELECT max(id) FROM audit_events")?.int64(0)
+        let covered = try await afterStop.queryOne("SELECT max(covers_until_id) FROM audit_checkpoints")?.int64(0)
         afterStop.close()
         #expect(covered != nil && covered == newestRow, "no checkpoint at shutdown covering row \(newestRow ?? 0)")
         let (verified, verifyOutput) = try await runTool(Daemon.binDirectory + "/photos-admin", ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
@@ -93,15 +93,15 @@ struct LiveEndToEndTests {
         // The audit trail, with plain SQL.
         let connection = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
         defer { connection.close() }
-        let rows = try connection.query("SELECT seq, step, coordinator, screen FROM audit_trail WHERE session_id = ? ORDER BY seq", id)
+        let rows = try await connection.query("SELECT seq, step, coordinator, screen FROM audit_trail WHERE session_id = ? ORDER BY seq", id)
         #expect(try rows.map { try $0.int(0) } == Array(1...rows.count))
         let steps = try rows.map { [try $0.string(1), $0.optionalString(2) ?? "-", $0.optionalString(3) ?? "-"].joined(separator: " ") }
         #expect(Array(steps.suffix(4)) == [
             "action app/buy -", "purchase.completed app/buy -", "screen.pop app/buy buy", "coordinator.finish app/buy -",
         ])
         #expect(steps.contains("auth.signIn - -"))
-        #expect(try connection.queryOne("SELECT count(*) FROM purchases")?.int(0) == 2)
-        #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
+        await #expect(try connection.queryOne("SELECT count(*) FROM purchases")?.int(0) == 2)
+        await #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
 
         // The database and its WAL are private to their owner.
         for suffix in ["", "-wal", "-shm"] {

@@ -71,7 +71,7 @@ struct ServerHarness {
     func execute(_ sql: String, _ arguments: any DatabaseBindable...) async throws {
         let database = try await PhotosDatabase.open(configuration, migrate: false)
         do {
-            try await database.write { try $0.execute(sql, arguments: arguments) }
+            try await database.write { try await $0.execute(sql, arguments: arguments) }
             await database.close()
         } catch {
             await database.close()
@@ -84,11 +84,11 @@ struct ServerHarness {
         guard postgres != nil else {
             let connection = try Connection(path: configuration.databasePath, mode: .readOnly)
             defer { connection.close() }
-            return try connection.query(sql)
+            return try await connection.query(sql)
         }
         let database = try await PhotosDatabase.open(configuration, migrate: false)
         do {
-            let rows = try await database.read { try $0.query(sql) }
+            let rows = try await database.read { try await $0.query(sql) }
             await database.close()
             return rows
         } catch {

@@ -97,14 +97,14 @@ struct TwoInstanceTests {
         let store = try await PhotosDatabase.open(configuration, migrate: false)
         let (stored, gaps, purchases, completed, checkpoints) = try await store.read { connection in
             var stored: [String: [Int: String]] = [:]
-            for row in try connection.query("SELECT session_id, seq, step FROM audit_trail") {
+            for row in try await connection.query("SELECT session_id, seq, step FROM audit_trail") {
                 stored[try row.string(0), default: [:]][try row.int(1)] = try row.string(2)
             }
-            let gaps = try connection.query("SELECT session_id FROM audit_trail GROUP BY session_id HAVING max(seq) != count(*) OR min(seq) != 1").count
-            let purchases = try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
-            let completed = try connection.query(
+            let gaps = try await connection.query("SELECT session_id FROM audit_trail GROUP BY session_id HAVING max(seq) != count(*) OR min(seq) != 1").count
+            let purchases = try await connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
+            let completed = try await connection.query(
                 "SELECT username || ':' || (detail::jsonb ->> 'photoId') FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
-            let checkpoints = try connection.queryOne("SELECT count(*) FROM audit_checkpoints")?.int(0) ?? 0
+            let checkpoints = try await connection.queryOne("SELECT count(*) FROM audit_checkpoints")?.int(0) ?? 0
             return (stored, gaps, purchases, completed, checkpoints)
         }
         await store.close()

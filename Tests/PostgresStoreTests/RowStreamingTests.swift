@@ -21,7 +21,7 @@ struct RowStreamingTests {
             let seen = try await test.database.read { connection in
                 var seen: [Int] = []
                 // `WHERE i < ?` with 0 still yields the anchor row 1: filter it for the empty case.
-                try connection.forEachRow("SELECT i FROM (\(Self.numbers)) AS numbers WHERE i <= ?", arguments: [max(count, 1), count]) { seen.append(try $0.int(0)) }
+                try await connection.forEachRow("SELECT i FROM (\(Self.numbers)) AS numbers WHERE i <= ?", arguments: [max(count, 1), count]) { seen.append(try $0.int(0)) }
                 return seen
             }
             #expect(seen == Array(stride(from: 1, through: count, by: 1)), "\(count) rows")
@@ -36,14 +36,14 @@ struct RowStreamingTests {
         let (stoppedAt, second, total) = try await test.database.read { connection in
             var stoppedAt = 0
             do {
-                try connection.forEachRow(Self.numbers, arguments: [3_000]) { row in
+                try await connection.forEachRow(Self.numbers, arguments: [3_000]) { row in
                     stoppedAt = try row.int(0)
                     if stoppedAt == 1_500 { throw Enough() }
                 }
             } catch is Enough {}
             var second = 0
-            try connection.forEachRow(Self.numbers, arguments: [1_200]) { _ in second += 1 }
-            let total = try connection.queryOne("SELECT count(*) FROM (\(Self.numbers)) AS numbers", arguments: [10])?.int(0)
+            try await connection.forEachRow(Self.numbers, arguments: [1_200]) { _ in second += 1 }
+            let total = try await connection.queryOne("SELECT count(*) FROM (\(Self.numbers)) AS numbers", arguments: [10])?.int(0)
             return (stoppedAt, second, total)
         }
         #expect(stoppedAt == 1_500)
@@ -58,11 +58,11 @@ struct RowStreamingTests {
         // pg_cursors also lists the unnamed portal of the query asking; only ours are counted.
         let (during, after) = try await test.database.read { connection in
             var during: [Int] = []
-            try connection.forEachRow(Self.numbers, arguments: [2_500]) { row in
+            try await connection.forEachRow(Self.numbers, arguments: [2_500]) { row in
                 // The same connection, between two pages' rows: the cursor is open on the server.
-                if try row.int(0) % 1_000 == 1 { during.append(try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0) ?? -1) }
+                if try row.int(0) % 1_000 == 1 { await during.append(try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0) ?? -1) }
             }
-            return (during, try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0))
+            return await (during, try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0))
         }
         #expect(during == [1, 1, 1], "rows of pages 1, 2 and 3 read with the cursor open")
         #expect(after == 0, "the cursor was left open")

@@ -12,13 +12,13 @@ struct BackupTests {
         defer { directory.remove() }
         let path = directory.file("source.db")
         let setup = try Connection(path: path)
-        try setup.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        try await setup.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         setup.close()
         let database = try SQLiteDatabase(path: path, readerCount: 1)
         defer { database.close() }
-        for index in 0..<1_000 { try await database.write { try $0.execute("INSERT INTO items (name) VALUES (?)", "n\(index)") } }
+        for index in 0..<1_000 { try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", "n\(index)") } }
         let writer = Task {
-            for index in 0..<300 { try await database.write { try $0.execute("INSERT INTO items (name) VALUES (?)", "late\(index)") } }
+            for index in 0..<300 { try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", "late\(index)") } }
         }
         let target = directory.file("copy.db")
         let copied = try await database.readers.read { connection in
@@ -29,10 +29,10 @@ struct BackupTests {
         try await writer.value
         let copy = try Connection(path: target, mode: .readOnly)
         defer { copy.close() }
-        #expect(try copy.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
-        #expect(try copy.queryOne("SELECT count(*) FROM items")?.int(0) == copied)
+        await #expect(try copy.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
+        await #expect(try copy.queryOne("SELECT count(*) FROM items")?.int(0) == copied)
         await #expect(throws: SQLiteError.self) {
-            try await database.readers.read { try $0.backup(to: target) }
+            try await database.readers.read { try await $0.backup(to: target) }
         }
     }
 }

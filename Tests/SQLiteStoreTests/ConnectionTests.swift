@@ -203,8 +203,8 @@ struct ConnectionTests {
         defer { directory.remove() }
         let path = directory.file("contended.db")
         let setup = try Connection(path: path)
-        try setup.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
-        try setup.execute("INSERT INTO counter VALUES (1, 0)")
+        try await setup.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
+        try await setup.execute("INSERT INTO counter VALUES (1, 0)")
         setup.close()
 
         let iterations = 200
@@ -227,7 +227,7 @@ struct ConnectionTests {
         }
         let check = try Connection(path: path)
         defer { check.close() }
-        #expect(try check.queryOne("SELECT value FROM counter")?.int(0) == 2 * iterations)
+        await #expect(try check.queryOne("SELECT value FROM counter")?.int(0) == 2 * iterations)
     }
 
     @Test("new database files are private (mode 0600)")

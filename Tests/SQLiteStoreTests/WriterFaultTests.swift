@@ -21,11 +21,11 @@ struct WriterFaultTests {
     }
 
     static func insert(_ database: SQLiteDatabase, _ name: String) async throws {
-        try await database.write { try $0.execute("INSERT INTO items (name) VALUES (?)", name) }
+        try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", name) }
     }
 
     static func names(_ database: SQLiteDatabase) async throws -> [String] {
-        try await database.read { try $0.query("SELECT name FROM items ORDER BY id").map { try $0.string(0) } }
+        try await database.read { try await $0.query("SELECT name FROM items ORDER BY id").map { try $0.string(0) } }
     }
 
     /// The names a fresh open with the system's VFS finds (recovery from the WAL included).

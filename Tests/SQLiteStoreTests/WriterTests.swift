@@ -35,7 +35,7 @@ struct WriterTests {
             for try await id in group { ids.insert(id) }
             #expect(ids.count == count)
         }
-        let total = try await database.read { try $0.queryOne("SELECT count(*) FROM items")?.int(0) ?? 0 }
+        let total = try await database.read { try await $0.queryOne("SELECT count(*) FROM items")?.int(0) ?? 0 }
         #expect(total == count)
         let stats = database.writer.stats
         #expect(stats.requests == count)
@@ -49,16 +49,16 @@ struct WriterTests {
         defer { directory.remove() }
         let database = try Self.makeDatabase(directory)
         defer { database.close() }
-        try await database.write { try $0.execute("INSERT INTO items (name) VALUES ('taken')") }
+        try await database.write { try await $0.execute("INSERT INTO items (name) VALUES ('taken')") }
         let results = await withTaskGroup(of: (Int, Bool).self) { group in
             for index in 0..<100 {
                 group.addTask {
                     do {
                         try await database.write { connection in
-                            try connection.execute("INSERT INTO items (name) VALUES (?)", "ok-\(index)")
+                            try await connection.execute("INSERT INTO items (name) VALUES (?)", "ok-\(index)")
                             if index % 10 == 0 {
                                 // Half-done work, then a constraint violation: none of it may stay.
-                                try connection.execute("INSERT INTO items (name) VALUES ('taken')")
+                                try await connection.execute("INSERT INTO items (name) VALUES ('taken')")
                             }
                         }
                         return (index, true)
@@ -73,7 +73,7 @@ struct WriterTests {
         }
         for (index, ok) in results { #expect(ok == (index % 10 != 0), "request \(index)") }
         let names = try await database.read { connection in
-            Set(try connection.query("SELECT name FROM items").map { try $0.string(0) })
+            await Set(try connection.query("SELECT name FROM items").map { try $0.string(0) })
         }
         #expect(names.count == 1 + 90)
         for index in stride(from: 0, to: 100, by: 10) { #expect(!names.contains("ok-\(index)")) }
@@ -89,6 +89,48 @@ struct WriterTests {
         })
     }
 
+    /// The name the operating system has for the calling thread.
+    static func currentThreadName() -> String {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+    }
+
+    /// A helper a service would write: a nonisolated `async` function awaiting the connection.
+    static func threadOfStatement(on connection: any DatabaseConnection) async throws -> String {
+        _ = try await connection.query("SELECT count(*) FROM items")
+        return currentThreadName()
+    }
+
+    @Test("a transaction's closure, the statements it awaits and the helpers it calls run on the writer's (or the reader's) own thread")
+    func closuresRunOnTheStoresThreads() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let database = try Self.makeDatabase(directory)
+        defer { database.close() }
+        // Many at once, so that batches form and requests wait: a hop to the global pool after
+        // any of their awaits would show as a thread of another name.
+        try await withThrowingTaskGroup(of: [String].self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let written = try await database.write { connection in
+                        let before = Self.currentThreadName()
+                        try await connection.execute("INSERT INTO items (name) VALUES (?)", "thread-\(index)")
+                        let helper = try await Self.threadOfStatement(on: connection)
+                        return [before, helper, Self.currentThreadName()]
+                    }
+                    let read = try await database.read { connection in
+                        [Self.currentThreadName(), try await Self.threadOfStatement(on: connection)]
+                    }
+                    return written + read
+                }
+            }
+            for try await names in group {
+                #expect(Array(names.prefix(3)) == ["sqlite-writer", "sqlite-writer", "sqlite-writer"])
+                #expect(names.dropFirst(3).allSatisfy { $0.hasPrefix("sqlite-reader-") }, "\(names)")
+                #expect(names[3] == names[4])
+            }
+        }
+    }
+
     @Test("a writer dropped without close() still ends its thread")
     func droppedWriterEndsThread() async throws {
         let directory = try TemporaryDirectory()
@@ -100,7 +142,7 @@ struct WriterTests {
         var ours: Set<String> = []
         do {
             let writer = try DatabaseWriter(path: path, threadName: name)
-            try await writer.write { try $0.execute("CREATE TABLE t (x)") }
+            try await writer.write { try await $0.execute("CREATE TABLE t (x)") }
             ours = Self.threads(named: name)
             #expect(ours.count == 1)
         }
@@ -137,11 +179,11 @@ struct WriterTests {
         defer { directory.remove() }
         let database = try Self.makeDatabase(directory)
         defer { database.close() }
-        try await database.write { try $0.execute("INSERT INTO items (name) VALUES ('a')") }
-        let count = try await database.read { try $0.queryOne("SELECT count(*) FROM items")?.int(0) ?? 0 }
+        try await database.write { try await $0.execute("INSERT INTO items (name) VALUES ('a')") }
+        let count = try await database.read { try await $0.queryOne("SELECT count(*) FROM items")?.int(0) ?? 0 }
         #expect(count == 1)
         await #expect(throws: SQLiteError.self) {
-            try await database.read { try $0.execute("INSERT INTO items (name) VALUES ('nope')") }
+            try await database.read { try await $0.execute("INSERT INTO items (name) VALUES ('nope')") }
         }
     }
 
@@ -152,7 +194,7 @@ struct WriterTests {
         let database = try Self.makeDatabase(directory)
         database.close()
         await #expect(throws: DatabaseClosedError.self) {
-            try await database.write { try $0.execute("INSERT INTO items (name) VALUES ('late')") }
+            try await database.write { try await $0.execute("INSERT INTO items (name) VALUES ('late')") }
         }
     }
 }

@@ -41,23 +41,22 @@ public enum FunnelMarks {
         var target = Int64.max
         while true {
             let bound = target
-            let read = { @Sendable (connection: any DatabaseConnection, settled: Int64) throws -> (Int64, Int64, Int64, [(String, Int, String)]) in
-                let from = try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
+            let (from, newest, settled, marks) = try await AuditLog.readSettled(database) { connection, settled in
+                let from = try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
                 let newest = min(settled, bound)
                 let until = min(newest, from + chunk)
-                let marks = try connection.query(newMarks, from, until).map { (try $0.string(0), try $0.int(1), try $0.string(2)) }
+                let marks = try await connection.query(newMarks, from, until).map { (try $0.string(0), try $0.int(1), try $0.string(2)) }
                 return (from, until, newest, marks)
             }
-            let (from, newest, settled, marks) = try await AuditLog.readSettled(database, read)
             target = settled
             guard newest > from else { return added }
             let written = try await database.write { connection -> Bool in
                 // Another process marked meanwhile: read again from where it got to.
-                guard try connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) == from else { return false }
+                guard try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) == from else { return false }
                 for (day, stage, session) in marks {
-                    try connection.execute("INSERT INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", day, stage, session)
+                    try await connection.execute("INSERT INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", day, stage, session)
                 }
-                try connection.execute("UPDATE funnel_marks_progress SET marked_until_id = ?", newest)
+                try await connection.execute("UPDATE funnel_marks_progress SET marked_until_id = ?", newest)
                 return true
             }
             if written { added += marks.count }

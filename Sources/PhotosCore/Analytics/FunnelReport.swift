@@ -58,16 +58,16 @@ public struct FunnelReport: Codable, Sendable, Equatable {
 
     /// Reads the report for the `days` days ending with `until` (a UTC date), inside the
     /// caller's read transaction.
-    public static func load(days: Int, until: Date, on connection: any DatabaseConnection) throws -> FunnelReport {
+    public static func load(days: Int, until: Date, on connection: any DatabaseConnection) async throws -> FunnelReport {
         let last = String(ISO8601Timestamp.string(from: until).prefix(10))
         let first = String(ISO8601Timestamp.string(from: until.addingTimeInterval(-Double(days - 1) * 86_400)).prefix(10))
-        let rows = try connection.query(
+        let rows = try await connection.query(
             """
             SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel
             WHERE day >= ? AND day <= ? ORDER BY day
             """, first, last
         ).map { Day(day: try $0.string(0), sessions: try $0.int(1), viewedPhoto: try $0.int(2), startedBuy: try $0.int(3), askedToSignIn: try $0.int(4), purchased: try $0.int(5)) }
-        let exits = try connection.query(
+        let exits = try await connection.query(
             "SELECT day, coalesce(reason, '(none)'), flows FROM buy_exits WHERE day >= ? AND day <= ? ORDER BY day, reason", first, last
         ).map { Exit(day: try $0.string(0), reason: try $0.string(1), flows: try $0.int(2)) }
         var total = Day(day: "total", sessions: 0, viewedPhoto: 0, startedBuy: 0, askedToSignIn: 0, purchased: 0)

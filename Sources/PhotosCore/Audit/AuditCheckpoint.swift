@@ -87,12 +87,12 @@ public enum AuditCheckpoints {
     /// Reads what a new checkpoint would cover, up to row `settledUntil` (from
     /// `AuditLog.readSettled`), inside the caller's read transaction; without it, up to
     /// `AuditLog.settledNewestID` (on PostgreSQL then in a write transaction).
-    public static func changes(on connection: any DatabaseConnection, settledUntil: Int64? = nil) throws -> Changes {
-        let previous = try newest(on: connection)
+    public static func changes(on connection: any DatabaseConnection, settledUntil: Int64? = nil) async throws -> Changes {
+        let previous = try await newest(on: connection)
         let since = previous?.coversUntilID ?? 0
-        let newestID = try settledUntil ?? AuditLog.settledNewestID(on: connection)
+        let newestID = if let settledUntil { settledUntil } else { try await AuditLog.settledNewestID(on: connection) }
         // A trail's newest row has its largest id (a trail's rows are appended in seq order).
-        let heads = try connection.query(
+        let heads = try await connection.query(
             """
             SELECT e.session_id, e.seq, e.hash FROM audit_events e
             JOIN (SELECT max(id) AS id FROM audit_events WHERE id > ? AND id <= ? GROUP BY session_id) newest ON newest.id = e.id
@@ -105,11 +105,11 @@ public enum AuditCheckpoints {
     /// Writes the checkpoint of `changes`, signed with `key`, inside the caller's write
     /// transaction. Returns nil (and writes nothing) if another checkpoint was written since
     /// `changes` was read: the caller reads again.
-    public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: any DatabaseConnection) throws -> AuditCheckpoint? {
+    public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: any DatabaseConnection) async throws -> AuditCheckpoint? {
         // One checkpoint writer at a time across instances; the next one's statements then see
         // this one's row (READ COMMITTED) and it returns nil below.
-        try connection.hold([.exclusive(.number(writeLockKey))])
-        guard try newest(on: connection)?.number == changes.previous?.number else { return nil }
+        try await connection.hold([.exclusive(.number(writeLockKey))])
+        guard try await newest(on: connection)?.number == changes.previous?.number else { return nil }
         var checkpoint = AuditCheckpoint(
             number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
             coversUntilID: max(changes.newestID, changes.previous?.coversUntilID ?? 0),
@@ -117,7 +117,7 @@ public enum AuditCheckpoints {
         let statement = checkpoint.statement
         checkpoint.signature = try key.signatureHex(statement)
         checkpoint.hash = AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature)
-        try connection.execute(
+        try await connection.execute(
             "INSERT INTO audit_checkpoints (number, at, prev_hash, covers_until_id, heads, public_key, signature, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             checkpoint.number, checkpoint.at, checkpoint.prevHash, checkpoint.coversUntilID,
             String(decoding: try JSONEncoder().encode(checkpoint.heads), as: UTF8.self),
@@ -129,8 +129,8 @@ public enum AuditCheckpoints {
     static let writeLockKey: Int64 = 0x63_6B_70_74
 
     /// The newest checkpoint, if any.
-    public static func newest(on connection: any DatabaseConnection) throws -> AuditCheckpoint? {
-        try connection.queryOne(
+    public static func newest(on connection: any DatabaseConnection) async throws -> AuditCheckpoint? {
+        try await connection.queryOne(
             "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1"
         ).map(checkpoint)
     }

@@ -19,11 +19,11 @@ public enum AuditLog {
     /// Appends `entries`, in order and all stamped `at`, to the trail `sessionID` (a session
     /// id, `operatorSession` or `apiSession`), and returns the rows as written.
     @discardableResult
-    public static func append(_ entries: [AuditEntry], to sessionID: String, at: String, on connection: any DatabaseConnection) throws -> [AuditRow] {
+    public static func append(_ entries: [AuditEntry], to sessionID: String, at: String, on connection: any DatabaseConnection) async throws -> [AuditRow] {
         guard !entries.isEmpty else { return [] }
-        let trail = try AuditTrailWriter(sessionID: sessionID, on: connection)
+        let trail = try await AuditTrailWriter(sessionID: sessionID, on: connection)
         for entry in entries { trail.record(entry) }
-        return try trail.write(at: at)
+        return try await trail.write(at: at)
     }
 
     /// The PostgreSQL advisory lock every transaction that appends holds shared, and
@@ -41,9 +41,9 @@ public enum AuditLog {
     /// to end (and holds new ones back until the caller's transaction ends). On PostgreSQL call
     /// it in a write transaction (READ COMMITTED: the statements after it see what those
     /// appends committed).
-    public static func settledNewestID(on connection: any DatabaseConnection) throws -> Int64 {
-        try connection.hold([.exclusive(.number(appendLockKey))])
-        return try connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+    public static func settledNewestID(on connection: any DatabaseConnection) async throws -> Int64 {
+        try await connection.hold([.exclusive(.number(appendLockKey))])
+        return try await connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
     }
 
     /// Runs `body` on a read snapshot that holds every row up to the settled newest id, which
@@ -52,13 +52,13 @@ public enum AuditLog {
     /// at its commit — every row up to that id had committed by then, so the snapshot taken after
     /// it sees them all, while appends go on at once instead of waiting for `body`'s reads.
     public static func readSettled<T: Sendable>(
-        _ database: any DatabaseStore, _ body: @escaping @Sendable (any DatabaseConnection, Int64) throws -> T
+        _ database: any DatabaseStore, _ body: @escaping @Sendable (any DatabaseConnection, Int64) async throws -> T
     ) async throws -> T {
         guard database.writersRunConcurrently else {
-            return try await database.read { connection in try body(connection, try settledNewestID(on: connection)) }
+            return try await database.read { connection in try await body(connection, try await settledNewestID(on: connection)) }
         }
-        let settled = try await database.write { try settledNewestID(on: $0) }
-        return try await database.read { try body($0, settled) }
+        let settled = try await database.write { try await settledNewestID(on: $0) }
+        return try await database.read { try await body($0, settled) }
     }
 
     /// A trail's head: its last `seq` (0 for a new trail) and the hash its next row chains to
@@ -68,9 +68,9 @@ public enum AuditLog {
     /// see `settledNewestID`) and the trail's own lock, so that two instances appending to one
     /// trail (`api`, `operator`; a session's trail is already held by its row lock) take turns
     /// instead of both reading the same head. Different trails never wait for each other.
-    public static func head(of sessionID: String, on connection: any DatabaseConnection) throws -> (seq: Int, hash: String) {
-        try connection.hold([.shared(.number(appendLockKey)), .exclusive(.name("audit trail " + sessionID))])
-        guard let row = try connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
+    public static func head(of sessionID: String, on connection: any DatabaseConnection) async throws -> (seq: Int, hash: String) {
+        try await connection.hold([.shared(.number(appendLockKey)), .exclusive(.name("audit trail " + sessionID))])
+        guard let row = try await connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
             return (0, genesisHash)
         }
         return (try row.int(0), try row.string(1))
@@ -82,17 +82,17 @@ public enum AuditLog {
     /// Takes, for the rest of the transaction, what every appending transaction holds (on
     /// PostgreSQL the append lock, shared: see `settledNewestID`) — for an append whose trail is
     /// already held by other means (a session's, by its row's version check).
-    public static func holdAppendLock(on connection: any DatabaseConnection) throws {
-        try connection.hold([.shared(.number(appendLockKey))])
+    public static func holdAppendLock(on connection: any DatabaseConnection) async throws {
+        try await connection.hold([.shared(.number(appendLockKey))])
     }
 
     /// Inserts one trail's rows already chained (`AuditTrails.chain`): an action's few rows in
     /// one statement, a long run in statements of `rowsPerStatement` (both stores cap the bound
     /// parameters of one statement: SQLite at 32,766, PostgreSQL at 65,535).
-    public static func insert(chained rows: [(record: AuditRecord, previousHash: String, hash: String)], on connection: any DatabaseConnection) throws {
+    public static func insert(chained rows: [(record: AuditRecord, previousHash: String, hash: String)], on connection: any DatabaseConnection) async throws {
         guard rows.count <= rowsPerStatement else {
             for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
-                try insert(chained: Array(rows[start..<min(start + rowsPerStatement, rows.count)]), on: connection)
+                try await insert(chained: Array(rows[start..<min(start + rowsPerStatement, rows.count)]), on: connection)
             }
             return
         }
@@ -105,7 +105,7 @@ public enum AuditLog {
                 record.coordinator, record.step, record.screen, record.detail, previousHash, hash,
             ] as [any DatabaseBindable]
         }
-        try connection.execute(
+        try await connection.execute(
             "INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash) VALUES "
                 + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", "),
             arguments: arguments)
@@ -113,19 +113,19 @@ public enum AuditLog {
 
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
     /// chained to the one before it (the first to `previousHash`). Returns the new head's hash.
-    public static func insert(_ rows: [AuditRecord], after previousHash: String, on connection: any DatabaseConnection) throws -> String {
+    public static func insert(_ rows: [AuditRecord], after previousHash: String, on connection: any DatabaseConnection) async throws -> String {
         let chained = AuditTrails.chain(rows, after: previousHash)
-        try insert(chained: chained, on: connection)
+        try await insert(chained: chained, on: connection)
         return chained.last?.hash ?? previousHash
     }
 
     /// Rows of the `audit_trail` view, oldest first, at most `limit`: one session's after its
     /// `seq` `after`, or (no session) every session's after the row with id `after`.
-    public static func rows(sessionID: String? = nil, after: Int = 0, limit: Int = 1_000, on connection: any DatabaseConnection) throws -> [AuditRow] {
+    public static func rows(sessionID: String? = nil, after: Int = 0, limit: Int = 1_000, on connection: any DatabaseConnection) async throws -> [AuditRow] {
         guard let sessionID else {
-            return try rows(afterID: Int64(after), sessionID: nil, limit: limit, on: connection).map(\.row)
+            return try await rows(afterID: Int64(after), sessionID: nil, limit: limit, on: connection).map(\.row)
         }
-        return try connection.query(
+        return try await connection.query(
             "SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail FROM audit_trail WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
             sessionID, after, limit
         ).map(Self.row)
@@ -133,8 +133,8 @@ public enum AuditLog {
 
     /// Rows after the row with id `afterID` (all sessions, or one), oldest first, with their ids:
     /// for following the trail as it grows.
-    public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: any DatabaseConnection) throws -> [(id: Int64, row: AuditRow)] {
-        let result = try connection.query(
+    public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: any DatabaseConnection) async throws -> [(id: Int64, row: AuditRow)] {
+        let result = try await connection.query(
             """
             SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail, id FROM audit_events
             WHERE id > ? AND (? IS NULL OR session_id = ?) ORDER BY id LIMIT ?
@@ -197,7 +197,7 @@ public enum AuditLog {
     public static func verify(
         on connection: any DatabaseConnection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
-    ) throws -> Verification {
-        try AuditVerifier(connection: connection, publicKey: publicKey, against: against, progress: progress).run()
+    ) async throws -> Verification {
+        try await AuditVerifier(connection: connection, publicKey: publicKey, against: against, progress: progress).run()
     }
 }

@@ -22,10 +22,10 @@ public final class AuditTrailWriter {
     private let connection: any DatabaseConnection
 
     /// Opens the trail `sessionID` in the transaction of `connection`.
-    public init(sessionID: String, on connection: any DatabaseConnection) throws {
+    public init(sessionID: String, on connection: any DatabaseConnection) async throws {
         self.sessionID = sessionID
         self.connection = connection
-        let head = try AuditLog.head(of: sessionID, on: connection)
+        let head = try await AuditLog.head(of: sessionID, on: connection)
         self.nextSeq = head.seq + 1
         self.headHash = head.hash
     }
@@ -41,11 +41,11 @@ public final class AuditTrailWriter {
 
     /// Inserts every step recorded since the last `write`, all stamped `at`, and returns them
     /// as rows.
-    public func write(at: String) throws -> [AuditRow] {
+    public func write(at: String) async throws -> [AuditRow] {
         let fields = recorded.map { seq, entry in AuditRecord(entry, sessionID: sessionID, seq: seq, at: at) }
         recorded.removeAll()
         guard !fields.isEmpty else { return [] }
-        headHash = try AuditLog.insert(fields, after: headHash, on: connection)
+        headHash = try await AuditLog.insert(fields, after: headHash, on: connection)
         return fields.map(\.row)
     }
 }

@@ -32,17 +32,17 @@ struct AuditVerifier {
         let problem: AuditLog.Problem
     }
 
-    func run() throws -> AuditLog.Verification {
+    func run() async throws -> AuditLog.Verification {
         var verification = AuditLog.Verification(rowsChecked: 0)
         do {
-            let hasV2 = try connection.tableExists("audit_chain_cutover")
+            let hasV2 = try await connection.tableExists("audit_chain_cutover")
             let cutover = hasV2
-                ? try connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0
+                ? try await connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0
                 : Int64.max
-            try checkGlobalChain(upTo: cutover)
+            try await checkGlobalChain(upTo: cutover)
             var covered: [String: Covered] = [:]
-            if hasV2 { verification.checkpointsChecked = try checkCheckpoints(into: &covered) }
-            verification.rowsChecked = try checkTrails(cutover: cutover, covered: &covered)
+            if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: &covered) }
+            verification.rowsChecked = try await checkTrails(cutover: cutover, covered: &covered)
         } catch let failure as Failure {
             verification.problem = failure.problem
         }
@@ -51,9 +51,9 @@ struct AuditVerifier {
 
     // MARK: 1. The first version's global chain
 
-    private func checkGlobalChain(upTo cutover: Int64) throws {
+    private func checkGlobalChain(upTo cutover: Int64) async throws {
         var previousHash = AuditLog.genesisHash
-        try connection.forEachRow(
+        try await connection.forEachRow(
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= ? ORDER BY id",
             arguments: [cutover]
         ) { row in
@@ -70,12 +70,12 @@ struct AuditVerifier {
 
     // MARK: 2. Checkpoints
 
-    private func checkCheckpoints(into covered: inout [String: Covered]) throws -> Int {
+    private func checkCheckpoints(into covered: inout [String: Covered]) async throws -> Int {
         var expected = 1
         var previousHash = AuditLog.genesisHash
         var previousCovers: Int64 = 0
         var foundAgainst = false
-        try connection.forEachRow(
+        try await connection.forEachRow(
             "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number"
         ) { row in
             let number = try row.int(0)
@@ -124,7 +124,7 @@ struct AuditVerifier {
 
     // MARK: 3. Trails
 
-    private func checkTrails(cutover: Int64, covered: inout [String: Covered]) throws -> Int {
+    private func checkTrails(cutover: Int64, covered: inout [String: Covered]) async throws -> Int {
         var checked = 0
         var trail: String?
         var lastSeq = 0
@@ -138,7 +138,7 @@ struct AuditVerifier {
             }
         }
 
-        try connection.forEachRow(
+        try await connection.forEachRow(
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events ORDER BY session_id, seq"
         ) { row in
             let rowTrail = try row.string(1)

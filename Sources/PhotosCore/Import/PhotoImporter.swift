@@ -19,8 +19,8 @@ public enum PhotoImporter {
         case "csv":
             guard FileManager.default.isReadableFile(atPath: path) else { throw PhotosError.badRequest("\(path): cannot open") }
             return try await database.write { connection in
-                let count = try importCSV(path, on: connection, progress: progress)
-                try audit(count: count, actor: actor, on: connection)
+                let count = try await importCSV(path, on: connection, progress: progress)
+                try await audit(count: count, actor: actor, on: connection)
                 return count
             }
         case "json":
@@ -31,9 +31,9 @@ public enum PhotoImporter {
         }
     }
 
-    static func audit(count: Int, actor: AuditActor, on connection: any DatabaseConnection) throws {
+    static func audit(count: Int, actor: AuditActor, on connection: any DatabaseConnection) async throws {
         guard count > 0 else { throw PhotosError.badRequest("no photos to add") }
-        try AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: ["count": .int(Int64(count))])], to: actor.outOfSessionID, at: ISO8601Timestamp.now(), on: connection)
+        try await AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: ["count": .int(Int64(count))])], to: actor.outOfSessionID, at: ISO8601Timestamp.now(), on: connection)
     }
 
     /// The column positions, from the header.
@@ -44,7 +44,7 @@ public enum PhotoImporter {
         var needed: Int { max(title, price, url ?? 0) + 1 }
     }
 
-    static func importCSV(_ path: String, on connection: any DatabaseConnection, progress: (@Sendable (Int) -> Void)?) throws -> Int {
+    static func importCSV(_ path: String, on connection: any DatabaseConnection, progress: (@Sendable (Int) -> Void)?) async throws -> Int {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw PhotosError.badRequest("\(path): cannot open") }
         defer { try? handle.close() }
         let rows: any ImportedRows = if let connection = connection as? any ReusableStatementConnection {
@@ -94,9 +94,10 @@ public enum PhotoImporter {
         do {
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try chunk.withUnsafeBytes { try parser.feed($0, onRecord: take) }
+                try await rows.flush()
             }
             try parser.finish(onRecord: take)
-            try rows.finish()
+            try await rows.flush()
         } catch let error as CSVByteParser.ParseError {
             throw fail(error.line, "malformed CSV: \(error.message)")
         }
@@ -105,12 +106,13 @@ public enum PhotoImporter {
     }
 }
 
-/// Where `importCSV` puts each checked row.
+/// Where `importCSV` puts each checked row: `add` while a chunk of the file is parsed (the
+/// parser's callbacks are synchronous, its bytes valid only during the call), `flush` after it.
 protocol ImportedRows: AnyObject {
     /// Adds one photo; the bytes are valid only during the call.
     func add(title: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>, cents: Int) throws
     /// Writes what is still held.
-    func finish() throws
+    func flush() async throws
 }
 
 /// A store whose statements cost no round trip (SQLite): each row bound straight from the file's
@@ -132,11 +134,12 @@ final class ReusedStatementRows: ImportedRows {
         try insert.run()
     }
 
-    func finish() throws {}
+    /// Nothing is held: each row was written by `add`.
+    func flush() async throws {}
 }
 
-/// Any other store (PostgreSQL): rows gathered into multi-row INSERTs of `batch` rows, one
-/// round trip each instead of one per photo.
+/// Any other store (PostgreSQL): the rows of a chunk of the file gathered, then written in
+/// multi-row INSERTs of `batch` rows, one round trip each instead of one per photo.
 final class BatchedImportedRows: ImportedRows {
     let connection: any DatabaseConnection
     let createdAt: String
@@ -150,13 +153,16 @@ final class BatchedImportedRows: ImportedRows {
 
     func add(title: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>, cents: Int) throws {
         arguments += [String(decoding: title, as: UTF8.self), String(decoding: url, as: UTF8.self), cents, createdAt]
-        if arguments.count == batch * 4 { try finish() }
     }
 
-    func finish() throws {
-        guard !arguments.isEmpty else { return }
-        let rows = Array(repeating: "(?, ?, ?, ?)", count: arguments.count / 4).joined(separator: ", ")
-        try connection.execute("INSERT INTO photos (title, url, price_cents, created_at) VALUES " + rows, arguments: arguments)
+    func flush() async throws {
+        var start = 0
+        while start < arguments.count {
+            let end = min(start + batch * 4, arguments.count)
+            let rows = Array(repeating: "(?, ?, ?, ?)", count: (end - start) / 4).joined(separator: ", ")
+            try await connection.execute("INSERT INTO photos (title, url, price_cents, created_at) VALUES " + rows, arguments: Array(arguments[start..<end]))
+            start = end
+        }
         arguments.removeAll(keepingCapacity: true)
     }
 }

@@ -25,7 +25,7 @@ public struct AuditService: Sendable {
     /// holds another key than the one the newest checkpoint was signed with.
     public func checkedSigningKey() async throws -> AuditSigningKey {
         let newest = try await database.read { connection in
-            try connection.queryOne("SELECT number, public_key FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
+            try await connection.queryOne("SELECT number, public_key FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
                 .map { (number: try $0.int64(0), publicKey: try $0.string(1)) }
         }
         if let newest, !FileManager.default.fileExists(atPath: signingKeyPath) {
@@ -67,14 +67,14 @@ public struct AuditService: Sendable {
             let at = ISO8601Timestamp.string(from: now())
             if attempt == 3 {
                 return try await database.write { connection in
-                    let changes = try AuditCheckpoints.changes(on: connection)
+                    let changes = try await AuditCheckpoints.changes(on: connection)
                     guard always || !changes.heads.isEmpty else { return nil }
-                    return try AuditCheckpoints.write(changes, signedWith: key, at: at, on: connection)
+                    return try await AuditCheckpoints.write(changes, signedWith: key, at: at, on: connection)
                 }
             }
-            let changes = try await AuditLog.readSettled(database) { try AuditCheckpoints.changes(on: $0, settledUntil: $1) }
+            let changes = try await AuditLog.readSettled(database) { try await AuditCheckpoints.changes(on: $0, settledUntil: $1) }
             guard always || !changes.heads.isEmpty else { return nil }
-            if let written = try await database.write({ try AuditCheckpoints.write(changes, signedWith: key, at: at, on: $0) }) {
+            if let written = try await database.write({ try await AuditCheckpoints.write(changes, signedWith: key, at: at, on: $0) }) {
                 return written
             }
         }
@@ -98,7 +98,7 @@ public struct AuditService: Sendable {
     public func verify(
         publicKey: AuditPublicKey?, against: AuditCheckpoint? = nil, progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> AuditLog.Verification {
-        try await database.read { try AuditLog.verify(on: $0, publicKey: publicKey, against: against, progress: progress) }
+        try await database.read { try await AuditLog.verify(on: $0, publicKey: publicKey, against: against, progress: progress) }
     }
 
     /// Reads an exported checkpoint (`audit checkpoint --export`).

@@ -66,13 +66,13 @@ public struct AuthService: Sendable {
             // RETURNING rather than SQLite's last-insert rowid: the same statement on PostgreSQL.
             let id: Int64
             do {
-                id = try connection.queryOne(
+                id = try await connection.queryOne(
                     "INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING id", username, hash, at)?.int64(0) ?? 0
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "user \(username) already exists")
             }
             let user = User(id: id, username: username, createdAt: at)
-            try AuditLog.append(
+            try await AuditLog.append(
                 [AuditEntry(actor: actor, userID: user.id, username: username, step: .userCreated, detail: ["userId": .int(user.id)])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return user
@@ -82,19 +82,19 @@ public struct AuthService: Sendable {
     /// Lists users by id.
     public func listUsers(limit: Int = 1_000, afterID: Int64 = 0) async throws -> [User] {
         try await database.read { connection in
-            try connection.query("SELECT id, username, created_at FROM users WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
+            try await connection.query("SELECT id, username, created_at FROM users WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
                 .map { User(id: try $0.int64(0), username: try $0.string(1), createdAt: try $0.string(2)) }
         }
     }
 
     /// Finds a user by name.
     public func user(named username: String) async throws -> User? {
-        try await database.read { connection in try Self.user(named: username, on: connection) }
+        try await database.read { connection in try await Self.user(named: username, on: connection) }
     }
 
     /// Finds a user by name inside a transaction.
-    public static func user(named username: String, on connection: any DatabaseConnection) throws -> User? {
-        try connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ?", username)
+    public static func user(named username: String, on connection: any DatabaseConnection) async throws -> User? {
+        try await connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ?", username)
             .map { User(id: try $0.int64(0), username: try $0.string(1), createdAt: try $0.string(2)) }
     }
 
@@ -158,7 +158,7 @@ public struct AuthService: Sendable {
     /// bcrypt against the user's hash, or against a decoy for an unknown user (same time).
     private func checkPassword(username: String, password: String) async throws -> User? {
         let found = try await database.read { connection -> (user: User, hash: String)? in
-            guard let row = try connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
+            guard let row = try await connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
             return (User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2)), try row.string(3))
         }
         let cost = bcryptCost
@@ -190,17 +190,17 @@ public struct AuthService: Sendable {
     }
 
     /// Stores `grant` for `userID` inside the caller's transaction (only its hash).
-    public static func store(_ grant: TokenGrant, userID: Int64, on connection: any DatabaseConnection) throws {
-        try connection.execute(
+    public static func store(_ grant: TokenGrant, userID: Int64, on connection: any DatabaseConnection) async throws {
+        try await connection.execute(
             "INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)",
             grant.id, grant.tokenHash, userID, grant.issuedAt, grant.expiresAt)
     }
 
     /// Stores a new token for `userID` inside the caller's transaction and returns it with its
     /// row id.
-    public func issueToken(for userID: Int64, on connection: any DatabaseConnection) throws -> (id: Int64, token: IssuedToken) {
+    public func issueToken(for userID: Int64, on connection: any DatabaseConnection) async throws -> (id: Int64, token: IssuedToken) {
         let grant = newTokenGrant()
-        try Self.store(grant, userID: userID, on: connection)
+        try await Self.store(grant, userID: userID, on: connection)
         return (grant.id, IssuedToken(token: grant.token, expiresAt: grant.expiresAt))
     }
 
@@ -234,8 +234,8 @@ public struct AuthService: Sendable {
     private func issueToken(for user: User, actor: AuditActor) async throws -> (User, IssuedToken) {
         let at = timestamp()
         let issued = try await database.write { connection in
-            let issued = try issueToken(for: user.id, on: connection).token
-            try AuditLog.append(
+            let issued = try await issueToken(for: user.id, on: connection).token
+            try await AuditLog.append(
                 [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignIn)],
                 to: actor.outOfSessionID, at: at, on: connection)
             return issued
@@ -251,7 +251,7 @@ public struct AuthService: Sendable {
             detail: Credentials.refusedSignInDetail(knownUsername: knownUsername, reason: limit == nil ? nil : "tooManyAttempts", limit: limit ?? [:]))
         let at = timestamp()
         _ = try await database.write { connection in
-            try AuditLog.append([entry], to: sessionID, at: at, on: connection)
+            try await AuditLog.append([entry], to: sessionID, at: at, on: connection)
         }
     }
 
@@ -265,12 +265,12 @@ public struct AuthService: Sendable {
     /// The user a bearer token belongs to. Throws `unauthorized` for an unknown, expired or
     /// revoked token.
     public func validate(token: String) async throws -> User {
-        try await database.read { connection in try validate(token: token, on: connection) }
+        try await database.read { connection in try await validate(token: token, on: connection) }
     }
 
     /// `validate(token:)` inside a transaction.
-    public func validate(token: String, on connection: any DatabaseConnection) throws -> User {
-        guard let row = try connection.queryOne(
+    public func validate(token: String, on connection: any DatabaseConnection) async throws -> User {
+        guard let row = try await connection.queryOne(
             """
             SELECT u.id, u.username, u.created_at, t.expires_at, t.revoked_at
             FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?
@@ -283,15 +283,15 @@ public struct AuthService: Sendable {
 
     /// True when the token with row id `tokenID` is neither revoked nor expired (a session's
     /// sign-in, checked before each of its actions).
-    public func isLive(tokenID: Int64, on connection: any DatabaseConnection) throws -> Bool {
-        guard let row = try connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) else { return false }
+    public func isLive(tokenID: Int64, on connection: any DatabaseConnection) async throws -> Bool {
+        guard let row = try await connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) else { return false }
         guard row.optionalString(1) == nil else { return false }
         return isUnexpired(try row.string(0))
     }
 
     /// Revokes the token with row id `tokenID` if it is live (a session signing out).
-    public func revoke(tokenID: Int64, on connection: any DatabaseConnection) throws {
-        try connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", timestamp(), tokenID)
+    public func revoke(tokenID: Int64, on connection: any DatabaseConnection) async throws {
+        try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", timestamp(), tokenID)
     }
 
     /// The expiry rule, in one place: a token expiring at `expiresAt` is still good now.
@@ -303,9 +303,9 @@ public struct AuthService: Sendable {
     public func signOut(token: String, actor: AuditActor) async throws -> User {
         let at = timestamp()
         return try await database.write { connection in
-            let user = try validate(token: token, on: connection)
-            try connection.execute("UPDATE tokens SET revoked_at = ? WHERE token_hash = ?", at, SecureToken.sha256Hex(token))
-            try AuditLog.append(
+            let user = try await validate(token: token, on: connection)
+            try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE token_hash = ?", at, SecureToken.sha256Hex(token))
+            try await AuditLog.append(
                 [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": 1])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return user
@@ -316,11 +316,11 @@ public struct AuthService: Sendable {
     public func signOut(username: String, actor: AuditActor) async throws -> Int {
         let at = timestamp()
         return try await database.write { connection in
-            guard let user = try Self.user(named: username, on: connection) else {
+            guard let user = try await Self.user(named: username, on: connection) else {
                 throw PhotosError.notFound("no user named \(username)")
             }
-            let count = try connection.execute("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", at, user.id)
-            try AuditLog.append(
+            let count = try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", at, user.id)
+            try await AuditLog.append(
                 [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return count

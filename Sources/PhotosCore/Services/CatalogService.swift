@@ -34,7 +34,7 @@ public struct CatalogService: Sendable {
             added.reserveCapacity(checked.count)
             for photo in checked {
                 let url = photo.url ?? ""
-                let id = try connection.queryOne(
+                let id = try await connection.queryOne(
                     "INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     photo.title, url, photo.priceCents, at)?.int64(0) ?? 0
                 added.append(Photo(id: id, title: photo.title, url: url, priceCents: photo.priceCents))
@@ -42,7 +42,7 @@ public struct CatalogService: Sendable {
             }
             var detail: JSONObject = ["count": .int(Int64(added.count))]
             if added.count == 1 { detail["photoId"] = .int(added[0].id) }
-            try AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
+            try await AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
             return added
         }
     }
@@ -50,19 +50,19 @@ public struct CatalogService: Sendable {
     /// Photos by id, `limit` at most, after `afterID` (keyset pagination).
     public func list(limit: Int = 50, afterID: Int64 = 0) async throws -> [Photo] {
         try await database.read { connection in
-            try connection.query("SELECT id, title, url, price_cents FROM photos WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
+            try await connection.query("SELECT id, title, url, price_cents FROM photos WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
                 .map(Self.photo)
         }
     }
 
     /// One photo, or nil.
     public func photo(id: Int64) async throws -> Photo? {
-        try await database.read { connection in try Self.photo(id: id, on: connection) }
+        try await database.read { connection in try await Self.photo(id: id, on: connection) }
     }
 
     /// One photo inside a transaction, or nil.
-    public static func photo(id: Int64, on connection: any DatabaseConnection) throws -> Photo? {
-        try connection.queryOne("SELECT id, title, url, price_cents FROM photos WHERE id = ?", id).map(photo)
+    public static func photo(id: Int64, on connection: any DatabaseConnection) async throws -> Photo? {
+        try await connection.queryOne("SELECT id, title, url, price_cents FROM photos WHERE id = ?", id).map(photo)
     }
 
     static func photo(_ row: Row) throws -> Photo {

@@ -39,7 +39,7 @@ public struct ConsoleSessions: Sendable {
     /// (shown once) and the session. Nil for a wrong name or password.
     public func signIn(name: String, password: String) async throws -> (cookie: String, session: ConsoleSession)? {
         let found = try await database.read { connection in
-            try connection.queryOne("SELECT id, name, role, created_at, password_hash FROM operators WHERE name = ?", name)
+            try await connection.queryOne("SELECT id, name, role, created_at, password_hash FROM operators WHERE name = ?", name)
                 .map { (try OperatorService.operator($0), try $0.string(4)) }
         }
         let cost = bcryptCost
@@ -49,7 +49,7 @@ public struct ConsoleSessions: Sendable {
         let csrf = SecureToken.random(byteCount: 32)
         let at = ISO8601Timestamp.string(from: now())
         try await database.write { connection in
-            try connection.execute(
+            try await connection.execute(
                 "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)",
                 SecureToken.sha256Hex(cookie), found.0.id, csrf, at, at)
         }
@@ -64,17 +64,17 @@ public struct ConsoleSessions: Sendable {
         let cutoff = ISO8601Timestamp.string(from: at.addingTimeInterval(-idleSeconds))
         let idHash = SecureToken.sha256Hex(cookie)
         return try await database.write { connection in
-            guard let row = try connection.queryOne(
+            guard let row = try await connection.queryOne(
                 """
                 SELECT o.id, o.name, o.role, o.created_at, s.csrf_token, s.last_seen
                 FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = ?
                 """, idHash)
             else { return nil }
             guard try row.string(5) > cutoff else {
-                try connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
+                try await connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
                 return nil
             }
-            try connection.execute("UPDATE console_sessions SET last_seen = ? WHERE id_hash = ?", stamp, idHash)
+            try await connection.execute("UPDATE console_sessions SET last_seen = ? WHERE id_hash = ?", stamp, idHash)
             return ConsoleSession(operator: try OperatorService.operator(row), csrfToken: try row.string(4))
         }
     }
@@ -83,7 +83,7 @@ public struct ConsoleSessions: Sendable {
     public func signOut(cookie: String) async throws {
         let idHash = SecureToken.sha256Hex(cookie)
         try await database.write { connection in
-            try connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
+            try await connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
         }
     }
 }

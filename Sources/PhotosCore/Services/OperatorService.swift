@@ -46,7 +46,7 @@ public struct OperatorService: Sendable {
         let at = ISO8601Timestamp.string(from: now())
         return try await database.write { connection in
             do {
-                guard let id = try connection.queryOne(
+                guard let id = try await connection.queryOne(
                     "INSERT INTO operators (name, role, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     name, role.rawValue, hash, at)?.int64(0)
                 else { throw PhotosError(.internal, "the new operator's id was not returned") }
@@ -60,7 +60,7 @@ public struct OperatorService: Sendable {
     /// Every operator, by name.
     public func list() async throws -> [Operator] {
         try await database.read { connection in
-            try connection.query("SELECT id, name, role, created_at FROM operators ORDER BY name").map(Self.operator)
+            try await connection.query("SELECT id, name, role, created_at FROM operators ORDER BY name").map(Self.operator)
         }
     }
 
@@ -68,11 +68,11 @@ public struct OperatorService: Sendable {
     /// sessions ended. Throws `not_found`.
     public func remove(name: String) async throws -> (removed: Operator, endedSessions: Int) {
         try await database.write { connection in
-            guard let found = try connection.queryOne("SELECT id, name, role, created_at FROM operators WHERE name = ?", name).map(Self.operator) else {
+            guard let found = try await connection.queryOne("SELECT id, name, role, created_at FROM operators WHERE name = ?", name).map(Self.operator) else {
                 throw PhotosError.notFound("no operator \(name)")
             }
-            let ended = try connection.execute("DELETE FROM console_sessions WHERE operator_id = ?", found.id)
-            try connection.execute("DELETE FROM operators WHERE id = ?", found.id)
+            let ended = try await connection.execute("DELETE FROM console_sessions WHERE operator_id = ?", found.id)
+            try await connection.execute("DELETE FROM operators WHERE id = ?", found.id)
             return (found, ended)
         }
     }

@@ -21,12 +21,12 @@ public struct PurchaseService: Sendable {
     public func buy(username: String, photoID: Int64, actor: AuditActor) async throws -> PurchaseOutcome {
         let at = ISO8601Timestamp.string(from: now())
         return try await database.write { connection in
-            guard let user = try AuthService.user(named: username, on: connection) else {
+            guard let user = try await AuthService.user(named: username, on: connection) else {
                 throw PhotosError.notFound("no user named \(username)")
             }
-            let outcome = try Self.buy(userID: user.id, photoID: photoID, sessionID: nil, at: at, on: connection)
+            let outcome = try await Self.buy(userID: user.id, photoID: photoID, sessionID: nil, at: at, on: connection)
             if case .purchased(let purchase) = outcome {
-                try AuditLog.append(
+                try await AuditLog.append(
                     [AuditEntry(actor: actor, userID: user.id, username: user.username,
                                 step: .purchaseCompleted, detail: ["photoId": .int(photoID), "priceCents": .int(Int64(purchase.priceCents))])],
                     to: actor.outOfSessionID, at: purchase.purchasedAt, on: connection)
@@ -37,34 +37,34 @@ public struct PurchaseService: Sendable {
 
     /// Records a purchase inside the caller's transaction (the caller audits it).
     /// Throws `not_found` for an unknown photo or user.
-    public static func buy(userID: Int64, photoID: Int64, sessionID: String?, at: String, on connection: any DatabaseConnection) throws -> PurchaseOutcome {
-        guard let photo = try CatalogService.photo(id: photoID, on: connection) else {
+    public static func buy(userID: Int64, photoID: Int64, sessionID: String?, at: String, on connection: any DatabaseConnection) async throws -> PurchaseOutcome {
+        guard let photo = try await CatalogService.photo(id: photoID, on: connection) else {
             throw PhotosError.notFound("no photo with id \(photoID)")
         }
-        guard try connection.queryOne("SELECT 1 FROM users WHERE id = ?", userID) != nil else {
+        guard try await connection.queryOne("SELECT 1 FROM users WHERE id = ?", userID) != nil else {
             throw PhotosError.notFound("no user with id \(userID)")
         }
-        let inserted = try connection.execute(
+        let inserted = try await connection.execute(
             """
             INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (user_id, photo_id) DO NOTHING
             """, userID, photoID, photo.priceCents, at, sessionID)
-        guard let existing = try purchase(userID: userID, photoID: photoID, on: connection) else {
+        guard let existing = try await purchase(userID: userID, photoID: photoID, on: connection) else {
             throw PhotosError.notFound("purchase vanished")
         }
         return inserted == 1 ? .purchased(existing) : .alreadyOwned(existing)
     }
 
     /// The user's purchase of a photo, if any.
-    public static func purchase(userID: Int64, photoID: Int64, on connection: any DatabaseConnection) throws -> Purchase? {
-        try connection.queryOne(
+    public static func purchase(userID: Int64, photoID: Int64, on connection: any DatabaseConnection) async throws -> Purchase? {
+        try await connection.queryOne(
             "SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? AND photo_id = ?", userID, photoID)
             .map(purchase)
     }
 
     /// The photos a user bought, newest purchase first (the `purchases` screen).
-    public static func purchasedPhotos(userID: Int64, on connection: any DatabaseConnection) throws -> [Photo] {
-        try connection.query(
+    public static func purchasedPhotos(userID: Int64, on connection: any DatabaseConnection) async throws -> [Photo] {
+        try await connection.query(
             """
             SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
             WHERE b.user_id = ? ORDER BY b.id DESC
@@ -75,7 +75,7 @@ public struct PurchaseService: Sendable {
     /// A user's purchases, oldest first.
     public func purchases(userID: Int64) async throws -> [Purchase] {
         try await database.read { connection in
-            try connection.query("SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? ORDER BY id", userID)
+            try await connection.query("SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? ORDER BY id", userID)
                 .map(Self.purchase)
         }
     }

@@ -38,18 +38,18 @@ final class SharedSignInLimiter: Sendable {
         let trustedSince = ISO8601Timestamp.string(from: at.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds)))
         return try await database.write { connection in
             // Address first, then username, in every transaction: no lock cycle.
-            try connection.hold([.exclusive(.name("sign-in address " + place)), .exclusive(.name("sign-in username " + user))])
-            try connection.execute(
+            try await connection.hold([.exclusive(.name("sign-in address " + place)), .exclusive(.name("sign-in username " + user))])
+            try await connection.execute(
                 """
                 DELETE FROM sign_in_attempts WHERE (username_key = ? OR address = ?)
                 AND ((state = 'failed' AND at <= ?) OR (state = 'checking' AND at <= ?))
                 """,
                 user, place, cutoff, staleBefore)
-            let trusted = try connection.queryOne(
+            let trusted = try await connection.queryOne(
                 "SELECT 1 FROM sign_in_trusted_addresses WHERE username_key = ? AND address = ? AND at > ?", user, place, trustedSince) != nil
             // What counts, per limit: the failures and checks in flight, and the oldest failure
             // (when it leaves the window, a place frees).
-            let counted = try connection.query(
+            let counted = try await connection.query(
                 "SELECT username_key, address, state, at FROM sign_in_attempts WHERE username_key = ? OR address = ? ORDER BY at", user, place)
             let checks: [(SignInLimit, Int, (Row) throws -> Bool)] = [
                 (.usernameAndAddress, limits.perUsernameAndAddress, { try $0.string(0) == user && $0.string(1) == place }),
@@ -64,7 +64,7 @@ final class SharedSignInLimiter: Sendable {
                     throw SignInRefused(limit: which, error: which.error(retryAfter: wait))
                 }
             }
-            return try connection.queryOne(
+            return try await connection.queryOne(
                 "INSERT INTO sign_in_attempts (username_key, address, state, at) VALUES (?, ?, 'checking', ?) RETURNING id",
                 user, place, ISO8601Timestamp.string(from: at))?.int64(0) ?? 0
         }
@@ -82,18 +82,18 @@ final class SharedSignInLimiter: Sendable {
         _ = try? await database.write { connection in
             switch outcome {
             case .succeeded:
-                try connection.execute(
+                try await connection.execute(
                     "DELETE FROM sign_in_attempts WHERE id = ? OR (username_key = ? AND address = ? AND state = 'failed')", id, user, place)
-                try connection.execute(
+                try await connection.execute(
                     """
                     INSERT INTO sign_in_trusted_addresses (username_key, address, at) VALUES (?, ?, ?)
                     ON CONFLICT (username_key, address) DO UPDATE SET at = excluded.at
                     """, user, place, at)
-                try connection.execute("DELETE FROM sign_in_trusted_addresses WHERE username_key = ? AND at <= ?", user, expired)
+                try await connection.execute("DELETE FROM sign_in_trusted_addresses WHERE username_key = ? AND at <= ?", user, expired)
             case .abandoned:
-                try connection.execute("DELETE FROM sign_in_attempts WHERE id = ?", id)
+                try await connection.execute("DELETE FROM sign_in_attempts WHERE id = ?", id)
             case .failed:
-                try connection.execute("UPDATE sign_in_attempts SET state = 'failed', at = ? WHERE id = ?", at, id)
+                try await connection.execute("UPDATE sign_in_attempts SET state = 'failed', at = ? WHERE id = ?", at, id)
             }
         }
     }
