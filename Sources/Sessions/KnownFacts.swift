@@ -74,6 +74,13 @@ final class KnownFacts: Sendable {
         }
     }
 
+    /// Learns from facts read for a decision (`SessionFactsReader`): the photos, which of them
+    /// each user owns, and the session's token `token` if it was dead.
+    func learn(_ facts: SessionFacts, token: Int64?) {
+        let purchases = facts.owned.mapValues { owned in owned.compactMap { facts.photos[$0] } }
+        learn(photos: facts.photos.values, purchases: purchases, deadToken: facts.tokenLive ? nil : token)
+    }
+
     /// Learns from a write that committed: its purchases, its revoked tokens, its answer.
     func learn(written decision: SessionDecision, sessionID: String, storedKey: String?) {
         known.withLock { known in

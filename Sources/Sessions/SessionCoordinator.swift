@@ -176,9 +176,12 @@ public struct SessionCoordinator: Sendable {
     /// `SessionMoved` or `StaleFacts` when what was read no longer holds (nothing written).
     private func applyOptimistically(_ request: ActionApplication) async throws -> ActionResult {
         if let store = database as? any SingleStatementStore { return try await applyInTwoStatements(request, on: store) }
-        let (auth, cache, idempotency) = (self.auth, self.cache, self.idempotency)
+        let (auth, cache, idempotency, known) = (self.auth, self.cache, self.idempotency, self.known)
         let fingerprint = request.action.fingerprint
         let now = auth.now()
+        if let cached = cache.entry(request.sessionID), let result = try await applyOnKnownFactsInWriter(request, cached: cached, now: now) {
+            return result
+        }
         var signingIn: User?
         if case .valid(let user)? = request.credentials { signingIn = user }
         let signingInID = signingIn?.id
@@ -197,6 +200,7 @@ public struct SessionCoordinator: Sendable {
         }
         let (loaded, facts, earlier) = read
         if let earlier { return earlier }
+        known.learn(facts, token: loaded.state.tokenId)
         let (prepared, expected) = try decided(request, on: loaded, facts: facts)
         let decision = prepared.decision
         try await database.write { connection in
@@ -206,6 +210,65 @@ public struct SessionCoordinator: Sendable {
             }
         }
         cache.store(prepared)
+        known.learn(written: decision, sessionID: request.sessionID, storedKey: nil)
+        return decision.result
+    }
+
+    /// `applyOptimistically` with no read, on a store whose writer runs one transaction at a
+    /// time (SQLite): the action decided on the state this process holds and the facts it
+    /// knows (as `applyOnKnownFacts` does for PostgreSQL), then written in the writer's
+    /// transaction, where checking what was assumed costs no round trip: an answer stored under
+    /// the request's key is returned instead; a photo assumed not bought that was bought
+    /// (another process: `photos-admin purchase`), a token assumed live that was revoked, or a
+    /// session that moved (another process, or a write this one lost track of) keeps nothing,
+    /// and the action goes the usual way. Nil in those cases, and when something needed is not
+    /// known here.
+    private func applyOnKnownFactsInWriter(_ request: ActionApplication, cached: StateCache.Entry, now: Date) async throws -> ActionResult? {
+        guard request.credentials == nil, let trail = cached.trail else { return nil }
+        if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
+        let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
+        guard let (facts, assumedNotBought) = known.facts(for: needs, now: auth.timestamp()) else { return nil }
+        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
+        let (prepared, expected) = try decided(request, on: loaded, facts: facts)
+        let decision = prepared.decision
+        // A decision that writes nothing would be answered without seeing whether the session
+        // moved meanwhile: the read makes sure.
+        guard decision.changed || !decision.records.isEmpty else { return nil }
+        let (idempotency, fingerprint) = (self.idempotency, request.action.fingerprint)
+        // The write returns the answer stored earlier under the request's key, if there is one
+        // (then nothing was written), or nil once the decision is written.
+        let earlier: ActionResult?
+        do {
+            earlier = try await database.write { connection -> ActionResult? in
+                if let key = request.idempotencyKey,
+                   let earlier = try await idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
+                    return earlier
+                }
+                if let (user, photos) = assumedNotBought, !photos.isEmpty {
+                    let list = photos.sorted()
+                    let marks = Array(repeating: "?", count: list.count).joined(separator: ", ")
+                    if try await connection.queryOne(
+                        "SELECT 1 FROM purchases WHERE user_id = ? AND photo_id IN (\(marks)) LIMIT 1", arguments: [user] + list) != nil {
+                        throw StaleFacts(reason: "a photo assumed not bought was bought")
+                    }
+                }
+                try await prepared.write(expected: expected, on: connection)
+                if let key = request.idempotencyKey {
+                    try await idempotency.save(decision.result, key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection)
+                }
+                return nil
+            }
+        } catch is SessionMoved {
+            known.count(held: false)
+            return nil
+        } catch is StaleFacts {
+            known.count(held: false)
+            return nil
+        }
+        if let earlier { return earlier }
+        known.count(held: true)
+        cache.store(prepared)
+        known.learn(written: decision, sessionID: request.sessionID, storedKey: nil)
         return decision.result
     }
 
