@@ -132,7 +132,9 @@ enum ActionStatements {
                     AND EXISTS (SELECT 1 FROM tokens t WHERE t.id = ?::bigint AND t.revoked_at IS NULL AND t.expires_at > ?::text) <> (?::bigint <> 0)
                     THEN photosd_stale_facts('the session''s token changed')
                 WHEN EXISTS (SELECT 1 FROM purchases b WHERE b.user_id = ?::bigint AND b.photo_id = ANY(?::bigint[]))
-                    THEN photosd_stale_facts('a photo was bought meanwhile')\(effects ? """
+                    THEN photosd_stale_facts('a photo was bought meanwhile')
+                WHEN ?::bigint IS NOT NULL AND (SELECT count(*) FROM purchases b WHERE b.user_id = ?::bigint) <> ?::bigint
+                    THEN photosd_stale_facts('the purchase list changed')\(effects ? """
 
                 WHEN (SELECT count(*) FROM bought) <> ?::bigint THEN photosd_stale_facts('a photo was bought meanwhile')
                 WHEN (SELECT count(*) FROM answered) <> ?::bigint THEN photosd_stale_facts('the request was answered meanwhile')
@@ -236,11 +238,12 @@ enum ActionStatements {
 
     /// The statement that writes `prepared` (`NavigationWrite` when it has no effect and no
     /// answer to keep, else `Write`) and its arguments: only if the session is still as
-    /// `expected`, the photos `assumedNotBought` still not bought by that user, and no answer
-    /// stored under `answer`'s key since `since` (older answers have expired and are replaced).
+    /// `expected`, what a decision on known facts `assumed` still true (photos not bought by
+    /// the session's user; a user's purchase list of the length known), and no answer stored
+    /// under `answer`'s key since `since` (older answers have expired and are replaced).
     static func write(
         _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?, since: String,
-        assumedNotBought: (user: Int64, photos: Set<Int64>)? = nil
+        assumed: KnownFacts.Assumed = .init()
     ) -> (statement: any NamedStatement.Type, arguments: [any DatabaseBindable]) {
         let decision = prepared.decision
         let at = decision.records.first?.at ?? ""
@@ -302,7 +305,8 @@ enum ActionStatements {
         }
         arguments += [
             expected.token?.id, expected.token?.id, at, expected.token?.live,
-            assumedNotBought?.user, SessionColumns.arrayLiteral(assumedNotBought?.photos ?? []),
+            assumed.notBought?.user, SessionColumns.arrayLiteral(assumed.notBought?.photos ?? []),
+            assumed.purchaseCount?.user, assumed.purchaseCount?.user, assumed.purchaseCount?.count,
         ]
         if effects {
             arguments += [purchaseCount, answer == nil ? 0 : 1]

@@ -9,12 +9,25 @@ import Synchronization
 /// or removed), a purchase (never undone), a token that is dead (never revived). What can
 /// become untrue meanwhile is assumed and checked by the write itself, which keeps nothing
 /// when an assumption failed: that a photo not known to be bought is still not bought, that a
-/// token not known to be dead is live, that no answer is stored for an idempotency key.
+/// user's whole purchase list read once has grown only by this process's purchases (its
+/// length), that a token not known to be dead is live, that no answer is stored for an
+/// idempotency key.
 final class KnownFacts: Sendable {
+    /// What a decision on known facts assumed, for its write to check.
+    struct Assumed {
+        /// Photos taken as not bought by `user`.
+        var notBought: (user: Int64, photos: Set<Int64>)?
+        /// `user`'s whole purchase list taken as known (a tabs session): it has `count` purchases.
+        var purchaseCount: (user: Int64, count: Int)?
+    }
+
     private struct Known {
         var photos: [Int64: Photo] = [:]
         /// (user id, photo id) of every purchase seen.
         var purchases = Set<Pair>()
+        /// Per user: the whole purchase list as last read, newest first, with this process's
+        /// purchases since added (a tabs session's `purchases` screen).
+        var lists: [Int64: [Photo]] = [:]
         var deadTokens = Set<Int64>()
         /// (session id, stored key) of the answers this process stored lately: a retry is
         /// answered by the read, not sent to a write that would refuse it.
@@ -36,31 +49,43 @@ final class KnownFacts: Sendable {
         self.capacity = capacity
     }
 
-    /// The facts `needs` asks for, as far as they are known here, and the photos assumed not
-    /// bought by the session's user (for the write to check); nil when a needed photo is not
-    /// known, or the needs go beyond what can be assumed (whole purchase lists, a second user).
-    func facts(for needs: SessionFacts.Needs, now: String) -> (facts: SessionFacts, assumedNotBought: (user: Int64, photos: Set<Int64>)?)? {
-        guard !needs.purchaseLists, !needs.mayIssueToken, needs.userIDs.count <= 1 else { return nil }
+    /// The facts `needs` asks for, as far as they are known here, and what they assume (for the
+    /// write to check); nil when a needed photo or purchase list is not known, or the needs go
+    /// beyond what can be assumed (a token to issue, a second user).
+    func facts(for needs: SessionFacts.Needs, now: String) -> (facts: SessionFacts, assumed: Assumed)? {
+        guard !needs.mayIssueToken, needs.userIDs.count <= 1 else { return nil }
         return known.withLock { known in
             var facts = SessionFacts(now: now)
             for id in needs.photoIDs {
                 guard let photo = known.photos[id] else { return nil }
                 facts.photos[id] = photo
             }
-            var assumed: (user: Int64, photos: Set<Int64>)?
-            if let user = needs.userIDs.first, !needs.photoIDs.isEmpty {
+            var assumed = Assumed()
+            if let user = needs.userIDs.first, needs.purchaseLists {
+                guard let list = known.lists[user] else { return nil }
+                facts.purchased[user] = list
+                facts.owned[user] = Set(list.map(\.id))
+                assumed.purchaseCount = (user, list.count)
+            } else if let user = needs.userIDs.first, !needs.photoIDs.isEmpty {
                 let owned = needs.photoIDs.filter { known.purchases.contains(Pair(user: user, photo: $0)) }
                 facts.owned[user] = owned
-                assumed = (user, needs.photoIDs.subtracting(owned))
+                assumed.notBought = (user, needs.photoIDs.subtracting(owned))
             }
             if let token = needs.tokenID { facts.tokenLive = !known.deadTokens.contains(token) }
             return (facts, assumed)
         }
     }
 
-    /// Learns from facts read from the database.
-    func learn(photos: some Sequence<Photo>, purchases: [Int64: [Photo]], deadToken: Int64?) {
+    /// Learns from facts read from the database. For the users in `completeListsOf`,
+    /// `purchases` holds the whole list (newest first; none: no purchase), not only the photos read.
+    func learn(photos: some Sequence<Photo>, purchases: [Int64: [Photo]], completeListsOf listed: Set<Int64> = [], deadToken: Int64?) {
         known.withLock { known in
+            if !listed.isEmpty, known.lists.count >= capacity { known.lists.removeAll(keepingCapacity: true) }
+            for user in listed {
+                let list = purchases[user] ?? []
+                known.lists[user] = list
+                for photo in list { known.photos[photo.id] = photo }
+            }
             if known.photos.count >= capacity { known.photos.removeAll(keepingCapacity: true) }
             for photo in photos { known.photos[photo.id] = photo }
             if known.purchases.count >= capacity { known.purchases.removeAll(keepingCapacity: true) }
@@ -79,6 +104,9 @@ final class KnownFacts: Sendable {
     func learn(_ facts: SessionFacts, token: Int64?) {
         let purchases = facts.owned.mapValues { owned in owned.compactMap { facts.photos[$0] } }
         learn(photos: facts.photos.values, purchases: purchases, deadToken: facts.tokenLive ? nil : token)
+        if !facts.purchased.isEmpty {
+            learn(photos: [], purchases: facts.purchased, completeListsOf: Set(facts.purchased.keys), deadToken: nil)
+        }
     }
 
     /// Learns from a write that committed: its purchases, its revoked tokens, its answer.
@@ -86,7 +114,12 @@ final class KnownFacts: Sendable {
         known.withLock { known in
             for effect in decision.effects {
                 switch effect {
-                case .purchase(let user, let photo, _): known.purchases.insert(Pair(user: user, photo: photo))
+                case .purchase(let user, let photo, _):
+                    known.purchases.insert(Pair(user: user, photo: photo))
+                    // The newest purchase heads the list; a list it cannot be added to is read again.
+                    if let list = known.lists[user] {
+                        known.lists[user] = known.photos[photo].map { [$0] + list }
+                    }
                 case .revokeToken(let id): known.deadTokens.insert(id)
                 case .issueToken: break
                 }

@@ -227,7 +227,7 @@ public struct SessionCoordinator: Sendable {
         guard request.credentials == nil, let trail = cached.trail else { return nil }
         if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
         let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
-        guard let (facts, assumedNotBought) = known.facts(for: needs, now: auth.timestamp()) else { return nil }
+        guard let (facts, assumed) = known.facts(for: needs, now: auth.timestamp()) else { return nil }
         let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
         let (prepared, expected) = try decided(request, on: loaded, facts: facts)
         let decision = prepared.decision
@@ -244,13 +244,17 @@ public struct SessionCoordinator: Sendable {
                    let earlier = try await idempotency.lookup(key: key, sessionID: request.sessionID, fingerprint: fingerprint, now: now, on: connection) {
                     return earlier
                 }
-                if let (user, photos) = assumedNotBought, !photos.isEmpty {
+                if let (user, photos) = assumed.notBought, !photos.isEmpty {
                     let list = photos.sorted()
                     let marks = Array(repeating: "?", count: list.count).joined(separator: ", ")
                     if try await connection.queryOne(
                         "SELECT 1 FROM purchases WHERE user_id = ? AND photo_id IN (\(marks)) LIMIT 1", arguments: [user] + list) != nil {
                         throw StaleFacts(reason: "a photo assumed not bought was bought")
                     }
+                }
+                if let (user, count) = assumed.purchaseCount,
+                   try await connection.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", user)?.int(0) != count {
+                    throw StaleFacts(reason: "the purchase list changed")
                 }
                 try await prepared.write(expected: expected, on: connection)
                 if let key = request.idempotencyKey {
@@ -293,7 +297,7 @@ public struct SessionCoordinator: Sendable {
             throw PhotosError.notFound("no session \(request.sessionID.prefix(64))")
         }
         known.learn(
-            photos: snapshot.photos.values, purchases: snapshot.purchases,
+            photos: snapshot.photos.values, purchases: snapshot.purchases, completeListsOf: snapshot.purchaseLists ? snapshot.userIDs : [],
             deadToken: snapshot.tokenLive == false ? snapshot.tokenID : nil)
         if let key = request.idempotencyKey, let stored = snapshot.idempotent {
             return try idempotency.answer(
@@ -356,7 +360,7 @@ public struct SessionCoordinator: Sendable {
         if let storedKey, known.answered(storedKey, sessionID: request.sessionID) { return nil }
         let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
         let stamp = auth.timestamp()
-        guard let (facts, assumedNotBought) = known.facts(for: needs, now: stamp) else { return nil }
+        guard let (facts, assumed) = known.facts(for: needs, now: stamp) else { return nil }
         let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
         let (prepared, expected) = try decided(request, on: loaded, facts: facts)
         let decision = prepared.decision
@@ -367,7 +371,7 @@ public struct SessionCoordinator: Sendable {
             try idempotency.storedAnswer(decision.result, key: $0, sessionID: request.sessionID, fingerprint: request.action.fingerprint, now: now)
         }
         do {
-            try await write(prepared, expected: expected, answer: answer, since: idempotency.cutoff(now: now), assumedNotBought: assumedNotBought, on: store)
+            try await write(prepared, expected: expected, answer: answer, since: idempotency.cutoff(now: now), assumed: assumed, on: store)
         } catch is SessionMoved {
             known.count(held: false)
             return nil
@@ -396,10 +400,10 @@ public struct SessionCoordinator: Sendable {
     /// Runs `ActionStatements.Write` (or `NavigationWrite`); throws `SessionMoved` when the session was not at `expected`.
     private func write(
         _ prepared: PreparedWrite, expected: PreparedWrite.Expected, answer: IdempotencyStore.StoredAnswer?, since: String,
-        assumedNotBought: (user: Int64, photos: Set<Int64>)? = nil, on store: any SingleStatementStore
+        assumed: KnownFacts.Assumed = .init(), on store: any SingleStatementStore
     ) async throws {
         let (statement, arguments) = ActionStatements.write(
-            prepared, expected: expected, answer: answer, since: since, assumedNotBought: assumedNotBought)
+            prepared, expected: expected, answer: answer, since: since, assumed: assumed)
         let written = try await store.run(statement, arguments: arguments)
         guard try written.first?.int(0) == 1 else { throw SessionMoved() }
     }

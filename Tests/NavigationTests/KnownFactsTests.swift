@@ -81,4 +81,41 @@ struct KnownFactsTests {
         let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
+
+    @Test("a tabs session too: the purchase list known is assumed by its length; a purchase elsewhere is read again, one here is added")
+    func tabsOnKnownFacts() async throws {
+        let h = try await SessionHarness.make(.sqlite)
+        defer { h.close() }
+        let coordinator = try h.sessions
+        func apply(_ action: ClientAction, _ id: String) async throws -> (result: ActionResult, held: Bool, refused: Bool) {
+            let before = coordinator.known.counts
+            let result = try await coordinator.apply(action, to: id, expectVersion: nil, idempotencyKey: nil, actor: .client)
+            let after = coordinator.known.counts
+            #expect(result.error == nil, "\(action.name): \(String(describing: result.error))")
+            return (result, after.held > before.held, after.refused > before.refused)
+        }
+        func listed(_ result: ActionResult) -> [Int64]? {
+            result.session.tabs?.items.first { $0.tab == .purchases }?.screens.first?.photos?.map(\.id)
+        }
+        let id = try await h.newSession(layout: .tabs)
+        try await h.signIn(id)
+        // The list was read with the sign-in (a credential check: the usual way), and is known since.
+        let known = try await apply(ClientAction(.selectTab, tab: .purchases), id)
+        #expect(known.held && listed(known.result) == [])
+        // Bought elsewhere: the write finds the list longer than assumed, and the read lists it.
+        try await h.buyOutside("alice", photoID: 2)
+        let elsewhere = try await apply(ClientAction(.selectTab, tab: .photos), id)
+        #expect(elsewhere.refused && !elsewhere.held)
+        #expect(listed(elsewhere.result) == [2])
+        // Bought here: added to the list known, newest first, and the next action is the write alone.
+        _ = try await apply(ClientAction(.selectPhoto, photoId: 3), id)
+        #expect(try await apply(ClientAction(.buy), id).held)
+        let bought = try await apply(ClientAction(.buy), id)
+        #expect(bought.held && bought.result.outcome == .purchased)
+        #expect(listed(bought.result) == [3, 2])
+        let shown = try await apply(ClientAction(.selectTab, tab: .purchases), id)
+        #expect(shown.held && shown.result.session.navigation.first?.screens.first?.photos?.map(\.id) == [3, 2])
+        let verification = try await h.test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
+        #expect(verification.isIntact)
+    }
 }

@@ -72,12 +72,12 @@ struct PostgresPlanTests {
                 """
                 EXPLAIN EXECUTE plan_write(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
                     '[]', \(now), 'plan-7', '[[7,3,100]]', '[]', \(now), '{9}', 'plan-7', '[]', \(now),
-                    9, 9, \(now), 1, 7, '{3,4}', 1, 0)
+                    9, 9, \(now), 1, 7, '{3,4}', 7, 7, 4, 1, 0)
                 """)
             let navigation = try await connection.query(
                 """
                 EXPLAIN EXECUTE plan_navigation(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
-                    '[]', 9, 9, \(now), 1, 7, '{3,4}')
+                    '[]', 9, 9, \(now), 1, 7, '{3,4}', 7, 7, 4)
                 """)
             try await connection.execute("DEALLOCATE plan_read")
             try await connection.execute("DEALLOCATE plan_write")

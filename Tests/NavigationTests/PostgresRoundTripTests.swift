@@ -219,4 +219,47 @@ struct PostgresRoundTripTests {
         let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
+
+    @Test("a tabs session on known facts is one round trip too: the purchase list is assumed by its length")
+    func tabsOnKnownFactsAreOneRoundTrip() async throws {
+        let h = try await SessionHarness.make(.postgres)
+        defer { h.close() }
+        let test = try h.test
+        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        let coordinator = try h.sessions
+        let store = try #require(test.database as? any SingleStatementStore)
+        func counted(_ action: ClientAction, _ id: String) async throws -> (result: ActionResult, trips: Int, held: Bool, refused: Bool) {
+            let before = coordinator.known.counts
+            let (result, trips) = try await Self.statements(on: store) {
+                try await coordinator.apply(action, to: id, expectVersion: nil, idempotencyKey: nil, actor: .client)
+            }
+            let after = coordinator.known.counts
+            #expect(result.error == nil, "\(action.name): \(String(describing: result.error))")
+            return (result, trips, after.held > before.held, after.refused > before.refused)
+        }
+        func listed(_ result: ActionResult) -> [Int64]? {
+            result.session.tabs?.items.first { $0.tab == .purchases }?.screens.first?.photos?.map(\.id)
+        }
+        let id = try await h.newSession(layout: .tabs)
+        try await h.signIn(id)
+        // The list was read with the sign-in (a credential check: the usual way), and is known since.
+        let known = try await counted(ClientAction(.selectTab, tab: .purchases), id)
+        #expect(known.trips == 1 && known.held && listed(known.result) == [])
+        try await h.buyOutside("alice", photoID: 2)
+        let elsewhere = try await counted(ClientAction(.selectTab, tab: .photos), id)
+        // The refused write is not counted by pg_stat_statements: the read and the write are.
+        #expect(elsewhere.trips == 2 && elsewhere.refused)
+        #expect(listed(elsewhere.result) == [2])
+        _ = try await counted(ClientAction(.selectPhoto, photoId: 3), id)
+        #expect(try await counted(ClientAction(.buy), id).trips == 1)
+        let bought = try await counted(ClientAction(.buy), id)
+        // The write alone (`held`: no read before it). Its round trips are not counted here: the first
+        // purchase is the first `action_write` on its pooled connection, whose preparation counts too.
+        #expect(bought.held && !bought.refused && bought.result.outcome == .purchased)
+        #expect(listed(bought.result) == [3, 2])
+        let shown = try await counted(ClientAction(.selectTab, tab: .purchases), id)
+        #expect(shown.trips == 1 && shown.result.session.navigation.first?.screens.first?.photos?.map(\.id) == [3, 2])
+        let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
+        #expect(verification.isIntact)
+    }
 }
