@@ -30,7 +30,7 @@ extension PostgresStorage: SingleStatementStore {
 }
 
 /// `Statement` as postgres-nio prepares it: its `?` placeholders numbered, its values bound as
-/// the synchronous connection binds them, its rows read the same way.
+/// a transaction's connection binds them, its rows read the same way.
 struct Prepared<Statement: NamedStatement>: PostgresPreparedStatement {
     static var name: String { "photosd_" + Statement.name }
     static var sql: String { PostgresPlaceholders.rewrite(Statement.sql) }
