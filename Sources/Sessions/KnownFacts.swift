@@ -102,11 +102,13 @@ final class KnownFacts: Sendable {
     /// Learns from facts read for a decision (`SessionFactsReader`): the photos, which of them
     /// each user owns, and the session's token `token` if it was dead.
     func learn(_ facts: SessionFacts, token: Int64?) {
-        let purchases = facts.owned.mapValues { owned in owned.compactMap { facts.photos[$0] } }
-        learn(photos: facts.photos.values, purchases: purchases, deadToken: facts.tokenLive ? nil : token)
-        if !facts.purchased.isEmpty {
-            learn(photos: [], purchases: facts.purchased, completeListsOf: Set(facts.purchased.keys), deadToken: nil)
-        }
+        // A tabs session's facts hold whole lists (which cover what each user owns); others, the
+        // named photos each user owns.
+        let purchases = facts.purchased.isEmpty
+            ? facts.owned.mapValues { owned in owned.compactMap { facts.photos[$0] } } : facts.purchased
+        learn(
+            photos: facts.photos.values, purchases: purchases, completeListsOf: Set(facts.purchased.keys),
+            deadToken: facts.tokenLive ? nil : token)
     }
 
     /// Learns from a write that committed: its purchases, its revoked tokens, its answer.

@@ -224,16 +224,8 @@ public struct SessionCoordinator: Sendable {
     /// and the action goes the usual way. Nil in those cases, and when something needed is not
     /// known here.
     private func applyOnKnownFactsInWriter(_ request: ActionApplication, cached: StateCache.Entry, now: Date) async throws -> ActionResult? {
-        guard request.credentials == nil, let trail = cached.trail else { return nil }
-        if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
-        let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
-        guard let (facts, assumed) = known.facts(for: needs, now: auth.timestamp()) else { return nil }
-        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
-        let (prepared, expected) = try decided(request, on: loaded, facts: facts)
+        guard let (prepared, expected, assumed) = try decidedOnKnownFacts(request, cached: cached) else { return nil }
         let decision = prepared.decision
-        // A decision that writes nothing would be answered without seeing whether the session
-        // moved meanwhile: the read makes sure.
-        guard decision.changed || !decision.records.isEmpty else { return nil }
         let (idempotency, fingerprint) = (self.idempotency, request.action.fingerprint)
         // The write returns the answer stored earlier under the request's key, if there is one
         // (then nothing was written), or nil once the decision is written.
@@ -354,19 +346,10 @@ public struct SessionCoordinator: Sendable {
     private func applyOnKnownFacts(
         _ request: ActionApplication, cached: StateCache.Entry, storedKey: String?, now: Date, on store: any SingleStatementStore
     ) async throws -> ActionResult? {
-        guard request.credentials == nil, let trail = cached.trail else { return nil }
-        if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
         // A retry of an answer stored here is answered by the read.
         if let storedKey, known.answered(storedKey, sessionID: request.sessionID) { return nil }
-        let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
-        let stamp = auth.timestamp()
-        guard let (facts, assumed) = known.facts(for: needs, now: stamp) else { return nil }
-        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
-        let (prepared, expected) = try decided(request, on: loaded, facts: facts)
+        guard let (prepared, expected, assumed) = try decidedOnKnownFacts(request, cached: cached) else { return nil }
         let decision = prepared.decision
-        // A decision that writes nothing would be answered without reading whether the session
-        // moved meanwhile: the read makes sure.
-        guard decision.changed || !decision.records.isEmpty else { return nil }
         let answer = try request.idempotencyKey.map {
             try idempotency.storedAnswer(decision.result, key: $0, sessionID: request.sessionID, fingerprint: request.action.fingerprint, now: now)
         }
@@ -383,6 +366,24 @@ public struct SessionCoordinator: Sendable {
         cache.store(prepared)
         known.learn(written: decision, sessionID: request.sessionID, storedKey: storedKey)
         return decision.result
+    }
+
+    /// The decision of `request` on the state this process holds (`cached`) and the facts it
+    /// knows (`KnownFacts`), made ready to write, with what the write must check; nil when the
+    /// request checks credentials, the cache lacks the trail head or the version the client
+    /// expects, a needed fact is not known here, or the decision would write nothing (it would
+    /// be answered without seeing whether the session moved meanwhile: the read makes sure).
+    private func decidedOnKnownFacts(
+        _ request: ActionApplication, cached: StateCache.Entry
+    ) throws -> (PreparedWrite, PreparedWrite.Expected, KnownFacts.Assumed)? {
+        guard request.credentials == nil, let trail = cached.trail else { return nil }
+        if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
+        let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: nil)
+        guard let (facts, assumed) = known.facts(for: needs, now: auth.timestamp()) else { return nil }
+        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
+        let (prepared, expected) = try decided(request, on: loaded, facts: facts)
+        guard prepared.decision.changed || !prepared.decision.records.isEmpty else { return nil }
+        return (prepared, expected, assumed)
     }
 
     /// The core's decision of `request` on `loaded` with `facts`, made ready to write, and what
