@@ -76,3 +76,28 @@ struct ActionRequestParsingTests {
         #expect(accepted > 500)
     }
 }
+
+/// `RequestParsing.isJSON`, the Content-Type check every JSON request passes through.
+@Suite("Content-Type check")
+struct ContentTypeTests {
+    @Test("application/json in any case, with parameters and blanks around it")
+    func accepted() {
+        for value in [
+            "application/json", "Application/JSON", "APPLICATION/JSON", "application/json; charset=utf-8",
+            " application/json ", "\tapplication/json\t;charset=UTF-8", "application/json;", "application/json ;x=y;z",
+        ] {
+            #expect(RequestParsing.isJSON(value), "\(value)")
+        }
+    }
+
+    @Test("anything else, including look-alikes that differ in one byte")
+    func refused() {
+        for value in [
+            "", ";", "application/jsonx", "application/json-patch+json", "text/plain", "application/jso",
+            "application\u{0F}json", "application/xson", "applicationjson", "application/ json", "app lication/json",
+            "application/json\u{0}", "application/jsön", "application/json\n", "x; application/json",
+        ] {
+            #expect(!RequestParsing.isJSON(value), "\(value.debugDescription)")
+        }
+    }
+}
