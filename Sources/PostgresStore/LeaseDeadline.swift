@@ -1,5 +1,3 @@
-import NIOCore
-import NIOPosix
 import Synchronization
 
 /// How long a request may wait for the server before it is answered "unavailable", and the
@@ -20,9 +18,24 @@ final class LeaseDeadline: Sendable {
     private let state = Mutex(State.waiting)
     private let abandon = Mutex<(@Sendable () -> Void)?>(nil)
 
-    /// What closes the operation's connection, should its answer never come.
+    /// What closes the operation's connection, should its answer never come. Cleared by
+    /// `release` before the connection goes back to the pool.
     func onAbandon(_ action: @escaping @Sendable () -> Void) {
         abandon.withLock { $0 = action }
+    }
+
+    /// The operation is done with its connection: nothing may close it on its behalf any more.
+    func release() {
+        abandon.withLock { $0 = nil }
+    }
+
+    /// Closes the operation's connection if it still holds it (under the lock, so a connection
+    /// already released to the pool is never closed).
+    fileprivate func abandonConnection() {
+        abandon.withLock { action in
+            action?()
+            action = nil
+        }
     }
 
     /// Claims the connection for sending; false when the deadline passed first (send nothing).
@@ -47,8 +60,9 @@ final class LeaseDeadline: Sendable {
     /// while `body` has not yet claimed its connection (then `body` is cancelled and left to end
     /// by itself), or once `connectionWait + timeout + 1 s` passed with no answer to what it sent
     /// (then its connection is closed): the server ends a statement after `timeout` itself.
+    /// `watch` checks the deadline (up to its interval late).
     static func run<T: Sendable>(
-        timeout: Duration, connectionWait: Duration? = nil, timedOut: @escaping @Sendable () -> any Error,
+        timeout: Duration, connectionWait: Duration? = nil, watch: DeadlineWatch, timedOut: @escaping @Sendable () -> any Error,
         _ body: @escaping @Sendable (LeaseDeadline) async throws -> T
     ) async throws -> T {
         let connectionWait = connectionWait ?? timeout
@@ -63,24 +77,27 @@ final class LeaseDeadline: Sendable {
                     outcome.resume(.failure(error))
                 }
             }
-            // Timers on an event loop rather than a sleeping task: one per operation, on the hot
-            // path, and an event loop's scheduled task costs a fraction of a task's.
-            let loop = MultiThreadedEventLoopGroup.singleton.any()
-            let first = loop.scheduleTask(in: .nanoseconds(Int64(connectionWait.nanoseconds))) {
+            let sentAnswerDue = Mutex(false)
+            let id = watch.add(due: .now + connectionWait) {
                 if deadline.expire() {
                     work.cancel()
                     outcome.resume(.failure(timedOut()))
-                    return
+                    return nil
                 }
-                // Sent: the server ends a statement after `timeout` itself (statement_timeout).
-                let second = loop.scheduleTask(in: .nanoseconds(Int64(timeout.nanoseconds) + 1_000_000_000)) {
-                    deadline.abandon.withLock { $0 }?()
-                    work.cancel()
-                    outcome.resume(.failure(timedOut()))
+                // Sent: the server ends a statement after `timeout` itself (statement_timeout);
+                // an answer that has not come a second after that never will.
+                let overdue = sentAnswerDue.withLock { due in
+                    defer { due = true }
+                    return due
                 }
-                outcome.onResume { second.cancel() }
+                guard overdue else { return .now + timeout + .seconds(1) }
+                // Closes the connection only while the operation still holds it (not released).
+                deadline.abandonConnection()
+                work.cancel()
+                outcome.resume(.failure(timedOut()))
+                return nil
             }
-            outcome.onResume { first.cancel() }
+            outcome.onResume { watch.remove(id) }
         }
     }
 }

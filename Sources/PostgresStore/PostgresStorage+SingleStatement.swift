@@ -15,6 +15,7 @@ extension PostgresStorage: SingleStatementStore {
                 try await self.client.withConnection { connection in
                     guard deadline.claim() else { throw CancellationError() }
                     deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
+                    defer { deadline.release() }
                     var rows: [Row] = []
                     for try await row in try await connection.execute(Prepared<Statement>(arguments: arguments), logger: logger) {
                         rows.append(row)

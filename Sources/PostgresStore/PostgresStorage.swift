@@ -29,6 +29,8 @@ public final class PostgresStorage: DatabaseStore {
     /// The pool's task when this store runs it (nil: the application's `ServiceGroup` does).
     private let running: PoolRunTask?
     private let closed = Atomic<Bool>(false)
+    /// The deadlines of the operations under way (`withDeadline`).
+    let deadlines = DeadlineWatch()
 
     /// How photosd uses the server.
     public struct Options: Sendable {
@@ -131,6 +133,7 @@ public final class PostgresStorage: DatabaseStore {
             return try await withDeadline { deadline in try await self.client.withConnection { connection in
                 guard deadline.claim() else { throw CancellationError() }
                 deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
+                defer { deadline.release() }
                 let transaction = PostgresTransactionConnection(connection, logger: logger)
                 try await transaction.run(begin, [])
                 let result: T
@@ -162,7 +165,7 @@ public final class PostgresStorage: DatabaseStore {
         // connection (never below a quarter second, so a healthy pool is still claimed).
         let spent = RequestDeadline.startedAt.map { ContinuousClock.now - $0 } ?? .zero
         let wait = max(timeout - spent, .milliseconds(250))
-        return try await LeaseDeadline.run(timeout: timeout, connectionWait: wait, timedOut: {
+        return try await LeaseDeadline.run(timeout: timeout, connectionWait: wait, watch: deadlines, timedOut: {
             PostgresStoreError.noAnswer("no connection to \(location) within \(timeout.milliseconds / 1_000) s (is the server running?)")
         }, body)
     }
@@ -172,5 +175,6 @@ public final class PostgresStorage: DatabaseStore {
     public func close() async {
         guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         await running?.stop(logger: logger)
+        deadlines.stop()
     }
 }
