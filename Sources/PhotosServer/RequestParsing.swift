@@ -69,11 +69,7 @@ enum RequestParsing {
         while let first = utf8.first, isBlank(first) { utf8 = utf8.dropFirst() }
         while let last = utf8.last, isBlank(last) { utf8 = utf8.dropLast() }
         guard utf8.count == expected.count else { return false }
-        // ASCII letters lowercase by setting 0x20; the expected bytes are lowercase letters and `/`,
-        // and no other byte becomes one of them that way except its own uppercase letter.
-        return zip(utf8, expected).allSatisfy { given, wanted in
-            given == wanted || (wanted >= UInt8(ascii: "a") && wanted <= UInt8(ascii: "z") && given | 0x20 == wanted)
-        }
+        return zip(utf8, expected).allSatisfy { ASCII.matchesIgnoringCase($0, lowercase: $1) }
     }
 
     static func describe(_ error: DecodingError) -> String {

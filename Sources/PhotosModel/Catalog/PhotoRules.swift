@@ -149,9 +149,7 @@ public enum PhotoRules {
         guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
         for offset in 0..<prefix.utf8CodeUnitCount {
             // ASCII letters compare without case (`HTTPS://` is a scheme too).
-            let byte = bytes[offset], expected = prefix.utf8Start[offset]
-            let isLetter = (0x61...0x7A).contains(expected)
-            if byte != expected && !(isLetter && byte | 0x20 == expected) { return false }
+            if !ASCII.matchesIgnoringCase(bytes[offset], lowercase: prefix.utf8Start[offset]) { return false }
         }
         return true
     }
