@@ -118,6 +118,18 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // What every listener photosd opens shares: the connection guard (request deadline,
+        // body limit, malformed and HTTP/1.0 requests, path normalisation), the idle timeout and
+        // the cap on open connections.
+        .target(
+            name: "PhotosListener",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
         // The operator console: server-rendered pages on a listener of their own.
         .target(
             name: "PhotosConsole",
@@ -127,6 +139,7 @@ let package = Package(
                 "Navigation",
                 "Sessions",
                 "DatabaseAccess",
+                "PhotosListener",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -141,7 +154,7 @@ let package = Package(
             name: "PhotosServer",
             dependencies: [
                 "PhotosModel",
-                "PhotosCore", "PhotosStorage", "PhotosConsole",
+                "PhotosCore", "PhotosStorage", "PhotosConsole", "PhotosListener",
                 "Navigation",
                 "Sessions",
                 "DatabaseAccess",

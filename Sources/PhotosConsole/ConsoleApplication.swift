@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import PhotosCore
+import PhotosListener
 import PhotosModel
 import ServiceLifecycle
 import Sessions
@@ -18,10 +19,11 @@ public func buildConsole(
     let pages = try ConsolePages()
     let routes = ConsoleRoutes(
         services: services,
-        consoleSessions: ConsoleSessions(database: services.database, idleMinutes: configuration.consoleSessionMinutes, bcryptCost: configuration.bcryptCost),
-        limiter: SignInLimiter(limits: SignInLimits(
-            perUsernameAndAddress: configuration.signInMaxAttempts, perAddress: configuration.signInMaxAttemptsPerAddress,
-            perUsername: configuration.signInMaxAttemptsPerUsername, windowSeconds: configuration.signInWindowSeconds)),
+        consoleSessions: ConsoleSessions(
+            database: services.database, idleMinutes: configuration.consoleSessionMinutes, bcryptCost: configuration.bcryptCost,
+            limits: SignInLimits(
+                perUsernameAndAddress: configuration.signInMaxAttempts, perAddress: configuration.signInMaxAttemptsPerAddress,
+                perUsername: configuration.signInMaxAttemptsPerUsername, windowSeconds: configuration.signInWindowSeconds)),
         cookies: ConsoleCookies(secure: configuration.consoleSecureCookies),
         pages: pages, verifier: BackgroundVerify(), logger: logger)
     let router = Router(context: ConsoleRequestContext.self)
@@ -31,6 +33,11 @@ public func buildConsole(
     routes.add(to: router)
     return Application(
         router: router,
+        // The API's guards and timeouts, with the console's own body limit (a form) and cap on
+        // connections.
+        server: .guarded(ListenerLimits(
+            name: "console", maxBodyBytes: ConsoleForm.maxBytes, requestTimeoutSeconds: configuration.requestTimeoutSeconds,
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds, maxConnections: configuration.consoleMaxConnections)),
         configuration: .init(address: .hostname(configuration.consoleHost, port: configuration.consolePort), serverName: "photosd-console"),
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.consolePort

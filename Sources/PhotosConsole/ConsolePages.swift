@@ -117,17 +117,3 @@ enum ConstantTime {
         return difference == 0
     }
 }
-
-/// Times typed into the console's filters.
-enum ConsoleTime {
-    /// `2026-11-23`, `2026-11-23T10:00:00Z` or `2026-11-23T10:00:00.000Z` (UTC); nil for anything else.
-    static func parse(_ text: String) -> Date? {
-        if let date = ISO8601Timestamp.date(from: text) { return date }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        if let date = formatter.date(from: text) { return date }
-        guard text.utf8.count == 10 else { return nil }
-        formatter.formatOptions = [.withFullDate]
-        return formatter.date(from: text)
-    }
-}

@@ -77,7 +77,12 @@ enum ConsoleQueries {
 
     /// A session's trail's last seq (its row keeps it).
     static func lastSeq(of sessionID: String, on connection: any DatabaseConnection) async throws -> Int {
-        try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int(0) ?? 0
+        try await storedLastSeq(of: sessionID, on: connection) ?? 0
+    }
+
+    /// A session's trail's last seq, nil when there is no such session.
+    static func storedLastSeq(of sessionID: String, on connection: any DatabaseConnection) async throws -> Int? {
+        try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int(0)
     }
 
     /// The newest checkpoint, as the audit page shows it.

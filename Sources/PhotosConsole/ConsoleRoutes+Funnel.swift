@@ -53,7 +53,7 @@ extension ConsoleRoutes {
         } ?? 7
         let today = String(ISO8601Timestamp.string(from: Date()).prefix(10))
         let text = query.get("until").flatMap { $0.isEmpty ? nil : String($0) } ?? today
-        guard text.utf8.count == 10, let day = ConsoleTime.parse(text) else {
+        guard text.utf8.count == 10, let day = ISO8601Timestamp.parse(text) else {
             throw ConsoleRefusal(status: .badRequest, message: "Until is a date like \(today).")
         }
         return (days, day.addingTimeInterval(12 * 3_600), text)  // midday: the same UTC date whatever the rounding

@@ -15,9 +15,9 @@ extension ConsoleRoutes {
 
     func addSessionRoutes(to router: Router<ConsoleRequestContext>) {
         router.get("/console/sessions") { request, context in try await self.sessionsPage(request, context: context) }
-        router.get("/console/sessions/live") { request, context in try self.sessionsLive(request, context: context) }
+        router.get("/console/sessions/live") { request, context in try await self.sessionsLive(request, context: context) }
         router.get("/console/sessions/:id") { request, context in try await self.sessionPage(request, context: context) }
-        router.get("/console/sessions/:id/live") { request, context in try self.trailLive(request, context: context) }
+        router.get("/console/sessions/:id/live") { request, context in try await self.trailLive(request, context: context) }
         router.post("/console/sessions/:id/sign-in") { request, context in
             try await self.act(request, context: context) { id, form, actor in
                 guard let username = form["username"], !username.isEmpty, username.utf8.count <= 128 else {
@@ -49,7 +49,7 @@ extension ConsoleRoutes {
         filter.topScreen = field("screen").flatMap { ScreenKind(rawValue: $0) }?.rawValue
         filter.layout = field("layout").flatMap { SessionLayout(rawValue: $0) }?.rawValue
         if let since = field("since", max: 40) {
-            guard let date = ConsoleTime.parse(since) else {
+            guard let date = ISO8601Timestamp.parse(since) else {
                 throw ConsoleRefusal(status: .badRequest, message: "Updated since takes a time like 2026-11-23T10:00:00Z or a date like 2026-11-23.")
             }
             filter.updatedSince = ISO8601Timestamp.string(from: date)
@@ -86,23 +86,42 @@ extension ConsoleRoutes {
     }
 
     /// Server-sent events: each session an audit row was appended to since `after` (an audit row
-    /// id; the event ids continue from it, so a reconnecting browser resumes where it was).
-    private func sessionsLive(_ request: Request, context: ConsoleRequestContext) throws -> Response {
-        _ = try context.requireSession()
-        let start = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int64($0) }
-            ?? request.uri.queryParameters.get("after").flatMap { Int64($0) } ?? 0
+    /// id; the event ids continue from it, so a reconnecting browser resumes where it was). Without
+    /// `after` it starts at the newest row: it never replays history it was not asked for, and
+    /// one poll reads at most `liveRowsPerPoll` audit rows' worth.
+    private func sessionsLive(_ request: Request, context: ConsoleRequestContext) async throws -> Response {
         let database = services.database
-        return EventStream.response { stream in
+        let given = try EventStream.start(request)
+        let start: Int64
+        if let given { start = given } else { start = try await AuditLog.readSettled(database) { _, settled in settled } }
+        return try liveStream(request, context: context) { stream in
             var after = start
             while try await stream.waitForNextPoll() {
                 let from = after
-                let (changed, settled) = try await AuditLog.readSettled(database) { connection, settled in
-                    await (try ConsoleQueries.sessionsChanged(after: from, upTo: settled, on: connection), settled)
+                let (changed, upTo) = try await AuditLog.readSettled(database) { connection, settled in
+                    let upTo = min(settled, from + Self.liveRowsPerPoll)
+                    return (try await ConsoleQueries.sessionsChanged(after: from, upTo: upTo, on: connection), upTo)
                 }
-                for row in changed { try await stream.send(event: "session", id: String(settled), json: row.values) }
-                after = max(after, settled)
+                for row in changed { try await stream.send(event: "session", id: String(upTo), json: row.values) }
+                after = max(after, upTo)
             }
         }
+    }
+
+    /// The most audit rows one poll of the sessions stream looks at.
+    static let liveRowsPerPoll: Int64 = 5_000
+
+    /// A live stream of the signed-in operator's: one of their `liveSlots`, and over at the
+    /// first poll after their console session ends.
+    private func liveStream(
+        _ request: Request, context: ConsoleRequestContext, _ produce: @escaping @Sendable (inout EventStreamWriter) async throws -> Void
+    ) throws -> Response {
+        let session = try context.requireSession()
+        let cookie = ConsoleCookies.value(ConsoleCookies.session, in: request.headers) ?? ""
+        let (consoleSessions, slots, operatorID) = (self.consoleSessions, self.liveSlots, session.operator.id)
+        try slots.take(operatorID)
+        return EventStream.response(
+            isLive: { try await consoleSessions.isLive(cookie: cookie) }, ended: { slots.release(operatorID) }, produce)
     }
 
     // MARK: One session
@@ -153,14 +172,19 @@ extension ConsoleRoutes {
         return pages.page("session", title: "Session \(id.prefix(8))", values: values, session: session)
     }
 
-    /// Server-sent events: the session's audit rows after seq `after`.
-    private func trailLive(_ request: Request, context: ConsoleRequestContext) throws -> Response {
+    /// Server-sent events: the session's audit rows after seq `after` (without it, from its newest
+    /// row). A session that does not exist, or a reserved trail, is `404` — an answer the browser's
+    /// `EventSource` does not retry.
+    private func trailLive(_ request: Request, context: ConsoleRequestContext) async throws -> Response {
         _ = try context.requireSession()
         let id = try context.parameters.require("id")
-        let start = request.headers[HTTPField.Name("Last-Event-ID")!].flatMap { Int($0) }
-            ?? request.uri.queryParameters.get("after").flatMap { Int($0) } ?? 0
+        let given = try EventStream.start(request)
+        guard id.utf8.count <= 64, !AuditTrails.isReserved(id),
+              let lastSeq = try await services.database.read({ connection in try await ConsoleQueries.storedLastSeq(of: id, on: connection) })
+        else { throw ConsoleRefusal(status: .notFound, message: "There is no session \(id).") }
+        let start = given.map(Int.init) ?? lastSeq
         let sessions = services.sessions
-        return EventStream.response { stream in
+        return try liveStream(request, context: context) { stream in
             var after = start
             while try await stream.waitForNextPoll() {
                 for row in try await sessions.events(sessionID: id, after: after, limit: 500) {

@@ -11,13 +11,14 @@ import Sessions
 /// pages (sessions, a session, audit, funnel; see the `+` files).
 struct ConsoleRoutes: Sendable {
     let services: PhotosServices
+    /// The operators' sign-ins, with the console's own limits (its own counts: a name tried at
+    /// the API's sign-in never uses up an operator's attempts, nor the other way round).
     let consoleSessions: ConsoleSessions
-    /// The console's own sign-in limits (its own counts: a name tried at the API's sign-in never
-    /// uses up an operator's attempts, nor the other way round).
-    let limiter: SignInLimiter
     let cookies: ConsoleCookies
     let pages: ConsolePages
     let verifier: BackgroundVerify
+    /// The live streams each operator has open (at most 8 at once).
+    let liveSlots = LiveStreamSlots(perOperator: 8)
     let logger: Logger
 
     func add(to router: Router<ConsoleRequestContext>) {
@@ -63,27 +64,25 @@ struct ConsoleRoutes: Sendable {
         guard !name.isEmpty, name.utf8.count <= 128, !password.isEmpty, password.utf8.count <= 1_024 else {
             return signInForm(request, context: context, error: "Give an operator name and a password.", status: .badRequest, name: String(name.prefix(128)))
         }
-        let attempt: SignInLimiter.Attempt
-        do {
-            attempt = try limiter.begin(username: name, address: context.clientAddress)
-        } catch {
-            logger.notice("console sign-in refused by a limit", metadata: ["limit": "\(error.limit.rawValue)"])
-            var response = signInForm(request, context: context, error: "Too many failed sign-ins: try again later.", status: .tooManyRequests, name: name)
-            if let wait = error.error.retryAfter { response.headers[.retryAfter] = String(wait) }
-            return response
-        }
+        let address = context.clientAddress
         let signedIn: (cookie: String, session: ConsoleSession)?
         do {
-            signedIn = try await consoleSessions.signIn(name: name, password: password)
-        } catch {
-            limiter.finish(attempt, .abandoned)
-            throw error
+            signedIn = try await consoleSessions.signIn(name: name, password: password, address: address)
+        } catch let error as PhotosError where error.code == .badRequest {
+            // The API's password rule: bcrypt reads no further than a NUL or 72 bytes.
+            return signInForm(request, context: context, error: "That password cannot be right: \(error.message).", status: .badRequest, name: name)
+        } catch let error as PhotosError where error.code == .tooManyAttempts {
+            logger.notice("console sign-in refused by a limit", metadata: ["address": "\(address)"])
+            var response = signInForm(request, context: context, error: "Too many failed sign-ins: try again later.", status: .tooManyRequests, name: name)
+            if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+            return response
         }
         guard let signedIn else {
-            limiter.finish(attempt, .failed)
+            // The typed name stays out of the log: it may be a password typed into the wrong field.
+            logger.notice("console sign-in failed", metadata: ["address": "\(address)"])
             return signInForm(request, context: context, error: "Wrong operator name or password.", status: .unauthorized, name: name)
         }
-        limiter.finish(attempt, .succeeded)
+        logger.notice("console sign-in", metadata: ["operator": "\(signedIn.session.operator.name)", "address": "\(address)"])
         var headers = HTTPFields()
         headers.append(HTTPField(name: .setCookie, value: cookies.setCookie(ConsoleCookies.session, signedIn.cookie, maxAge: nil)))
         headers.append(HTTPField(name: .setCookie, value: cookies.setCookie(ConsoleCookies.signInForm, "", maxAge: 0)))
@@ -94,8 +93,9 @@ struct ConsoleRoutes: Sendable {
         let session = try context.requireSession()
         try await ConsoleForm(request, context: context).requireCSRF(session.csrfToken)
         if let cookie = ConsoleCookies.value(ConsoleCookies.session, in: request.headers) {
-            try await consoleSessions.signOut(cookie: cookie)
+            try await consoleSessions.signOut(cookie: cookie, address: context.clientAddress)
         }
+        logger.notice("console sign-out", metadata: ["operator": "\(session.operator.name)", "address": "\(context.clientAddress)"])
         return ConsolePages.redirect("/console/sign-in", headers: [.setCookie: cookies.setCookie(ConsoleCookies.session, "", maxAge: 0)])
     }
 

@@ -2,21 +2,28 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import ServiceLifecycle
+import Synchronization
 
 /// Server-sent events (`text/event-stream`) for the console's live pages: the producer polls
 /// the database about once a second and sends what is new. A stream ends after a minute (the
 /// browser's `EventSource` reconnects by itself, resuming from the last event id), when the
-/// browser goes away, and when photosd shuts down, so it never holds up a graceful stop.
+/// browser goes away, when photosd shuts down (so it never holds up a graceful stop), and at the
+/// first poll after its console session ended (signed out, the operator removed, idle too long).
 enum EventStream {
     static let pollInterval = Duration.seconds(1)
     static let longest = Duration.seconds(60)
 
-    static func response(_ produce: @escaping @Sendable (inout EventStreamWriter) async throws -> Void) -> Response {
+    /// A stream for as long as `isLive` says, run by `produce`; `ended` is called once it is over.
+    static func response(
+        isLive: @escaping @Sendable () async throws -> Bool, ended: @escaping @Sendable () -> Void,
+        _ produce: @escaping @Sendable (inout EventStreamWriter) async throws -> Void
+    ) -> Response {
         Response(
             status: .ok,
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
-                var stream = EventStreamWriter(writer: writer)
+                defer { ended() }
+                var stream = EventStreamWriter(writer: writer, isLive: isLive)
                 try await stream.writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 do {
                     try await produce(&stream)
@@ -25,6 +32,51 @@ enum EventStream {
                 }
                 try await stream.writer.finish(nil)
             })
+    }
+
+    /// Where a stream starts: `Last-Event-ID` (a browser reconnecting), else `after=`, else nil
+    /// (the caller starts at the newest row, never at the beginning of history). Throws
+    /// `400` for a value that is not a whole number from 0.
+    static func start(_ request: Request) throws -> Int64? {
+        let query = request.uri.queryParameters
+        let given: String? = request.headers[HTTPField.Name("Last-Event-ID")!] ?? query.get("after").map { String($0) }
+        guard let given else { return nil }
+        guard let start = Int64(given), start >= 0 else {
+            throw ConsoleRefusal(status: .badRequest, message: "after= takes the id of the last event seen, a whole number from 0.")
+        }
+        return start
+    }
+}
+
+/// The live streams each operator has open, at most `perOperator` at once: a stream holds a
+/// poll a second on the database for a minute, so one viewer opening many would load the
+/// service for everyone.
+final class LiveStreamSlots: Sendable {
+    let perOperator: Int
+    private let open = Mutex<[Int64: Int]>([:])
+
+    init(perOperator: Int) {
+        self.perOperator = perOperator
+    }
+
+    /// Takes a slot for `operatorID`; throws `429` when they have `perOperator` open.
+    func take(_ operatorID: Int64) throws {
+        let taken = open.withLock { open in
+            guard open[operatorID, default: 0] < perOperator else { return false }
+            open[operatorID, default: 0] += 1
+            return true
+        }
+        guard taken else {
+            throw ConsoleRefusal(status: .tooManyRequests, message: "You have \(perOperator) live views open: close one first.")
+        }
+    }
+
+    /// Gives a slot back.
+    func release(_ operatorID: Int64) {
+        open.withLock { open in
+            open[operatorID, default: 1] -= 1
+            if open[operatorID] == 0 { open[operatorID] = nil }
+        }
     }
 }
 
@@ -35,11 +87,13 @@ enum EventStream {
 /// made it, whose task alone calls it, one call at a time (every method is `mutating`).
 struct EventStreamWriter: @unchecked Sendable {
     var writer: any ResponseBodyWriter
+    private let isLive: @Sendable () async throws -> Bool
     private let started = ContinuousClock.now
     private var polled = false
 
-    init(writer: any ResponseBodyWriter) {
+    init(writer: any ResponseBodyWriter, isLive: @escaping @Sendable () async throws -> Bool) {
         self.writer = writer
+        self.isLive = isLive
     }
 
     /// One event: `event: name`, `id: id`, `data: json`.
@@ -49,13 +103,15 @@ struct EventStreamWriter: @unchecked Sendable {
     }
 
     /// True at once the first time, then after each poll interval; false when the stream should
-    /// end. Sends a comment line each time, so a browser that went away is noticed (the write fails).
+    /// end (its minute is over, photosd stops, its console session ended). Sends a comment line
+    /// each time, so a browser that went away is noticed (the write fails).
     @concurrent mutating func waitForNextPoll() async throws -> Bool {
         if polled {
             try await Task.sleep(for: EventStream.pollInterval)
             try await writer.write(ByteBuffer(string: ": poll\n\n"))
         }
         polled = true
-        return !Task.isCancelled && !Task.isShuttingDownGracefully && ContinuousClock.now - started < EventStream.longest
+        guard !Task.isCancelled, !Task.isShuttingDownGracefully, ContinuousClock.now - started < EventStream.longest else { return false }
+        return try await isLive()
     }
 }

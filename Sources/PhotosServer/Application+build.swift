@@ -5,6 +5,7 @@ import Logging
 import Navigation
 import PhotosCore
 import PhotosConsole
+import PhotosListener
 import PhotosModel
 import PhotosStorage
 import PostgresNIO
@@ -55,10 +56,9 @@ public func buildApplication(
         ? [try buildConsole(services: services, configuration: configuration, logger: logger, isReady: { ready.isOpen })] : []
     var application = Application(
         router: buildRouter(api),
-        server: .http1(configuration: .init(
-            additionalChannelHandlers: [RequestGuardHandler(
-                maxBodyBytes: configuration.maxBodyBytes, requestTimeout: .seconds(Int64(configuration.requestTimeoutSeconds)))],
-            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds)))),
+        server: .guarded(ListenerLimits(
+            name: "API", maxBodyBytes: configuration.maxBodyBytes, requestTimeoutSeconds: configuration.requestTimeoutSeconds,
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds, maxConnections: configuration.serverMaxConnections)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
         services: pool + [
             DatabaseService(database: database, logger: logger),

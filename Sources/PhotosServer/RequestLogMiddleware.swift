@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 import PhotosModel
@@ -33,10 +34,16 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     /// `path` with a session id replaced by its log form: `/v1/sessions/s-1a2b3c4d/actions`.
+    /// Whatever the path's spelling: the listener merges repeated slashes before anything reads
+    /// the path, and here `v1` and `sessions` are also recognised percent-encoded or in capitals
+    /// (a path the router does not serve still carries what a client meant as an id).
     static func loggedPath(_ path: String) -> String {
-        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count >= 4, parts[1] == "v1", parts[2] == "sessions", !parts[3].isEmpty else { return path }
-        parts[3] = Substring(SessionIDs.logForm(parts[3]))
-        return parts.joined(separator: "/")
+        var parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        func spells(_ part: Substring, _ word: String) -> Bool {
+            (part.contains("%") ? String(part).removingPercentEncoding ?? String(part) : String(part)).lowercased() == word
+        }
+        guard parts.count >= 3, spells(parts[0], "v1"), spells(parts[1], "sessions") else { return path }
+        parts[2] = Substring(SessionIDs.logForm(parts[2]))
+        return "/" + parts.joined(separator: "/") + (path.hasSuffix("/") ? "/" : "")
     }
 }

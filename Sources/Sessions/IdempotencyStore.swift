@@ -67,6 +67,7 @@ public struct IdempotencyStore: Sendable {
         }
         let stored = try JSONDecoder().decode(StoredResult.self, from: Data(response.utf8))
         var result = stored.result
+        result.isReplay = true
         if let sealed = stored.sealedToken {
             do {
                 let box = try AES.GCM.SealedBox(combined: Data(base64Encoded: sealed) ?? Data())

@@ -119,9 +119,38 @@ public struct SessionCoordinator: Sendable {
     /// `too_many_attempts` past the first refusal of a sign-in limit's window); returns a result
     /// with `error` set for refusals that are recorded (`action_not_available`,
     /// `invalid_credentials`, the first `too_many_attempts` of a window).
+    ///
+    /// A retry answered from its `Idempotency-Key` returns the first answer, but a sign-in's
+    /// token only when the retry's password checks again (`reconfirmedToken`).
     public func apply(
         _ action: ClientAction, to sessionID: String, expectVersion: Int? = nil,
         idempotencyKey: String? = nil, actor: AuditActor = .client, address: String = AuthService.localAddress
+    ) async throws -> ActionResult {
+        var result = try await decideOrReplay(
+            action, to: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey, actor: actor, address: address)
+        if result.isReplay {
+            result.isReplay = false
+            if result.token != nil { result.token = try await reconfirmedToken(result.token, action: action, address: address) }
+        }
+        return result
+    }
+
+    /// A retried sign-in's token, or nil when the retry's password does not check: the key
+    /// replays the session's navigation (a client that lost the answer must not sign in twice),
+    /// but the token is a credential of its own and a key alone must not hand it out. The check
+    /// is a sign-in attempt like any other (bcrypt, the sign-in limits: `too_many_attempts` past
+    /// them); it writes nothing, so the retry still changes nothing.
+    private func reconfirmedToken(_ token: String?, action: ClientAction, address: String) async throws -> String? {
+        switch try await auth.check(username: action.username ?? "", password: action.password ?? "", address: address) {
+        case .valid: return token
+        case .invalid: return nil
+        case .limited(let error, _): throw error
+        }
+    }
+
+    private func decideOrReplay(
+        _ action: ClientAction, to sessionID: String, expectVersion: Int?,
+        idempotencyKey: String?, actor: AuditActor, address: String
     ) async throws -> ActionResult {
         if let idempotencyKey {
             guard (1...200).contains(idempotencyKey.utf8.count) else {
@@ -129,8 +158,8 @@ public struct SessionCoordinator: Sendable {
             }
         }
         if let idempotencyKey, action.name == .submit {
-            // A retried sign-in is answered before anything else: no password check, no sign-in
-            // limit. (Every other retry is answered by the action's own read.)
+            // A retried sign-in is answered before anything else (its token only if the password
+            // checks again: `apply`). Every other retry is answered by the action's own read.
             let now = auth.now()
             if let earlier = try await database.read({ connection in
                 try await idempotency.lookup(key: idempotencyKey, sessionID: sessionID, fingerprint: action.fingerprint, now: now, on: connection)

@@ -76,10 +76,13 @@ struct AdminContext {
     var purchases: PurchaseService { services.purchases }
     var sessions: SessionCoordinator { services.sessions }
 
+    /// The first of `$USER`, `$LOGNAME` and the account's name that is a valid operator name
+    /// (`Credentials.validate(username:)`: letters, digits, `.`, `_`, `-`), else `uid<N>`. A
+    /// name with a newline or a space never reaches the trail's `actor`.
     static var loginName: String {
         let environment = ProcessInfo.processInfo.environment
-        if let name = environment["USER"] ?? environment["LOGNAME"], !name.isEmpty { return name }
-        if let entry = getpwuid(getuid()), let name = entry.pointee.pw_name { return String(cString: name) }
-        return "uid\(getuid())"
+        let account = getpwuid(getuid()).flatMap { $0.pointee.pw_name.map { String(cString: $0) } }
+        let candidates = [environment["USER"], environment["LOGNAME"], account].compactMap { $0 }
+        return candidates.first { (try? Credentials.validate(username: $0)) != nil } ?? "uid\(getuid())"
     }
 }

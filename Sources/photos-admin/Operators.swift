@@ -35,7 +35,7 @@ extension PhotosAdmin.Operators {
 
         func run() async throws {
             let password = try PasswordInput.read()
-            let added = try await global.withServices { try await $0.operators.add(name: name, role: role, password: password) }
+            let added = try await global.withServices { try await $0.operators.add(name: name, role: role, password: password, actor: $0.actor) }
             print("added operator \(added.name) (\(added.role.rawValue))")
         }
     }
@@ -62,7 +62,7 @@ extension PhotosAdmin.Operators {
         @Argument(help: "The operator's name.") var name: String
 
         func run() async throws {
-            let (removed, ended) = try await global.withServices { try await $0.operators.remove(name: name) }
+            let (removed, ended) = try await global.withServices { try await $0.operators.remove(name: name, actor: $0.actor) }
             print("removed operator \(removed.name); \(ended) console session\(ended == 1 ? "" : "s") ended")
         }
     }

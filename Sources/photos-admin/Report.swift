@@ -31,14 +31,11 @@ extension PhotosAdmin.Report {
             if let until, Self.date(until) == nil { throw ValidationError("--until must be a date like 2026-11-22") }
         }
 
+        /// A day as `--until` takes it (`ISO8601Timestamp.parse`, the one parser of times), at
+        /// its midday: the same UTC date whatever the rounding.
         static func date(_ text: String) -> Date? {
             guard text.utf8.count == 10 else { return nil }
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = TimeZone(identifier: "UTC")
-            formatter.dateFormat = "yyyy-MM-dd"
-            guard let date = formatter.date(from: text), formatter.string(from: date) == text else { return nil }
-            return date.addingTimeInterval(12 * 3_600)  // midday: the same UTC date whatever the rounding
+            return ISO8601Timestamp.parse(text)?.addingTimeInterval(12 * 3_600)
         }
 
         func run() async throws {

@@ -57,6 +57,28 @@ struct AuthServiceTests {
         #expect(DecoyHash.hash(cost: cost) == hash)
     }
 
+    @Test("after auth.bcryptCost changes, the decoy has the stored hashes' cost, not the configured one")
+    func decoyAtStoredCost() async throws {
+        let test = try TestDatabase()
+        defer { test.close() }
+        // Costs no other test uses: the decoys are per process and per cost.
+        let stored = 6, configured = 9
+        let before = AuthService(database: test.database, bcryptCost: stored)
+        for name in ["alice", "bob", "carol"] { _ = try await before.createUser(username: name, password: "correct horse", actor: testOperator) }
+        let after = AuthService(database: test.database, bcryptCost: configured)
+        await #expect(throws: PhotosError.invalidCredentials) { try await after.authenticate(username: "nobody", password: "whatever1") }
+        #expect(DecoyHash.isComputed(cost: stored))
+        #expect(!DecoyHash.isComputed(cost: configured), "the decoy followed the configuration, not the stored hashes")
+        #expect(DecoyHash.cost(of: DecoyHash.hash(cost: stored)) == stored)
+
+        // The console's operators the same way.
+        let operators = OperatorService(database: test.database, bcryptCost: 7)
+        _ = try await operators.add(name: "vera", role: .viewer, password: "watching closely", actor: testOperator)
+        let console = ConsoleSessions(database: test.database, idleMinutes: 30, bcryptCost: 10)
+        #expect(try await console.signIn(name: "nobody", password: "watching closely") == nil)
+        #expect(DecoyHash.isComputed(cost: 7) && !DecoyHash.isComputed(cost: 10))
+    }
+
     @Test("50 concurrent wrong passwords for one user: exactly signInMaxAttempts reach bcrypt")
     func limiterIsAtomic() async throws {
         let test = try TestDatabase()

@@ -14,12 +14,12 @@ struct OperatorServiceTests {
         let test = try await TestDatabase.make(store)
         defer { test.close() }
         let operators = OperatorService(database: test.database, bcryptCost: 4)
-        let viewer = try await operators.add(name: "vera", role: .viewer, password: "watching closely")
-        let actor = try await operators.add(name: "otto", role: .operator, password: "acting carefully")
+        let viewer = try await operators.add(name: "vera", role: .viewer, password: "watching closely", actor: testOperator)
+        let actor = try await operators.add(name: "otto", role: .operator, password: "acting carefully", actor: testOperator)
         #expect(try await operators.list().map(\.name) == ["otto", "vera"])
         #expect(try await operators.list().map(\.role) == [.operator, .viewer])
         do {
-            _ = try await operators.add(name: "vera", role: .operator, password: "another password")
+            _ = try await operators.add(name: "vera", role: .operator, password: "another password", actor: testOperator)
             Issue.record("a taken name was added")
         } catch let error as PhotosError {
             #expect(error.code == .conflict)
@@ -34,16 +34,16 @@ struct OperatorServiceTests {
                     "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (?, ?, 'csrf', 'now', 'now')", hash, id)
             }
         }
-        let (removed, ended) = try await operators.remove(name: "otto")
+        let (removed, ended) = try await operators.remove(name: "otto", actor: testOperator)
         #expect(removed.name == "otto" && ended == 2)
         #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM console_sessions")?.int(0) } == 1)
         do {
-            _ = try await operators.remove(name: "otto")
+            _ = try await operators.remove(name: "otto", actor: testOperator)
             Issue.record("a missing operator was removed")
         } catch let error as PhotosError {
             #expect(error.code == .notFound)
         }
-        await #expect(throws: PhotosError.self) { try await operators.add(name: "bad name!", role: .viewer, password: "long enough") }
+        await #expect(throws: PhotosError.self) { try await operators.add(name: "bad name!", role: .viewer, password: "long enough", actor: testOperator) }
     }
 }
 
@@ -58,7 +58,7 @@ struct ConsoleSessionsTests {
         let clock = TestClock()
         let operators = OperatorService(database: test.database, bcryptCost: 4, now: clock.now)
         let sessions = ConsoleSessions(database: test.database, idleMinutes: 30, bcryptCost: 4, now: clock.now)
-        _ = try await operators.add(name: "vera", role: .viewer, password: "watching closely")
+        _ = try await operators.add(name: "vera", role: .viewer, password: "watching closely", actor: testOperator)
         #expect(try await sessions.signIn(name: "vera", password: "not it") == nil)
         #expect(try await sessions.signIn(name: "nobody", password: "watching closely") == nil)
         let (cookie, session) = try #require(try await sessions.signIn(name: "vera", password: "watching closely"))
@@ -80,7 +80,7 @@ struct ConsoleSessionsTests {
         try await sessions.signOut(cookie: second.cookie)
         #expect(try await sessions.session(cookie: second.cookie) == nil)
         let third = try #require(try await sessions.signIn(name: "vera", password: "watching closely"))
-        _ = try await operators.remove(name: "vera")
+        _ = try await operators.remove(name: "vera", actor: testOperator)
         #expect(try await sessions.session(cookie: third.cookie) == nil)
     }
 }

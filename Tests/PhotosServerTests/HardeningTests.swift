@@ -194,4 +194,29 @@ struct HardeningTests {
         #expect(other.status != 0)
         #expect(other.stderr.contains("did not sign"), "\(other.output)")
     }
+
+    @Test("a keyed sign-in retry carries its token only when its password checks again; its navigation is replayed either way", arguments: TestStore.all)
+    func keyedSignInRetryNeedsThePassword(store: TestStore) async throws {
+        let h = try await ServerHarness.make(store)
+        defer { h.close() }
+        try await h.test { client in
+            let id = try await client.newSession()
+            _ = try await client.act(id, #"{"action": "signIn"}"#)
+            let key: HTTPFields = [.contentType: "application/json", .init("Idempotency-Key")!: "login-1"]
+            let first = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#, headers: key)
+            #expect(first.status == .ok)
+            let token = try #require(first.json["token"] as? String)
+            let steps = try await h.query("SELECT count(*) FROM audit_trail").first?.int(0)
+
+            let wrong = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "not the password!"}"#, headers: key)
+            #expect(wrong.status == .ok, "the navigation is replayed: \(wrong.text)")
+            #expect(wrong.json["token"] == nil, "the token went to a retry without the password")
+            #expect(!wrong.text.contains(token))
+            #expect(topScreen(wrong.json) == topScreen(first.json))
+
+            let right = try await client.act(id, #"{"action": "submit", "username": "alice", "password": "correct horse"}"#, headers: key)
+            #expect(right.json["token"] as? String == token)
+            #expect(try await h.query("SELECT count(*) FROM audit_trail").first?.int(0) == steps, "a retry wrote a step")
+        }
+    }
 }

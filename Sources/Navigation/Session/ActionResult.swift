@@ -13,6 +13,13 @@ public struct ActionResult: Codable, Sendable, Equatable {
     /// Set when the action was refused after being recorded (`action_not_available`,
     /// `invalid_credentials`): the caller answers with this error.
     public var error: ActionError?
+    /// Set on an answer read back from its `Idempotency-Key` (a retry), until the session
+    /// coordinator has decided what of it the retry may have; never stored or sent.
+    public var isReplay = false
+
+    enum CodingKeys: String, CodingKey {
+        case session, events, outcome, token, error
+    }
 }
 
 /// A refusal that was recorded in the audit trail.

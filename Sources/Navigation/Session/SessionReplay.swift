@@ -90,7 +90,7 @@ public enum SessionReplay {
             case .authSignOut:
                 state.user = nil
                 state.tokenId = nil
-            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded:
+            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved:
                 break
             }
         }

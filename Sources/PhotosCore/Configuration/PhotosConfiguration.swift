@@ -22,6 +22,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// The longest a request may take to arrive, head and body (a slow sender is answered `408`
     /// and closed). Answering it is not counted.
     public var requestTimeoutSeconds = 30
+    /// The most connections the API's listener keeps open at once; one more is closed as soon as
+    /// it is accepted (its descriptor freed), so that no flood of idle connections can take every
+    /// descriptor the process has (the database's, the keys').
+    public var serverMaxConnections = 4_096
     /// How long a graceful stop (SIGTERM, SIGINT) may take before what is left is cancelled.
     public var shutdownTimeoutSeconds = 30
     /// The SQLite file (created on first start), or a `postgres://` URL (see `PostgresLocation`).
@@ -87,6 +91,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var consoleSessionMinutes = 30
     /// Mark the console's cookie `Secure` (for a console behind TLS).
     public var consoleSecureCookies = false
+    /// The most connections the console's listener keeps open at once (as `server.maxConnections`;
+    /// the console's own, so that connections to it never take the API's).
+    public var consoleMaxConnections = 64
 
     /// The defaults.
     public init() {}
@@ -124,6 +131,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.maxBodyBytes": .init(.int(defaults.maxBodyBytes), isSecret: false),
             "server.idleTimeoutSeconds": .init(.int(defaults.idleTimeoutSeconds), isSecret: false),
             "server.requestTimeoutSeconds": .init(.int(defaults.requestTimeoutSeconds), isSecret: false),
+            "server.maxConnections": .init(.int(defaults.serverMaxConnections), isSecret: false),
             "server.shutdownTimeoutSeconds": .init(.int(defaults.shutdownTimeoutSeconds), isSecret: false),
             // A postgres:// URL may carry a password: never printed by the configuration's logging.
             "database.path": .init(.string(defaults.databasePath), isSecret: true),
@@ -153,6 +161,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "console.port": .init(.int(defaults.consolePort), isSecret: false),
             "console.sessionMinutes": .init(.int(defaults.consoleSessionMinutes), isSecret: false),
             "console.secureCookies": .init(.bool(defaults.consoleSecureCookies), isSecret: false),
+            "console.maxConnections": .init(.int(defaults.consoleMaxConnections), isSecret: false),
         ]
     }()
 
@@ -227,6 +236,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         maxBodyBytes = try int("server.maxBodyBytes", 1_024...(64 << 20))
         idleTimeoutSeconds = try int("server.idleTimeoutSeconds", 1...86_400)
         requestTimeoutSeconds = try int("server.requestTimeoutSeconds", 1...86_400)
+        serverMaxConnections = try int("server.maxConnections", 1...1_000_000)
         shutdownTimeoutSeconds = try int("server.shutdownTimeoutSeconds", 1...3_600)
         databasePath = try string("database.path")
         guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
@@ -272,6 +282,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         consolePort = try int("console.port", 0...65_535)
         consoleSessionMinutes = try int("console.sessionMinutes", 1...(7 * 24 * 60))
         consoleSecureCookies = try bool("console.secureCookies")
+        consoleMaxConnections = try int("console.maxConnections", 1...1_000_000)
         if consoleEnabled && consoleHost == host && consolePort == port && port != 0 {
             throw PhotosError.badRequest("configuration console.port must differ from server.port: the API port never serves the console")
         }

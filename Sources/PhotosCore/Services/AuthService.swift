@@ -20,6 +20,8 @@ public struct AuthService: Sendable {
     let sharedLimiter: SharedSignInLimiter?
     /// Which limit refusals get an audit row (one per limit and key per window).
     let refusals: SignInRefusalTally
+    /// The cost of the decoy checked for an unknown username: the stored hashes'.
+    let decoyCost: DecoyCost
     /// The one clock for token issue, expiry and revocation, the sign-in limits, and the times
     /// the session coordinator stamps on its steps. Tests move it by hand.
     public let now: @Sendable () -> Date
@@ -43,6 +45,7 @@ public struct AuthService: Sendable {
         self.limiter = SignInLimiter(limits: limits, now: now)
         self.sharedLimiter = database.writersRunConcurrently ? SharedSignInLimiter(database: database, limits: limits, now: now) : nil
         self.refusals = SignInRefusalTally(windowSeconds: signInWindowSeconds, now: now)
+        self.decoyCost = DecoyCost(query: DecoyCost.users, configured: bcryptCost, now: now)
     }
 
     /// The clock's time as stored (ISO-8601 UTC with milliseconds).
@@ -161,7 +164,7 @@ public struct AuthService: Sendable {
             guard let row = try await connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
             return (User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2)), try row.string(3))
         }
-        let cost = bcryptCost
+        let cost = found == nil ? try await decoyCost.cost(on: database) : bcryptCost
         let matches = await offload.run { Bcrypt.verify(password, hash: found?.hash ?? DecoyHash.hash(cost: cost)) }
         guard let user = found?.user, matches else { return nil }
         return user
@@ -324,28 +327,6 @@ public struct AuthService: Sendable {
                 [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return count
-        }
-    }
-}
-
-/// A bcrypt hash of a random password, checked against when the username is unknown so that
-/// unknown users and wrong passwords take the same time. Computed once per cost, the first
-/// time a sign-in needs it: not when a service is built (every `photos-admin` command did).
-enum DecoyHash {
-    private static let hashes = Mutex<[Int: String]>([:])
-
-    /// True once the decoy for `cost` exists.
-    static func isComputed(cost: Int) -> Bool {
-        hashes.withLock { $0[cost] != nil }
-    }
-
-    static func hash(cost: Int) -> String {
-        if let known = hashes.withLock({ $0[cost] }) { return known }
-        let made = Bcrypt.hash(SecureToken.random(byteCount: 16), cost: UInt8(clamping: cost))
-        return hashes.withLock { hashes in
-            if let known = hashes[cost] { return known }
-            hashes[cost] = made
-            return made
         }
     }
 }

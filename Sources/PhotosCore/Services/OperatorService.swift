@@ -21,7 +21,8 @@ public struct Operator: Sendable, Codable, Equatable {
 
 /// The console's operators (`photos-admin operators add|list|remove`): names, roles and
 /// passwords stored as bcrypt hashes, as users' are. Removing an operator ends their console
-/// sessions in the same transaction.
+/// sessions in the same transaction. Adding and removing are steps of the `operator` trail
+/// (`operator.created`, `operator.removed`), by whoever did it.
 public struct OperatorService: Sendable {
     let database: any DatabaseStore
     let bcryptCost: Int
@@ -36,9 +37,9 @@ public struct OperatorService: Sendable {
         self.now = now
     }
 
-    /// Adds an operator. The name follows the usernames' rules and the password theirs.
-    /// Throws `conflict` when the name is taken.
-    public func add(name: String, role: OperatorRole, password: String) async throws -> Operator {
+    /// Adds an operator, audited as `actor`'s. The name follows the usernames' rules and the
+    /// password theirs. Throws `conflict` when the name is taken.
+    public func add(name: String, role: OperatorRole, password: String, actor: AuditActor) async throws -> Operator {
         try AuthService.validate(username: name)
         try AuthService.validate(password: password)
         let cost = UInt8(clamping: bcryptCost)
@@ -50,6 +51,9 @@ public struct OperatorService: Sendable {
                     "INSERT INTO operators (name, role, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     name, role.rawValue, hash, at)?.int64(0)
                 else { throw PhotosError(.internal, "the new operator's id was not returned") }
+                try await AuditLog.append(
+                    [AuditEntry(actor: actor, step: .operatorCreated, detail: ["operator": .string(name), "role": .string(role.rawValue)])],
+                    to: AuditTrails.operatorSession, at: at, on: connection)
                 return Operator(id: id, name: name, role: role, createdAt: at)
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "operator \(name) already exists")
@@ -64,15 +68,19 @@ public struct OperatorService: Sendable {
         }
     }
 
-    /// Removes operator `name` and ends their console sessions; returns them and how many
-    /// sessions ended. Throws `not_found`.
-    public func remove(name: String) async throws -> (removed: Operator, endedSessions: Int) {
-        try await database.write { connection in
+    /// Removes operator `name` and ends their console sessions (their live streams stop at their
+    /// next poll), audited as `actor`'s; returns them and how many sessions ended. Throws `not_found`.
+    public func remove(name: String, actor: AuditActor) async throws -> (removed: Operator, endedSessions: Int) {
+        let at = ISO8601Timestamp.string(from: now())
+        return try await database.write { connection in
             guard let found = try await connection.queryOne("SELECT id, name, role, created_at FROM operators WHERE name = ?", name).map(Self.operator) else {
                 throw PhotosError.notFound("no operator \(name)")
             }
             let ended = try await connection.execute("DELETE FROM console_sessions WHERE operator_id = ?", found.id)
             try await connection.execute("DELETE FROM operators WHERE id = ?", found.id)
+            try await AuditLog.append(
+                [AuditEntry(actor: actor, step: .operatorRemoved, detail: ["operator": .string(found.name), "endedSessions": .int(Int64(ended))])],
+                to: AuditTrails.operatorSession, at: at, on: connection)
             return (found, ended)
         }
     }

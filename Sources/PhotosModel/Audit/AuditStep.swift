@@ -17,6 +17,8 @@ public enum AuditStep: String, Sendable, Codable, CaseIterable {
     case linkOpen = "link.open"
     case userCreated = "user.created"
     case photoAdded = "photo.added"
+    case operatorCreated = "operator.created"
+    case operatorRemoved = "operator.removed"
 }
 
 /// One step to append to a trail of the audit trail.

@@ -23,7 +23,11 @@ import NIOHTTPTypes
 ///   `400 bad_request` with the API's JSON error body, and the connection closed.
 /// - **A request that does not keep its connection alive** (HTTP/1.0 without
 ///   `Connection: keep-alive`) is answered with `Connection: close`, and the connection closed
-///   after the answer.
+///   after the answer. An HTTP/1.0 request is answered as HTTP/1.0 (`KeepAliveTap`), so that an
+///   answer of unknown length is never chunked for a client that cannot read chunks.
+/// - **A path with empty segments** (`//v1/sessions/…`, `/v1//sessions/…`, what a client whose
+///   base URL ends in `/` sends) is normalised to single slashes before anything reads it: the
+///   router, the listener's middleware and the request log all see the same path.
 ///
 /// It sits after the HTTP codec; to see a request's first byte (before its head is complete) it
 /// puts a small tap (`FirstByteTap`) at the front of the pipeline, and to see a request's HTTP
@@ -76,6 +80,8 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         let tap = FirstByteTap(onBytes: { [self] in requestBytesArrived(context) })
         try? context.pipeline.syncOperations.addHandler(tap, position: .first)
         let keepAlive = KeepAliveTap(onHead: { [self] keepAlive in closeAfterAnswer.append(!keepAlive) })
+        // Right after the request decoder, which NIO puts after the response encoder: the tap
+        // sees requests decoded and answers not yet encoded.
         if let decoder = try? context.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self) {
             try? context.pipeline.syncOperations.addHandler(keepAlive, position: .after(decoder))
         }
@@ -136,13 +142,18 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         switch part {
-        case .head(let head):
+        case .head(var head):
             if let declared = head.headerFields[.contentLength].flatMap(Int.init), declared > maxBodyBytes {
                 refuseOversizedBody(context, declared: declared)
                 return
             }
             headForwarded = true
             answerStarted = false
+            if let path = head.path, let normalised = Self.normalised(path) {
+                head.path = normalised
+                context.fireChannelRead(wrapInboundOut(.head(head)))
+                return
+            }
         case .end:
             requestsEnded += 1
             headForwarded = false
@@ -193,6 +204,29 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
+    /// `path` with each run of `/` before the query made one, or nil when it has none to merge.
+    static func normalised(_ path: String) -> String? {
+        let bytes = path.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
+        var previousWasSlash = false
+        var found = false
+        for byte in bytes[..<end] {
+            if byte == UInt8(ascii: "/") && previousWasSlash { found = true; break }
+            previousWasSlash = byte == UInt8(ascii: "/")
+        }
+        guard found else { return nil }
+        var merged: [UInt8] = []
+        merged.reserveCapacity(bytes.count)
+        previousWasSlash = false
+        for byte in bytes[..<end] {
+            if byte == UInt8(ascii: "/") && previousWasSlash { continue }
+            previousWasSlash = byte == UInt8(ascii: "/")
+            merged.append(byte)
+        }
+        merged.append(contentsOf: bytes[end...])
+        return String(decoding: merged, as: UTF8.self)
+    }
+
     /// A head that declares more body than allowed: `413` now, the head never passed on.
     private func refuseOversizedBody(_ context: ChannelHandlerContext, declared: Int) {
         deadline?.cancel()
@@ -205,7 +239,7 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes a JSON error answer (the API's error body) with `Connection: close`.
     private func writeError(_ context: ChannelHandlerContext, status: HTTPResponse.Status, code: String, message: String, promise: EventLoopPromise<Void>) {
-        let encoded: Data? = try? JSONEncoder().encode(ErrorBody(error: ErrorBody.Detail(code: code, message: message, allowed: nil)))
+        let encoded: Data? = try? JSONEncoder().encode(GuardErrorBody(error: .init(code: code, message: message)))
         let body = ByteBuffer(bytes: encoded.map(Array.init) ?? Array("{}".utf8))
         var head = HTTPResponse(status: status)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
@@ -244,19 +278,69 @@ final class FirstByteTap: ChannelInboundHandler, RemovableChannelHandler {
 }
 
 /// Tells `RequestGuardHandler` whether each request keeps its connection alive, from the HTTP/1
-/// head (its version and `Connection` header), before the codec drops the version.
-final class KeepAliveTap: ChannelInboundHandler, RemovableChannelHandler {
+/// head (its version and `Connection` header), before the codec drops the version; and answers
+/// an HTTP/1.0 request as HTTP/1.0 (the codec writes every answer as 1.1, and NIO's encoder then
+/// chunks a body of unknown length, which a 1.0 client cannot read). Such an answer without a
+/// `Content-Length` ends when the connection does: it is marked `Connection: close` and the
+/// connection closed after it.
+///
+/// It sits after NIO's response encoder in the pipeline, so it sees answers before they are encoded.
+final class KeepAliveTap: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private let onHead: (Bool) -> Void
+    /// The versions of the requests still to be answered, oldest first.
+    private var versions: [HTTPVersion] = []
+    /// Set while an HTTP/1.0 answer of unknown length is written: close after its end.
+    private var closeAfterEnd = false
 
     init(onHead: @escaping (Bool) -> Void) {
         self.onHead = onHead
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let head) = unwrapInboundIn(data) { onHead(head.isKeepAlive) }
+        if case .head(let head) = unwrapInboundIn(data) {
+            versions.append(head.version)
+            onHead(head.isKeepAlive)
+        }
         context.fireChannelRead(data)
     }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where head.status.code >= 200 && versions.first == .http1_0:
+            head.version = .http1_0
+            if !head.headers.contains(name: "content-length") {
+                head.headers.replaceOrAdd(name: "connection", value: "close")
+                head.headers.remove(name: "transfer-encoding")
+                closeAfterEnd = true
+            }
+            context.write(wrapOutboundOut(.head(head)), promise: promise)
+        case .end:
+            if !versions.isEmpty { versions.removeFirst() }
+            guard closeAfterEnd else {
+                context.write(data, promise: promise)
+                return
+            }
+            closeAfterEnd = false
+            let written = context.eventLoop.makePromise(of: Void.self)
+            context.writeAndFlush(data, promise: written)
+            written.futureResult.cascade(to: promise)
+            written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        default:
+            context.write(data, promise: promise)
+        }
+    }
+}
+
+/// The error body the guard answers with, the API's shape: `{"error": {"code", "message"}}`.
+private struct GuardErrorBody: Encodable {
+    struct Detail: Encodable {
+        let code: String
+        let message: String
+    }
+    let error: Detail
 }

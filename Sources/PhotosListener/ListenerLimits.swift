@@ -1,0 +1,44 @@
+import Hummingbird
+import HummingbirdCore
+import NIOCore
+
+/// What every listener photosd opens (the API, the console, any later one) bounds, in one place:
+/// the connection guard (`RequestGuardHandler`: a deadline for each request's arrival, bodies
+/// refused from their declared length, malformed requests answered and closed, HTTP/1.0 answered
+/// as HTTP/1.0 and closed, paths with empty segments normalised before routing and logging), the
+/// idle timeout, and a cap on the connections open at once (`ConnectionCap`).
+public struct ListenerLimits: Sendable {
+    /// What the listener is, in log lines and errors: `API`, `console`.
+    public var name: String
+    /// The largest request body accepted (`server.maxBodyBytes`).
+    public var maxBodyBytes: Int
+    /// The longest a request may take to arrive, head and body (`server.requestTimeoutSeconds`).
+    public var requestTimeoutSeconds: Int
+    /// A connection that completes no request part for this long is closed (`server.idleTimeoutSeconds`).
+    public var idleTimeoutSeconds: Int
+    /// The most connections open at once (`server.maxConnections`, `console.maxConnections`).
+    public var maxConnections: Int
+
+    /// Limits for one listener.
+    public init(name: String, maxBodyBytes: Int, requestTimeoutSeconds: Int, idleTimeoutSeconds: Int, maxConnections: Int) {
+        self.name = name
+        self.maxBodyBytes = maxBodyBytes
+        self.requestTimeoutSeconds = requestTimeoutSeconds
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.maxConnections = maxConnections
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 with every guard of `limits`: the one way photosd builds a listener's server.
+    /// Each call makes the listener's own connection cap.
+    public static func guarded(_ limits: ListenerLimits) -> HTTPServerBuilder {
+        let cap = ConnectionCap(limit: limits.maxConnections)
+        return .http1(configuration: .init(
+            additionalChannelHandlers: [
+                ConnectionCapHandler(cap: cap),
+                RequestGuardHandler(maxBodyBytes: limits.maxBodyBytes, requestTimeout: .seconds(Int64(limits.requestTimeoutSeconds))),
+            ],
+            idleTimeout: .seconds(Int64(limits.idleTimeoutSeconds))))
+    }
+}
