@@ -40,7 +40,8 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
     static func loggedPath(_ path: String) -> String {
         var parts = path.split(separator: "/", omittingEmptySubsequences: true)
         func spells(_ part: Substring, _ word: String) -> Bool {
-            (part.contains("%") ? String(part).removingPercentEncoding ?? String(part) : String(part)).lowercased() == word
+            part == word  // the usual spelling, without allocating
+                || (part.contains("%") ? String(part).removingPercentEncoding ?? String(part) : String(part)).lowercased() == word
         }
         guard parts.count >= 3, spells(parts[0], "v1"), spells(parts[1], "sessions") else { return path }
         parts[2] = Substring(SessionIDs.logForm(parts[2]))

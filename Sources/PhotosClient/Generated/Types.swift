@@ -49,7 +49,8 @@ public protocol APIProtocol: Sendable {
     /// Applied in one transaction and audited. An action the top screen does not offer is
     /// refused with 409 `action_not_available` (and the allowed actions); only an
     /// `action.rejected` row is written. A retried request with the same `Idempotency-Key`
-    /// returns the first answer and changes nothing. `openLink` is accepted on every screen
+    /// returns the first answer and changes nothing; a retried `submit` carries the first
+    /// answer's `token` only when its password checks again. `openLink` is accepted on every screen
     /// (it is listed in no screen's `actions`): it unwinds every flow (reason `link`), every
     /// modal stack and every stack to its root, then builds the link's place; a bad link is
     /// 400, a missing photo 404, and nothing changes.
@@ -146,7 +147,8 @@ extension APIProtocol {
     /// Applied in one transaction and audited. An action the top screen does not offer is
     /// refused with 409 `action_not_available` (and the allowed actions); only an
     /// `action.rejected` row is written. A retried request with the same `Idempotency-Key`
-    /// returns the first answer and changes nothing. `openLink` is accepted on every screen
+    /// returns the first answer and changes nothing; a retried `submit` carries the first
+    /// answer's `token` only when its password checks again. `openLink` is accepted on every screen
     /// (it is listed in no screen's `actions`): it unwinds every flow (reason `link`), every
     /// modal stack and every stack to its root, then builds the link's place; a bad link is
     /// 400, a missing photo 404, and nothing changes.

@@ -40,8 +40,15 @@ enum SecretFile {
         guard info.st_mode & 0o077 == 0 else {
             throw PhotosError.badRequest("the \(what) \(path) may be read by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
         }
-        guard let data = FileManager.default.contents(atPath: path) else { throw PhotosError.badRequest("cannot read the \(what) \(path)") }
-        guard data.count == count else { throw PhotosError.badRequest("the \(what) \(path) holds \(data.count) bytes, not \(count)") }
-        return Array(data)
+        // open and read rather than Foundation's `contents(atPath:)`, whose nil says nothing of
+        // why: "Too many open files" is not a bad key, and the message must say which it is.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw PhotosError.badRequest("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: count + 1)
+        let read = bytes.withUnsafeMutableBytes { Foundation.read(descriptor, $0.baseAddress, $0.count) }
+        guard read >= 0 else { throw PhotosError.badRequest("cannot read the \(what) \(path): \(String(cString: strerror(errno)))") }
+        guard read == count else { throw PhotosError.badRequest("the \(what) \(path) holds \(info.st_size) bytes, not \(count)") }
+        return Array(bytes.prefix(count))
     }
 }
