@@ -10,4 +10,9 @@
 static inline int csqlite_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
+
+/// SQLite's extended result codes are expression macros (`SQLITE_CONSTRAINT | (8<<8)`), which
+/// Swift does not import: the ones this project names, as constants Swift sees.
+static const int CSQLITE_CONSTRAINT_UNIQUE = SQLITE_CONSTRAINT_UNIQUE;
+static const int CSQLITE_CONSTRAINT_PRIMARYKEY = SQLITE_CONSTRAINT_PRIMARYKEY;
 #endif

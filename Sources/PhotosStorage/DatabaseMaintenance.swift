@@ -43,7 +43,7 @@ public enum DatabaseMaintenance {
                 audit = try await connection.transaction(.deferred) { try await AuditLog.verify(on: connection, publicKey: publicKey) }
             }
             return CheckReport(integrity: integrity, migrations: migrations, audit: audit)
-        } catch let error as SQLiteError where error.primaryResultCode == 26 /* SQLITE_NOTADB */ {
+        } catch let error as SQLiteError where error.isNotADatabase {
             throw MigrationError.notADatabase(path: path)
         }
     }

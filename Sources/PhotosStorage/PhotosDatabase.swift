@@ -153,7 +153,7 @@ public enum PhotosDatabase {
                     throw PhotosError.badRequest("database \(path) needs migration \(first.name); run `photos-admin migrate`")
                 }
             }
-        } catch let error as SQLiteError where error.primaryResultCode == 26 /* SQLITE_NOTADB */ {
+        } catch let error as SQLiteError where error.isNotADatabase {
             throw MigrationError.notADatabase(path: path)
         }
         return try SQLiteDatabase(path: path, options: options, readerCount: readerCount, maxBatchSize: maxBatchSize)

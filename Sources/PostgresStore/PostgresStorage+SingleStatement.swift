@@ -42,5 +42,5 @@ struct Prepared<Statement: NamedStatement>: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings { PostgresTransactionConnection.bindings(arguments) }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row { PostgresTransactionConnection.row(row) }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try PostgresTransactionConnection.row(row) }
 }

@@ -142,8 +142,18 @@ public final class PostgresStorage: DatabaseStore {
                     try await transaction.run("COMMIT", [])
                 } catch {
                     // After a failed statement the server has aborted the transaction; after
-                    // an error of the closure's own it is still open. Either way: roll back.
-                    _ = try? await transaction.run("ROLLBACK", [])
+                    // an error of the closure's own it is still open. Either way: roll back. A
+                    // rollback that fails leaves the connection in an unknown state: it is
+                    // logged and closed, so that the pool never lends it again.
+                    do {
+                        try await transaction.run("ROLLBACK", [])
+                    } catch let rollback {
+                        logger.warning("rollback failed; the connection is closed", metadata: [
+                            "error": "\(String(describing: rollback))", "after": "\(String(describing: error))",
+                        ])
+                        let closing: EventLoopFuture<Void> = connection.close()
+                        _ = closing
+                    }
                     throw error
                 }
                 return result

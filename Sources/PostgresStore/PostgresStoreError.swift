@@ -12,6 +12,14 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
     /// was not reached.
     public let summary: String
 
+    /// A value the server sent that does not decode as its type says (never its bytes: they may
+    /// be a secret). Its code is photosd's own, `PD002` (as `PD001` is the stale-facts refusal):
+    /// neither transient nor a storage failure, so it is a `500`, never a `503` to retry.
+    static func undecodable(column: String, type: String) -> PostgresStoreError {
+        let summary = "the value of column \(column) (\(type)) could not be decoded"
+        return PostgresStoreError(sqlState: "PD002", description: summary, summary: summary)
+    }
+
     /// No answer from the server (transient): `summary` says what was waited for.
     static func noAnswer(_ summary: String) -> PostgresStoreError {
         PostgresStoreError(sqlState: nil, description: summary, summary: summary)

@@ -25,7 +25,7 @@ final class PostgresTransactionConnection: DatabaseConnection {
     }
 
     func query(_ sql: String, arguments: [any DatabaseBindable]) async throws -> [Row] {
-        try await run(sql, arguments).rows.map(Self.row)
+        try await run(sql, arguments).rows.map { try Self.row($0) }
     }
 
     func executeScript(_ sql: String) async throws {
@@ -46,7 +46,7 @@ final class PostgresTransactionConnection: DatabaseConnection {
             var count = 0
             for row in page {
                 count += 1
-                try await body(Self.row(row))
+                try await body(try Self.row(row))
             }
             if count < Self.cursorPageSize { break }
         }
@@ -90,32 +90,39 @@ final class PostgresTransactionConnection: DatabaseConnection {
     }
 
     /// A row as services read it: integers, reals, text and bytes, like SQLite's storage classes.
-    static func row(_ row: PostgresRow) -> Row {
+    /// Throws when a value the server sent cannot be decoded as its type says: a NULL read in its
+    /// place would be taken for a missing value.
+    static func row(_ row: PostgresRow) throws -> Row {
         var values: [DatabaseValue] = []
         values.reserveCapacity(row.count)
-        for cell in row { values.append(value(cell)) }
+        for cell in row { values.append(try value(cell)) }
         return Row(values: values)
     }
 
-    static func value(_ cell: PostgresCell) -> DatabaseValue {
-        guard cell.bytes != nil else { return .null }
-        switch cell.dataType {
-        case .int2, .int4, .int8, .oid:
-            return (try? cell.decode(Int64.self)).map(DatabaseValue.integer) ?? .null
-        case .bool:
-            return (try? cell.decode(Bool.self)).map { .integer($0 ? 1 : 0) } ?? .null
-        case .float4, .float8:
-            return (try? cell.decode(Double.self)).map(DatabaseValue.real) ?? .null
-        case .numeric:
-            // sum() and avg() of integers: whole numbers read as integers, as SQLite gives them.
-            guard let text = (try? cell.decode(Decimal.self))?.description else { return .null }
-            if let integer = Int64(text) { return .integer(integer) }
-            return Double(text).map(DatabaseValue.real) ?? .text(text)
-        case .bytea:
-            return (try? cell.decode(ByteBuffer.self)).map { .blob(Array($0.readableBytesView)) } ?? .null
-        default:
-            if let text = try? cell.decode(String.self) { return .text(text) }
-            return cell.bytes.map { .text(String(decoding: $0.readableBytesView, as: UTF8.self)) } ?? .null
+    static func value(_ cell: PostgresCell) throws -> DatabaseValue {
+        guard let bytes = cell.bytes else { return .null }
+        do {
+            switch cell.dataType {
+            case .int2, .int4, .int8, .oid:
+                return .integer(try cell.decode(Int64.self))
+            case .bool:
+                return .integer(try cell.decode(Bool.self) ? 1 : 0)
+            case .float4, .float8:
+                return .real(try cell.decode(Double.self))
+            case .numeric:
+                // sum() and avg() of integers: whole numbers read as integers, as SQLite gives them.
+                let text = try cell.decode(Decimal.self).description
+                if let integer = Int64(text) { return .integer(integer) }
+                return Double(text).map(DatabaseValue.real) ?? .text(text)
+            case .bytea:
+                return .blob(Array(try cell.decode(ByteBuffer.self).readableBytesView))
+            default:
+                // Text, and the types read as their text form (json, timestamps as text).
+                if let text = try? cell.decode(String.self) { return .text(text) }
+                return .text(String(decoding: bytes.readableBytesView, as: UTF8.self))
+            }
+        } catch {
+            throw PostgresStoreError.undecodable(column: cell.columnName, type: "\(cell.dataType)")
         }
     }
 }

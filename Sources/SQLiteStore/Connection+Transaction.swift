@@ -19,14 +19,12 @@ extension Connection {
         do {
             result = try body()
         } catch {
-            rollbackIfOpen()
-            throw error
+            throw rolledBack(after: error)
         }
         do {
             try execute("COMMIT")
         } catch {
-            rollbackIfOpen()
-            throw error
+            throw rolledBack(after: error)
         }
         return result
     }
@@ -57,9 +55,39 @@ extension Connection {
         }
     }
 
-    /// Rolls back the open transaction, if SQLite has not already done so.
-    public func rollbackIfOpen() {
-        if !isAutocommit { _ = try? execute("ROLLBACK") }
+    /// Rolls back the open transaction, if SQLite has not already done so. Throws when the
+    /// rollback fails: the connection may then still be in its transaction, and must not be
+    /// used as if it were not.
+    public func rollbackIfOpen() throws {
+        if !isAutocommit { try execute("ROLLBACK", arguments: []) }
+    }
+
+    /// What to throw after `error` ended a transaction: `error` once the transaction is rolled
+    /// back, or — when the rollback fails too — the rollback's failure, which names `error`
+    /// (a failed rollback is a storage failure: the writer opens a new connection after one).
+    public func rolledBack(after error: any Error) -> any Error {
+        do {
+            try rollbackIfOpen()
+            return error
+        } catch let failure as SQLiteError {
+            return SQLiteError(resultCode: failure.resultCode, message: "\(failure.message); rolling back after: \(error)", sql: failure.sql)
+        } catch {
+            return error
+        }
+    }
+
+    /// Undoes a savepoint's writes after `error` and ends it; `error`, or the failure to undo them.
+    private func rolledBack(to name: String, after error: any Error) -> any Error {
+        guard !isAutocommit else { return error }
+        do {
+            try execute("ROLLBACK TO \"\(name)\"", arguments: [])
+            try execute("RELEASE \"\(name)\"", arguments: [])
+            return error
+        } catch let failure as SQLiteError {
+            return SQLiteError(resultCode: failure.resultCode, message: "\(failure.message); rolling back to \(name) after: \(error)", sql: failure.sql)
+        } catch {
+            return error
+        }
     }
 
     /// Runs `body` inside `SAVEPOINT name`: released if it returns, rolled back to if it throws,
@@ -72,11 +100,7 @@ extension Connection {
             try execute("RELEASE \"\(name)\"")
             return result
         } catch {
-            if !isAutocommit {
-                _ = try? execute("ROLLBACK TO \"\(name)\"")
-                _ = try? execute("RELEASE \"\(name)\"")
-            }
-            throw error
+            throw rolledBack(to: name, after: error)
         }
     }
 
@@ -88,14 +112,12 @@ extension Connection {
         do {
             result = try await body()
         } catch {
-            rollbackIfOpen()
-            throw error
+            throw rolledBack(after: error)
         }
         do {
             try execute("COMMIT", arguments: [])
         } catch {
-            rollbackIfOpen()
-            throw error
+            throw rolledBack(after: error)
         }
         return result
     }
@@ -109,11 +131,7 @@ extension Connection {
             try execute("RELEASE \"\(name)\"", arguments: [])
             return result
         } catch {
-            if !isAutocommit {
-                _ = try? execute("ROLLBACK TO \"\(name)\"", arguments: [])
-                _ = try? execute("RELEASE \"\(name)\"", arguments: [])
-            }
-            throw error
+            throw rolledBack(to: name, after: error)
         }
     }
 }

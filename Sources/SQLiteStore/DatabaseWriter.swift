@@ -149,9 +149,11 @@ private actor Committer {
         } catch {
             // A failed COMMIT is never acknowledged, whatever reached the disk (after a failed
             // fsync nobody knows what did).
-            box.distrustAfter(error)
-            connection.rollbackIfOpen()
-            for job in succeeded { job.fail(error) }
+            let failure = connection.rolledBack(after: error)
+            box.distrustAfter(failure)
+            // Still in its transaction: the rollback failed too, and the connection is not reused.
+            if !connection.isAutocommit { box.distrust() }
+            for job in succeeded { job.fail(failure) }
             return
         }
         statistics.record(committed: succeeded.count)
@@ -264,6 +266,11 @@ private final class ConnectionBox: @unchecked Sendable {
     /// cached or believes about the file can be trusted, so it is not reused.
     func distrustAfter(_ error: any Error) {
         if let error = error as? SQLiteError, error.isStorageFailure { distrusted = true }
+    }
+
+    /// Opens a new connection before the next transaction, whatever happened.
+    func distrust() {
+        distrusted = true
     }
 
     /// The connection to use for the next transaction: a new one if the last was distrusted.

@@ -25,9 +25,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
 
     /// True when the error is a UNIQUE or PRIMARY KEY violation.
     public var isUniqueViolation: Bool {
-        // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY are expression macros that Swift does not import.
-        resultCode == SQLITE_CONSTRAINT | (8 << 8) || resultCode == SQLITE_CONSTRAINT | (6 << 8)
+        resultCode == CSQLITE_CONSTRAINT_UNIQUE || resultCode == CSQLITE_CONSTRAINT_PRIMARYKEY
     }
+
+    /// True when the file is not a SQLite database (`SQLITE_NOTADB`).
+    public var isNotADatabase: Bool { primaryResultCode == SQLITE_NOTADB }
 
     /// True when another connection held a lock for longer than the busy timeout.
     public var isBusy: Bool { primaryResultCode == SQLITE_BUSY || primaryResultCode == SQLITE_LOCKED }

@@ -26,7 +26,7 @@ struct BenchDatabase {
         guard var components = URLComponents(string: serverURL) else { throw BenchError("--db: not a URL") }
         components.path = "/" + name
         guard let url = components.string else { throw BenchError("--db: cannot name the run's database") }
-        try await PostgresClient.withClient(server, logger: logger) { client in
+        _ = try await PostgresClient.withClient(server, logger: logger) { client in
             // An identifier cannot be a bound parameter; the name is [a-z0-9_] made here.
             try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }

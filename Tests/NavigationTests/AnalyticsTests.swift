@@ -95,7 +95,7 @@ struct AnalyticsTests {
         var expectedExits: [String: [String: Int]] = [:]      // day → reason → flows
         let plan = [[0, 1, 2, 3, 4, 5, 6, 7, 5, 2], [1, 1, 5, 6, 4], [0, 3, 7, 5, 5, 5]]  // journeys per day
         var users = 0
-        for (dayIndex, journeysToday) in plan.enumerated() {
+        for journeysToday in plan {
             for index in journeysToday {
                 users += 1
                 let user = "user-\(users)"

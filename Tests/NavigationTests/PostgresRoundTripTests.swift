@@ -39,7 +39,7 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        _ = try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let sessions = try h.sessions
         let id = try await sessions.createSession(layout: .stack, link: nil, actor: .client).session.id
         // Warm up: each pooled connection prepares the two statements once (a parse each).
@@ -76,7 +76,7 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        _ = try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let sessions = try h.sessions
         let store = try #require(test.database as? any SingleStatementStore)
         // Warm up: each pooled connection prepares the statement once.
@@ -100,13 +100,13 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        _ = try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let sessions = try h.sessions
         let store = try #require(test.database as? any SingleStatementStore)
         let id = try await sessions.createSession(layout: .stack, link: nil, actor: .client).session.id
         _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 2), to: id)
         // The row now says it names no photo, holds a token and is a tab bar: all untrue.
-        try await test.database.write { connection in
+        _ = try await test.database.write { connection in
             try await connection.execute("UPDATE sessions SET photo_ids = '{}', token_id = 999, layout = 'tabs' WHERE id = ?", id)
         }
         // Another instance (this one holds the state it wrote, and would read nothing).
@@ -152,7 +152,7 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        _ = try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let (first, second) = (try h.sessions, try test.sessions(auth: try h.auth))
         let store = try #require(test.database as? any SingleStatementStore)
         /// The result of `apply` on `coordinator`, the round trips it took, and whether it wrote
@@ -225,7 +225,7 @@ struct PostgresRoundTripTests {
         let h = try await SessionHarness.make(.postgres)
         defer { h.close() }
         let test = try h.test
-        try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
+        _ = try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let coordinator = try h.sessions
         let store = try #require(test.database as? any SingleStatementStore)
         func counted(_ action: ClientAction, _ id: String) async throws -> (result: ActionResult, trips: Int, held: Bool, refused: Bool) {

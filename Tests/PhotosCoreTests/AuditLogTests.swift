@@ -28,7 +28,7 @@ struct AuditLogTests {
         let test = try await TestDatabase.make(store)
         defer { test.close() }
         let entries = (0..<1_234).map { AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64($0))]) }
-        try await test.database.write { connection in
+        _ = try await test.database.write { connection in
             try await AuditLog.append(entries, to: "long", at: ISO8601Timestamp.now(), on: connection)
         }
         let rows = try await test.database.read { try await AuditLog.rows(sessionID: "long", limit: 10_000, on: $0) }

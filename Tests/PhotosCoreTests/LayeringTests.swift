@@ -13,10 +13,10 @@ struct LayeringTests {
 
     /// Where a database is opened and migrated (and the application wired): the only places
     /// outside the stores that may name a store's module or read the dialect.
-    static let compositionRoots = ["PhotosStorage/", "PhotosServer/Application+build.swift"]
+    static let compositionRoots = ["PhotosStorage/", "PhotosServer/Application/Application+build.swift"]
 
     /// The swift files of `modules`, as (path relative to Sources, text).
-    func files(in modules: [String]) throws -> [(String, String)] {
+    func files(in modules: [String], atLeast minimum: Int = 20) throws -> [(String, String)] {
         var found: [(String, String)] = []
         for module in modules {
             let root = Self.sources + "/" + module
@@ -25,7 +25,7 @@ struct LayeringTests {
                 found.append((module + "/" + name, try String(contentsOfFile: root + "/" + name, encoding: .utf8)))
             }
         }
-        #expect(found.count > 20, "expected the sources under \(Self.sources)")
+        #expect(found.count >= minimum, "expected the sources under \(Self.sources)")
         return found
     }
 
@@ -72,6 +72,21 @@ struct LayeringTests {
         for (path, text) in try files(in: ["Navigation", "PhotosModel"]) {
             #expect(!text.contains("import DatabaseAccess"), "\(path) imports DatabaseAccess")
             #expect(!text.contains("import Sessions"), "\(path) imports Sessions")
+        }
+    }
+
+    @Test("the navigation core takes its clock and its randomness as inputs: no Date(), no ISO8601Timestamp.now(), no SecureToken.random, no .random(")
+    func pureCoreHasNoClockOrDice() throws {
+        // A decision is a function of (state, action, facts): the time and any new token come in
+        // the facts (`SessionFacts.now`, `newToken`), so replay and the randomized tests decide
+        // exactly as the server did.
+        let forbidden = ["Date()", "Date.now", "ISO8601Timestamp.now()", "SecureToken.random", ".random(", "UUID()"]
+        for (path, text) in try files(in: ["Navigation"], atLeast: 10) {
+            for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                for call in forbidden where line.contains(call) {
+                    Issue.record("\(path) calls \(call): \(line.trimmingCharacters(in: .whitespaces))")
+                }
+            }
         }
     }
 }

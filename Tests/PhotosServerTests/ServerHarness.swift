@@ -71,7 +71,7 @@ struct ServerHarness {
     func execute(_ sql: String, _ arguments: any DatabaseBindable...) async throws {
         let database = try await PhotosDatabase.open(configuration, migrate: false)
         do {
-            try await database.write { try await $0.execute(sql, arguments: arguments) }
+            _ = try await database.write { try await $0.execute(sql, arguments: arguments) }
             await database.close()
         } catch {
             await database.close()

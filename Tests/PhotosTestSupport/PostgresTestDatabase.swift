@@ -19,7 +19,7 @@ public struct PostgresTestDatabase: Sendable {
     public static func create() async throws -> PostgresTestDatabase {
         let server = try PostgresLocation(url: serverURL ?? "")
         let name = "photos_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        try await PostgresClient.withClient(server, logger: logger) { client in
+        _ = try await PostgresClient.withClient(server, logger: logger) { client in
             // An identifier cannot be a bound parameter; the name is [a-z0-9_] made here.
             try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         }

@@ -32,7 +32,7 @@ struct BackupTests {
         await #expect(try copy.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
         await #expect(try copy.queryOne("SELECT count(*) FROM items")?.int(0) == copied)
         await #expect(throws: SQLiteError.self) {
-            try await database.readers.read { try await $0.backup(to: target) }
+            try await database.readers.read { try $0.backup(to: target) }
         }
     }
 }

@@ -164,7 +164,7 @@ struct ConnectionTests {
             let holder = try Connection(path: path)
             defer { holder.close() }
             try holder.begin(.immediate)
-            defer { holder.rollbackIfOpen() }
+            defer { _ = try? holder.rollbackIfOpen() }
             let waiting = try Connection(path: path, options: .init(busyTimeoutMilliseconds: 300))
             defer { waiting.close() }
             let start = ContinuousClock.now

@@ -119,14 +119,14 @@ struct FaultVFSTests {
         vfs.fail(.write, code: InjectedCode.full)
         let full = #expect(throws: SQLiteError.self) { try connection.execute("INSERT INTO items (name) VALUES ('a')") }
         #expect(full?.primaryResultCode == InjectedCode.full)
-        connection.rollbackIfOpen()
+        try connection.rollbackIfOpen()
         try connection.execute("INSERT INTO items (name) VALUES ('b')")
 
         vfs.fail(.sync, code: InjectedCode.ioerrFsync, persistent: true)
         for _ in 0..<3 {
             let fsync = #expect(throws: SQLiteError.self) { try connection.execute("INSERT INTO items (name) VALUES ('c')") }
             #expect(fsync?.resultCode == InjectedCode.ioerrFsync)
-            connection.rollbackIfOpen()
+            try connection.rollbackIfOpen()
         }
         vfs.clearFailures()
         try connection.execute("INSERT INTO items (name) VALUES ('d')")
