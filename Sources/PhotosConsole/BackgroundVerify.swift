@@ -15,6 +15,8 @@ final class BackgroundVerify: Sendable {
     struct Status: Sendable {
         var running = false
         var text = "Not run since photosd started."
+        /// `ok` or `failed` once a verify has ended (the page's `data-verify`); nil before.
+        var outcome: String?
     }
 
     private let status = Mutex(Status())
@@ -31,6 +33,7 @@ final class BackgroundVerify: Sendable {
         guard started else { return false }
         Task {
             let text: String
+            var outcome = "failed"
             do {
                 let result = try await verify { checked in
                     self.status.withLock { $0.text = "Verifying: \(checked) rows checked so far…" }
@@ -39,12 +42,13 @@ final class BackgroundVerify: Sendable {
                     text = "audit verify FAILED after \(result.rowsChecked) rows and \(result.checkpointsChecked) checkpoints: \(problem)"
                 } else {
                     text = "audit trail intact: \(result.rowsChecked) rows verified, \(result.checkpointsChecked) checkpoints verified"
+                    outcome = "ok"
                 }
             } catch {
                 text = "The verify could not run: \(error)"
             }
             let finished = ISO8601Timestamp.string(from: Date())
-            self.status.withLock { $0 = Status(running: false, text: "\(text) (finished \(finished))") }
+            self.status.withLock { $0 = Status(running: false, text: "\(text) (finished \(finished))", outcome: outcome) }
         }
         return true
     }

@@ -21,7 +21,8 @@ extension ConsoleRoutes {
         router.get("/console/audit/verify/status") { _, context in
             _ = try context.requireSession()
             let status = verifier.current
-            let data = try JSONSerialization.data(withJSONObject: ["running": status.running, "text": status.text], options: [.sortedKeys])
+            let data = try JSONSerialization.data(
+                withJSONObject: ["running": status.running, "text": status.text, "outcome": status.outcome as Any], options: [.sortedKeys])
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
         }
     }
@@ -32,6 +33,7 @@ extension ConsoleRoutes {
         let key = try services.audit.trustedKey(explicit: nil)
         let values: [String: Any] = [
             "checkpoint": checkpoint?.values as Any, "publicKey": key?.hex as Any, "verifyState": verifier.current.text,
+            "verifyOutcome": verifier.current.outcome as Any,
         ]
         return pages.page("audit", title: "Audit", values: values, session: session)
     }

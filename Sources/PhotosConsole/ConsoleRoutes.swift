@@ -60,7 +60,7 @@ struct ConsoleRoutes: Sendable {
             throw ConsoleRefusal(status: .forbidden, message: "The sign-in form has expired (or cookies are off): reload it and try again.")
         }
         try form.requireCSRF(expected)
-        let name = form["name"] ?? "", password = form["password"] ?? ""
+        let name = form["username"] ?? "", password = form["password"] ?? ""
         guard !name.isEmpty, name.utf8.count <= 128, !password.isEmpty, password.utf8.count <= 1_024 else {
             return signInForm(request, context: context, error: "Give an operator name and a password.", status: .badRequest, name: String(name.prefix(128)))
         }

@@ -26,7 +26,7 @@ enum EmbeddedAssets {
                 <input type="hidden" name="csrf" value="{{csrf}}">
                 <button type="submit">Verify now</button>
               </form>
-              <p class="verify-state" role="status">{{verifyState}}</p>
+              <p class="verify-state" role="status"{{#verifyOutcome}} data-verify="{{verifyOutcome}}"{{/verifyOutcome}}>{{verifyState}}</p>
             </section>
 
             """##,
@@ -105,7 +105,7 @@ enum EmbeddedAssets {
               {{#stacks}}
               <div class="stack {{presentation}}">
                 <div class="stack-label">{{label}}</div>
-                {{#screens}}<div class="screen{{#top}} top{{/top}}">{{name}}{{#photo}} <small>photo {{photo}}</small>{{/photo}}</div>{{/screens}}
+                {{#screens}}<div class="screen{{#top}} top{{/top}}" data-screen="{{name}}">{{name}}{{#photo}} <small>photo {{photo}}</small>{{/photo}}</div>{{/screens}}
               </div>
               {{/stacks}}
             </section>
@@ -120,11 +120,11 @@ enum EmbeddedAssets {
               <form method="post" action="/console/sessions/{{id}}/sign-in" data-confirm="Sign this session in as the user?">
                 <input type="hidden" name="csrf" value="{{csrf}}">
                 <label>User <input name="username" required></label>
-                <button type="submit" name="act" value="sign-in">Sign in as user</button>
+                <button type="submit" name="act" value="sign-in" data-action="sign-in">Sign in as user</button>
               </form>
               <form method="post" action="/console/sessions/{{id}}/purchase" data-confirm="Complete this session's purchase?">
                 <input type="hidden" name="csrf" value="{{csrf}}">
-                <button type="submit" name="act" value="purchase">Complete purchase</button>
+                <button type="submit" name="act" value="purchase" data-action="purchase">Complete purchase</button>
               </form>
               {{#notice}}<p class="notice" role="status">{{notice}}</p>{{/notice}}
             </section>
@@ -170,7 +170,7 @@ enum EmbeddedAssets {
               <thead><tr><th>Session</th><th>User</th><th>Top screen</th><th>Layout</th><th>Version</th><th>Created</th><th>Updated</th></tr></thead>
               <tbody>
               {{#sessions}}
-                <tr data-session="{{id}}">
+                <tr data-session-id="{{id}}">
                   <td><a href="/console/sessions/{{id}}">{{short}}</a></td>
                   <td>{{username}}</td><td>{{top}}</td><td>{{layout}}</td><td>{{version}}</td><td>{{createdAt}}</td><td>{{updatedAt}}</td>
                 </tr>
@@ -186,7 +186,7 @@ enum EmbeddedAssets {
             {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
             <form class="card" method="post" action="/console/sign-in">
               <input type="hidden" name="csrf" value="{{csrf}}">
-              <label>Operator <input name="name" autocomplete="username" required value="{{name}}"></label>
+              <label>Operator <input name="username" autocomplete="username" required value="{{name}}"></label>
               <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
               <button type="submit">Sign in</button>
             </form>
@@ -274,10 +274,10 @@ enum EmbeddedAssets {
               source.addEventListener("session", (message) => {
                 const s = JSON.parse(message.data);
                 if ((filter.user && s.username !== filter.user) || (filter.top && s.top !== filter.top) || (filter.layout && s.layout !== filter.layout)) return;
-                const old = body.querySelector(`tr[data-session="${CSS.escape(s.id)}"]`);
+                const old = body.querySelector(`tr[data-session-id="${CSS.escape(s.id)}"]`);
                 if (old) old.remove();
                 const row = document.createElement("tr");
-                row.dataset.session = s.id;
+                row.dataset.sessionId = s.id;
                 row.className = "fresh";
                 const link = document.createElement("a");
                 link.href = "/console/sessions/" + encodeURIComponent(s.id);
@@ -338,6 +338,8 @@ enum EmbeddedAssets {
                   if (!response.ok) return;
                   const status = await response.json();
                   state.textContent = status.text;
+                  if (status.outcome) state.dataset.verify = status.outcome;
+                  else delete state.dataset.verify;
                   if (status.running) window.setTimeout(poll, 500);
                 } catch (error) {
                   window.setTimeout(poll, 2000);

@@ -69,7 +69,7 @@ def shot(driver, name):
 def sign_in(driver, credentials):
     name, password = credentials.split(":", 1)
     driver.get(options.console + "/console/sign-in")
-    driver.find_element(By.NAME, "name").send_keys(name)
+    driver.find_element(By.NAME, "username").send_keys(name)
     driver.find_element(By.NAME, "password").send_keys(password)
     driver.find_element(By.CSS_SELECTOR, "form.card button[type=submit]").click()
     wait(driver, ec.presence_of_element_located((By.CSS_SELECTOR, "table.sessions")))
@@ -106,7 +106,7 @@ try:
     session = api("POST", "/v1/sessions", {})
     sid = session["id"]
     try:
-        wait(operator, ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-session="%s"]' % sid)))
+        wait(operator, ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-session-id="%s"]' % sid)))
         appeared = True
     except TimeoutException:
         appeared = False
@@ -114,11 +114,11 @@ try:
     api("POST", "/v1/sessions/%s/actions" % sid, {"action": "selectPhoto", "photoId": 1})
     api("POST", "/v1/sessions/%s/actions" % sid, {"action": "buy"})
     operator.refresh()
-    wait(operator, ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-session="%s"]' % sid)))
+    wait(operator, ec.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-session-id="%s"]' % sid)))
     shot(operator, "sessions")
 
     # Its page: the stacks, the tree, the timeline.
-    operator.find_element(By.CSS_SELECTOR, 'tr[data-session="%s"] a' % sid).click()
+    operator.find_element(By.CSS_SELECTOR, 'tr[data-session-id="%s"] a' % sid).click()
     wait(operator, ec.presence_of_element_located((By.CSS_SELECTOR, "section.timeline")))
     steps = operator.find_elements(By.CSS_SELECTOR, "li.step")
     check(len(steps) >= 8, "the timeline holds the session's steps (%d)" % len(steps))
@@ -141,7 +141,7 @@ try:
     # An earlier step: the stacks as they were then.
     operator.find_element(By.CSS_SELECTOR, 'li.step[data-seq="3"] a').click()
     wait(operator, ec.text_to_be_present_in_element((By.CSS_SELECTOR, "p.summary"), "As it was after step 3"))
-    screens = [s.text for s in operator.find_elements(By.CSS_SELECTOR, ".stack .screen")]
+    screens = [s.get_attribute("data-screen") for s in operator.find_elements(By.CSS_SELECTOR, ".stack [data-screen]")]
     check(screens == ["photos"], "step 3 shows the earlier stacks: %s" % screens)
     check(not operator.find_elements(By.CSS_SELECTOR, "section.operator-actions"), "no actions on a past state")
     shot(operator, "session-at-step")
@@ -150,10 +150,10 @@ try:
     api("POST", "/v1/sessions/%s/actions" % sid, {"action": "buy"})
     operator.get(options.console + "/console/sessions/" + sid)
     operator.find_element(By.CSS_SELECTOR, "section.operator-actions input[name=username]").send_keys(options.user)
-    operator.find_element(By.CSS_SELECTOR, "button[value=sign-in]").click()
+    operator.find_element(By.CSS_SELECTOR, 'button[data-action="sign-in"]').click()
     wait(operator, ec.alert_is_present()).accept()
     wait(operator, ec.text_to_be_present_in_element((By.CSS_SELECTOR, "p.notice"), "Signed in."))
-    operator.find_element(By.CSS_SELECTOR, "button[value=purchase]").click()
+    operator.find_element(By.CSS_SELECTOR, 'button[data-action="purchase"]').click()
     wait(operator, ec.alert_is_present()).accept()
     wait(operator, ec.text_to_be_present_in_element((By.CSS_SELECTOR, "p.notice"), "Purchase completed."))
     trail = operator.find_element(By.CSS_SELECTOR, "section.timeline").text
@@ -166,7 +166,8 @@ try:
     # The audit page verifies in the background; the funnel draws its chart.
     operator.get(options.console + "/console/audit")
     operator.find_element(By.CSS_SELECTOR, "section.verify button").click()
-    wait(operator, ec.text_to_be_present_in_element((By.CSS_SELECTOR, ".verify-state"), "audit trail intact"), 30)
+    wait(operator, ec.presence_of_element_located((By.CSS_SELECTOR, '[data-verify="ok"]')), 30)
+    check("audit trail intact" in operator.find_element(By.CSS_SELECTOR, "[data-verify]").text, "the verify says the trail is intact")
     shot(operator, "audit")
     operator.get(options.console + "/console/funnel")
     wait(operator, lambda d: d.execute_script("const i = document.querySelector('img.chart'); return i.complete && i.naturalWidth > 0"))

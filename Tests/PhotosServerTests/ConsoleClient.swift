@@ -69,7 +69,7 @@ final class ConsoleClient: @unchecked Sendable {
     @discardableResult
     func signIn(_ name: String, password: String) async throws -> Answer {
         let form = try await get("/console/sign-in")
-        return try await post("/console/sign-in", form: ["csrf": form.csrf ?? "", "name": name, "password": password])
+        return try await post("/console/sign-in", form: ["csrf": form.csrf ?? "", "username": name, "password": password])
     }
 }
 

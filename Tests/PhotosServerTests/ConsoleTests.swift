@@ -82,7 +82,7 @@ struct ConsoleTests {
         #expect(try await f.console.post("/console/sessions/x/purchase", form: [:]).status == 401)
 
         // The form's token must come with its cookie: a page elsewhere posting the form has neither.
-        let forged = try await f.console.post("/console/sign-in", form: ["csrf": "guessed-token-value", "name": "otto", "password": Self.operatorPassword])
+        let forged = try await f.console.post("/console/sign-in", form: ["csrf": "guessed-token-value", "username": "otto", "password": Self.operatorPassword])
         #expect(forged.status == 403, "\(forged.body)")
         let wrong = try await f.console.signIn("otto", password: "not it")
         #expect(wrong.status == 401 && wrong.body.contains("Wrong operator name or password"))
@@ -185,14 +185,46 @@ struct ConsoleTests {
         // An earlier step: the stacks as they were (only the photos list after step 3).
         let earlier = try await f.console.get("/console/sessions/\(id)?at=3")
         #expect(earlier.body.contains("As it was after step"))
-        #expect(earlier.body.contains(#"<div class="screen top">photos</div>"#), "\(earlier.body)")
+        #expect(earlier.body.contains(#"<div class="screen top" data-screen="photos">photos</div>"#), "\(earlier.body)")
         #expect(!earlier.body.contains("Complete purchase"), "no action on a past state")
         #expect(try await f.console.get("/console/sessions/\(id)?at=999").status == 404)
         #expect(try await f.console.get("/console/sessions/no-such-session").status == 404)
 
         let list = try await f.console.get("/console/sessions?user=alice")
-        #expect(list.body.contains(#"data-session="\#(id)""#))
-        #expect(try await f.console.get("/console/sessions?user=bob").body.contains(#"data-session="\#(id)""#) == false)
+        #expect(list.body.contains(#"data-session-id="\#(id)""#))
+        #expect(try await f.console.get("/console/sessions?user=bob").body.contains(#"data-session-id="\#(id)""#) == false)
+    }
+
+    @Test("the console's contract names (design §11): the form field username, data-session-id, data-seq, data-screen, data-action, data-verify")
+    func contractNames() async throws {
+        let f = try await Fixture.start(.sqlite)
+        defer { f.close() }
+        let form = try await f.console.get("/console/sign-in")
+        #expect(form.body.contains(#"name="username""#) && form.body.contains(#"name="password""#))
+        #expect(try await f.console.signIn("otto", password: Self.operatorPassword).status == 303, "signed in through the field username")
+        let id = try await f.sessionWaitingToBuy()
+        #expect(try await f.console.get("/console/sessions").body.contains(#"data-session-id="\#(id)""#))
+        let page = try await f.console.get("/console/sessions/\(id)")
+        for hook in [#"data-seq="1""#, #"data-screen="photos""#, #"data-screen="signIn""#, #"data-action="sign-in""#, #"data-action="purchase""#] {
+            #expect(page.body.contains(hook), "\(hook) missing from the session page")
+        }
+        #expect(try await f.console.post("/console/audit/verify", form: ["csrf": page.csrf ?? ""]).status == 303)
+        var audit = try await f.console.get("/console/audit")
+        for _ in 0..<100 where !audit.body.contains("data-verify=") {
+            try await Task.sleep(for: .milliseconds(100))
+            audit = try await f.console.get("/console/audit")
+        }
+        #expect(audit.body.contains(#"data-verify="ok""#), "\(audit.body)")
+        // Tampering makes it "failed".
+        try await f.harness.execute("DROP TRIGGER IF EXISTS audit_events_no_update")
+        try await f.harness.execute(#"UPDATE audit_events SET detail = '{"tampered":true}' WHERE session_id = ? AND seq = 2"#, id)
+        #expect(try await f.console.post("/console/audit/verify", form: ["csrf": page.csrf ?? ""]).status == 303)
+        for _ in 0..<100 {
+            audit = try await f.console.get("/console/audit")
+            if audit.body.contains(#"data-verify="failed""#) { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(audit.body.contains(#"data-verify="failed""#), "\(audit.body)")
     }
 
     @Test("audit and funnel pages: the newest checkpoint, the key, a background verify that reports; the funnel's chart")
@@ -267,7 +299,7 @@ struct ConsoleTests {
             let took = ContinuousClock.now - started
             #expect(answer.status == 200, "\(page): \(answer.status)")
             #expect(took < budget, "\(page) took \(took)")
-            #expect(answer.body.components(separatedBy: "data-session=").count - 1 <= 50, "\(page): more than a page of sessions")
+            #expect(answer.body.components(separatedBy: "data-session-id=").count - 1 <= 50, "\(page): more than a page of sessions")
             #expect(answer.body.components(separatedBy: "<li class=\"step").count - 1 <= 200, "\(page): more than a page of steps")
         }
         // The list walks an index, newest first, whatever the table's size.
@@ -296,7 +328,7 @@ struct ConsoleTests {
         _ = try await second.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"buyPhoto","photoId":2}"#)
         try await first.console.signIn("otto", password: Self.operatorPassword)
         let list = try await first.console.get("/console/sessions")
-        #expect(list.body.contains(#"data-session="\#(id)""#))
+        #expect(list.body.contains(#"data-session-id="\#(id)""#))
         let page = try await first.console.get("/console/sessions/\(id)")
         let csrf = try #require(page.csrf)
         #expect(try await first.console.post("/console/sessions/\(id)/sign-in", form: ["username": "alice", "csrf": csrf]).status == 303)

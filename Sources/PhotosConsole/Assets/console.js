@@ -22,10 +22,10 @@ function followSessions(table) {
   source.addEventListener("session", (message) => {
     const s = JSON.parse(message.data);
     if ((filter.user && s.username !== filter.user) || (filter.top && s.top !== filter.top) || (filter.layout && s.layout !== filter.layout)) return;
-    const old = body.querySelector(`tr[data-session="${CSS.escape(s.id)}"]`);
+    const old = body.querySelector(`tr[data-session-id="${CSS.escape(s.id)}"]`);
     if (old) old.remove();
     const row = document.createElement("tr");
-    row.dataset.session = s.id;
+    row.dataset.sessionId = s.id;
     row.className = "fresh";
     const link = document.createElement("a");
     link.href = "/console/sessions/" + encodeURIComponent(s.id);
@@ -86,6 +86,8 @@ function followVerify(section) {
       if (!response.ok) return;
       const status = await response.json();
       state.textContent = status.text;
+      if (status.outcome) state.dataset.verify = status.outcome;
+      else delete state.dataset.verify;
       if (status.running) window.setTimeout(poll, 500);
     } catch (error) {
       window.setTimeout(poll, 2000);
