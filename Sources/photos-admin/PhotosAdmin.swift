@@ -1,4 +1,5 @@
 import ArgumentParser
+import PhotosModel
 import DatabaseAccess
 import Foundation
 import PhotosCore
@@ -17,6 +18,7 @@ struct PhotosAdmin: AsyncParsableCommand {
             or after the subcommand. Every change is audited with actor operator:<login name>. \
             Works while photosd runs on the same database.
             """,
+        version: PhotosVersion.current,
         subcommands: [
             Migrate.self, Photos.self, Users.self, SignIn.self, SignOut.self, Purchase.self, Sessions.self,
             Audit.self, Report.self, Backup.self, Copy.self, Check.self, Operators.self,

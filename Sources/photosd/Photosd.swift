@@ -24,7 +24,8 @@ struct Photosd: AsyncParsableCommand {
             postgres:// URL (migrated on start; several photosd may share it). SIGTERM or SIGINT \
             stops accepting, finishes in-flight requests, checkpoints the WAL (SQLite), closes \
             the database and exits 0 (within server.shutdownTimeoutSeconds, or it is cut short).
-            """)
+            """,
+        version: PhotosVersion.current)
 
     @Option(help: "The JSON config file.") var config: String?
     @Option(help: "Address to listen on (server.host).") var host: String?

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PhotosModel
 import PhotosTestSupport
 import Testing
 
@@ -118,6 +119,20 @@ struct HostileArgumentsTests {
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".db") || $0 == "typo" }.isEmpty)
+    }
+
+    @Test("photosd --version and photos-admin --version print the version and touch no database")
+    func versions() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for tool in ["photos-admin", "photosd"] {
+            for arguments in [["--version"], ["--db", "x.db", "--version"]] {
+                let result = try await runProcess(BuiltProducts.binDirectory + "/" + tool, arguments, in: directory.path)
+                #expect(result.status == 0, "\(tool) \(arguments): \(result.output)")
+                #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == PhotosVersion.current, "\(tool): \(result.stdout)")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a database or a key was created")
     }
 
     @Test("migrate creates a database only in a directory that exists")
