@@ -125,6 +125,7 @@ let package = Package(
             name: "PhotosListener",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -174,7 +175,7 @@ let package = Package(
             name: "photosd",
             dependencies: [
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                "PhotosServer",
+                "PhotosServer", "PhotosListener",
                 "PhotosModel",
                 "PhotosCore", "PhotosStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

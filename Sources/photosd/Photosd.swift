@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import PhotosCore
 import PhotosModel
+import PhotosListener
 import PhotosServer
 import ServiceLifecycle
 import UnixSignals
@@ -58,6 +59,13 @@ struct Photosd: AsyncParsableCommand {
         var group = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownTimeoutSeconds)
         group.maximumCancellationDuration = .seconds(5)
-        try await ServiceGroup(configuration: group).run()
+        do {
+            try await ServiceGroup(configuration: group).run()
+        } catch {
+            // The console says its own (NamedListener); a bind failure that reaches here is the API's.
+            throw ListenerBindError.from(
+                error, listener: "API", address: "\(configuration.host):\(configuration.port)",
+                settings: "server.port, PHOTOSD_SERVER_PORT or --port") ?? error
+        }
     }
 }

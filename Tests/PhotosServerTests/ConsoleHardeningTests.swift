@@ -247,6 +247,35 @@ struct ConsoleHardeningTests {
         #expect(!f.daemon.log.contains("nobody-here") && !f.daemon.log.contains("wrong password"))
     }
 
+    @Test("a busy port stops photosd with one line naming the listener and the setting to change")
+    func busyPort() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // A port held by another socket: the API's, then the console's.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(holder, $0, &length) } }
+        #expect(listen(holder, 1) == 0)
+        let busy = Int(UInt16(bigEndian: address.sin_port))
+        let environment = ["PHOTOSD_AUTH_BCRYPT_COST": "4"]
+        for (arguments, listener, setting) in [
+            (["--port", "\(busy)", "--console-port", "0"], "the API", "server.port"),
+            (["--port", "0", "--console-port", "\(busy)"], "the console", "console.port"),
+        ] {
+            let result = try await runProcess(Daemon.binDirectory + "/photosd", ["--db", "photos.db"] + arguments, in: directory.path, environment: environment)
+            #expect(result.status != 0)
+            let last = result.stderr.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(last.contains("\(listener) cannot listen on 127.0.0.1:\(busy): Address already in use"), "\(last)")
+            #expect(last.contains(setting) && !last.contains("bind(descriptor"), "\(last)")
+        }
+    }
+
     @Test("photos-admin's actor is a valid operator name: a login name with a newline or a space is not written to the trail")
     func cliActorIsValidated() async throws {
         let f = try await Fixture.start(.sqlite)

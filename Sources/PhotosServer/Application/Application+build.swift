@@ -53,7 +53,10 @@ public func buildApplication(
     // and the store's close.
     let pool: [any Service] = opened.pool.map { [$0] } ?? []
     let console: [any Service] = configuration.consoleEnabled
-        ? [try buildConsole(services: services, configuration: configuration, logger: logger, isReady: { ready.isOpen })] : []
+        ? [NamedListener(
+            try buildConsole(services: services, configuration: configuration, logger: logger, isReady: { ready.isOpen }),
+            name: "console", address: "\(configuration.consoleHost):\(configuration.consolePort)",
+            settings: "console.port, PHOTOSD_CONSOLE_PORT or --console-port; or console.enabled false, --no-console")] : []
     var application = Application(
         router: buildRouter(api),
         server: .guarded(ListenerLimits(
