@@ -2,6 +2,7 @@ import DatabaseAccess
 import Foundation
 import PhotosCore
 import PhotosModel
+import PhotosdProcess
 import PhotosTestSupport
 import Testing
 
@@ -245,6 +246,41 @@ struct ConsoleHardeningTests {
         #expect(f.daemon.log.contains("console sign-in failed") && f.daemon.log.contains("console sign-in refused by a limit"))
         #expect(f.daemon.log.contains("console sign-out") && f.daemon.log.contains("operator=vera"))
         #expect(!f.daemon.log.contains("nobody-here") && !f.daemon.log.contains("wrong password"))
+    }
+
+    @Test("under a low descriptor limit the caps are lowered to fit it: a flood of idle connections leaves the database and the keys their descriptors")
+    func descriptorBudget() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // photosd under `ulimit -n 400` (soft and hard): 256 kept back, the console's cap 36, the API's 108.
+        let wrapper = directory.file("photosd-limited")
+        try "#!/bin/sh\nulimit -n 400\nexec '\(Daemon.binDirectory)/photosd' \"$@\"\n".write(toFile: wrapper, atomically: true, encoding: .utf8)
+        chmod(wrapper, 0o755)
+        let daemon = try await offThePool {
+            try PhotosdProcess(binary: wrapper, arguments: ["--db", "photos.db"], directory: directory.path, environment: [
+                "PHOTOSD_AUTH_BCRYPT_COST": "4", "PHOTOSD_DATABASE_DURABILITY": "normal", "PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1",
+            ])
+        }
+        defer { daemon.stop() }
+        #expect(daemon.log.contains("connection caps lowered to fit the descriptor limit"), "\(daemon.log)")
+        #expect(daemon.log.contains("4096 -> 108"), "\(daemon.log)")
+        var flood: [RawSocket] = []
+        for _ in 0..<500 { flood.append(try RawSocket(port: daemon.port, timeoutSeconds: 3)) }
+        // Something to checkpoint while the flood holds its connections: the checkpoint reads the key.
+        let added = try await runProcess(
+            Daemon.binDirectory + "/photos-admin", ["users", "add", "carol", "--password-stdin", "--db", "photos.db"],
+            stdin: "correct horse battery", in: directory.path)
+        #expect(added.status == 0, "\(added.output)")
+        try await Task.sleep(for: .seconds(3))
+        #expect(!daemon.log.contains("Too many open files"), "\(daemon.log.suffix(3_000))")
+        #expect(!daemon.log.contains("checkpoint failed"), "\(daemon.log.suffix(3_000))")
+        var closedAtOnce = 0
+        for socket in flood.suffix(300) where socket.readToEnd().closed { closedAtOnce += 1 }
+        #expect(closedAtOnce == 300)
+        flood.removeAll()
+        try await Task.sleep(for: .milliseconds(300))
+        let answer = try RawSocket(port: daemon.port).exchange("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 200"))
     }
 
     @Test("a busy port stops photosd with one line naming the listener and the setting to change")

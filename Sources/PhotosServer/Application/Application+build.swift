@@ -20,9 +20,10 @@ import Sessions
 /// a WAL checkpoint; PostgreSQL: the connection pool stops) — when the application shuts down
 /// gracefully.
 public func buildApplication(
-    configuration: PhotosConfiguration,
+    configuration given: PhotosConfiguration,
     logger: Logger = Logger(label: "photosd")
 ) async throws -> some ApplicationProtocol {
+    let configuration = DescriptorBudget.fitted(given, logger: logger)
     let opened = try await PhotosDatabase.openForApplication(configuration, logger: logger)
     let database = opened.database
     let services: PhotosServices
