@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 "DatabaseAccess",
                 "SchemaMigrations",
+                "PhotosModel",  // JSONBuilder: the rows an action writes, bound as one JSON value
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

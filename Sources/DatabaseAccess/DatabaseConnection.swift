@@ -63,10 +63,6 @@ public protocol DatabaseConnection: AnyObject {
     /// `column`, NULL when absent. `column` and `path` are fixed names from the code, never input.
     func jsonText(_ column: String, path: [String]) -> String
 
-    /// What a `SELECT` of one row ends with to lock that row until the transaction ends, so that
-    /// concurrent writers take turns on it ("" where writers run one at a time).
-    var rowLockClause: String { get }
-
     /// True when the database has a table named `name` (in the current schema, on PostgreSQL).
     func tableExists(_ name: String) async throws -> Bool
 

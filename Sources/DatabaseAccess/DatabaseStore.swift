@@ -6,7 +6,7 @@
 /// thread, as the executor of an actor, so that its statements — synchronous underneath — never
 /// hop to another thread; PostgreSQL's wherever the awaiting task runs, suspended while the
 /// server answers.
-public protocol DatabaseStore: Sendable, CustomStringConvertible {
+public protocol DatabaseStore: SessionActions, Sendable, CustomStringConvertible {
     /// The dialect of the store: for the composition root only (which migrations it takes).
     var dialect: SQLDialect { get }
 
@@ -25,6 +25,15 @@ public protocol DatabaseStore: Sendable, CustomStringConvertible {
 
     /// Finishes what is running and closes the connections; later calls fail.
     func close() async
+
+    /// Runs `body` in one write transaction that holds the session `sessionID` against every
+    /// other writer until it ends (SQLite: its one writer; PostgreSQL: the session's row
+    /// locked), handing it the action contract on that transaction. A write there that is not
+    /// `written` keeps nothing; what `body` returns is returned once the transaction ends.
+    func withSessionLocked<T: Sendable>(_ sessionID: String, _ body: @escaping @Sendable (any SessionActions) async throws -> T) async throws -> T
+
+    /// Deletes the idempotency answers stored at or before `cutoff`; returns how many.
+    func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int
 }
 
 /// An error from a store, classified the same way for both, so services and the HTTP layer map

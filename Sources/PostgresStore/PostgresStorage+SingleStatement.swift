@@ -3,11 +3,17 @@ import NIOCore
 import PostgresNIO
 
 extension PostgresStorage: SingleStatementStore {
-    /// Runs `Statement` on a pooled connection, asynchronously (no thread waits for it): the
-    /// statement is prepared once per connection under its name (a parse and a describe, the
-    /// first time), and from then on one round trip sends the name and the values and brings
-    /// back the rows. Outside any transaction it commits by itself.
+    /// Runs `Statement` with `arguments` bound by position (`?`), for statements of a few values
+    /// (the tests' counters); the action's statements bind theirs by name (`BoundSQL`).
     public func run<Statement: NamedStatement>(_ statement: Statement.Type, arguments: [any DatabaseBindable]) async throws -> [Row] {
+        try await runPrepared(Prepared<Statement>(arguments: arguments))
+    }
+
+    /// Runs `statement` on a pooled connection, asynchronously (no thread waits for it): it is
+    /// prepared once per connection under its name (a parse and a describe, the first time),
+    /// and from then on one round trip sends the name and the values and brings back the rows.
+    /// Outside any transaction it commits by itself, all of it or nothing.
+    func runPrepared<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
         guard !isClosed else { throw DatabaseClosedError() }
         let logger = self.logger
         do {
@@ -16,8 +22,8 @@ extension PostgresStorage: SingleStatementStore {
                     guard deadline.claim() else { throw CancellationError() }
                     deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
                     defer { deadline.release() }
-                    var rows: [Row] = []
-                    for try await row in try await connection.execute(Prepared<Statement>(arguments: arguments), logger: logger) {
+                    var rows: [Statement.Row] = []
+                    for try await row in try await connection.execute(statement, logger: logger) {
                         rows.append(row)
                     }
                     return rows
@@ -25,6 +31,7 @@ extension PostgresStorage: SingleStatementStore {
             }
         } catch {
             if isClosed { throw DatabaseClosedError() }
+            if let error = error as? PostgresStoreError { throw error }
             throw PostgresStoreError(describing: error, doing: "running \(Statement.name)")
         }
     }

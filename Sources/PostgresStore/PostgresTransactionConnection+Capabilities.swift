@@ -44,9 +44,6 @@ extension PostgresTransactionConnection {
         "(\(column)::jsonb #>> '{\(path.joined(separator: ","))}')"
     }
 
-    /// `FOR UPDATE`: concurrent writers of one row take turns.
-    var rowLockClause: String { " FOR UPDATE" }
-
     /// True when the current schema has a table named `name`.
     func tableExists(_ name: String) async throws -> Bool {
         try await queryOne("SELECT 1 WHERE to_regclass(?) IS NOT NULL", arguments: [name]) != nil

@@ -26,9 +26,6 @@ extension Connection: DatabaseConnection, ReusableStatementConnection {
         "json_extract(\(column), '$.\(path.joined(separator: "."))')"
     }
 
-    /// Empty: a write transaction already has the database to itself.
-    public var rowLockClause: String { "" }
-
     /// True when the database has a table named `name`.
     public func tableExists(_ name: String) throws -> Bool {
         try queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", name) != nil

@@ -47,9 +47,6 @@ final class WorkerThread<Job>: Sendable {
         queue.submit(job)
     }
 
-    /// Jobs queued and not yet handed to the thread (the batch running now is not counted).
-    var queuedCount: Int { queue.count }
-
     /// Runs what is queued, then stops the thread and waits for it to end.
     func stop() {
         queue.stop(wait: true)
@@ -69,12 +66,6 @@ private final class JobQueue<Job>: @unchecked Sendable {
     init(maxBatch: Int, capacity: Int) {
         self.maxBatch = maxBatch
         self.capacity = capacity
-    }
-
-    var count: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return jobs.count
     }
 
     func submit(_ job: Job) -> WorkerThread<Job>.Refusal? {

@@ -38,16 +38,6 @@ public struct IdempotencyStore: Sendable {
         _ = try secretSource.secret()
     }
 
-    /// The answer stored for `key` on `sessionID`, if it is younger than the retention period.
-    /// Throws `conflict` when the key was used for a different request.
-    func lookup(key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) async throws -> ActionResult? {
-        guard let row = try await connection.queryOne(
-            "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?",
-            sessionID, try storedKey(key, sessionID: sessionID), cutoff(now: now))
-        else { return nil }
-        return try answer(requestHash: row.string(0), response: row.string(1), key: key, sessionID: sessionID, fingerprint: fingerprint)
-    }
-
     /// The oldest `created_at` still answered at `now`.
     func cutoff(now: Date) -> String {
         ISO8601Timestamp.string(from: now.addingTimeInterval(-retention))
@@ -60,7 +50,8 @@ public struct IdempotencyStore: Sendable {
 
     /// The first answer, from its stored row. Throws `conflict` when the key was used for a
     /// different request, or the answer cannot be unsealed any more.
-    func answer(requestHash: String, response: String, key: String, sessionID: String, fingerprint: String) throws -> ActionResult {
+    func answer(_ stored: StoredAnswerRecord, key: String, sessionID: String, fingerprint: String) throws -> ActionResult {
+        let (requestHash, response) = (stored.requestHash, stored.response)
         let secret = try secretSource.secret()
         guard requestHash == secret.mac("idempotent request", sessionID, key, fingerprint) else {
             throw PhotosError(.conflict, "this Idempotency-Key was used for a different request")
@@ -79,48 +70,22 @@ public struct IdempotencyStore: Sendable {
         return result
     }
 
-    /// An answer as the table stores it.
-    struct StoredAnswer: Sendable {
-        let key: String
-        let requestHash: String
-        let response: String
-        let createdAt: String
-    }
-
     /// `result` as the answer to `key`, ready to store (its token sealed).
-    func storedAnswer(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date) throws -> StoredAnswer {
+    func storedAnswer(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date) throws -> AnswerRecord {
         let secret = try secretSource.secret()
         var stored = StoredResult(result: result, sealedToken: nil)
         if let token = result.token {
             stored.result.token = nil
             stored.sealedToken = try AES.GCM.seal(Data(token.utf8), using: sealingKey(key, sessionID, secret)).combined?.base64EncodedString()
         }
-        return StoredAnswer(
+        return AnswerRecord(
             key: storedKey(key, sessionID, secret), requestHash: secret.mac("idempotent request", sessionID, key, fingerprint),
             response: String(decoding: try JSONEncoder().encode(stored), as: UTF8.self), createdAt: ISO8601Timestamp.string(from: now))
     }
 
-    /// Stores `result` as the answer for `key` (replacing an expired answer not yet pruned).
-    func save(_ result: ActionResult, key: String, sessionID: String, fingerprint: String, now: Date, on connection: any DatabaseConnection) async throws {
-        try await save(try storedAnswer(result, key: key, sessionID: sessionID, fingerprint: fingerprint, now: now), sessionID: sessionID, on: connection)
-    }
-
-    /// Stores an answer made ready by `storedAnswer`.
-    func save(_ answer: StoredAnswer, sessionID: String, on connection: any DatabaseConnection) async throws {
-        try await connection.execute(
-            """
-            INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (session_id, key) DO UPDATE SET
-                request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
-            """,
-            sessionID, answer.key, answer.requestHash, answer.response, answer.createdAt)
-    }
-
-    /// Deletes the answers older than the retention period; returns how many.
-    public func prune(now: Date, on connection: any DatabaseConnection) async throws -> Int {
-        try await connection.execute(
-            "DELETE FROM idempotency_keys WHERE created_at <= ?",
-            ISO8601Timestamp.string(from: now.addingTimeInterval(-retention)))
+    /// Deletes the answers older than the retention period from `database`; returns how many.
+    public func prune(now: Date, in database: any DatabaseStore) async throws -> Int {
+        try await database.pruneAnswers(storedAtOrBefore: cutoff(now: now))
     }
 
     private func storedKey(_ key: String, _ sessionID: String, _ secret: ServerSecret) -> String {

@@ -1,26 +1,20 @@
+import DatabaseAccess
 import Navigation
+import PhotosCore
 import PhotosModel
 import Synchronization
 
 /// What this process has learnt of the facts an action is decided on, kept so that an action
-/// on a session whose state it holds needs no read (`SessionCoordinator.applyOnKnownFacts`).
+/// on a session whose state it holds needs no read: an input of the action's first round
+/// (`SessionCoordinator`), in place of the read.
 ///
 /// Only what cannot become untrue is taken as known: a photo (photos are added, never changed
-/// or removed), a purchase (never undone), a token that is dead (never revived). What can
-/// become untrue meanwhile is assumed and checked by the write itself, which keeps nothing
-/// when an assumption failed: that a photo not known to be bought is still not bought, that a
-/// user's whole purchase list read once has grown only by this process's purchases (its
-/// length), that a token not known to be dead is live, that no answer is stored for an
-/// idempotency key.
+/// or removed), a purchase (never undone), a token that is dead (never revived), a token's
+/// expiry. What can become untrue meanwhile is assumed and checked by the write itself
+/// (`ActionWrite.Assumptions`), which keeps nothing when an assumption failed: that a photo not
+/// known to be bought is still not bought, that a user's whole purchase list read once has
+/// grown only by this process's purchases (its length), that a token seen live is not revoked.
 final class KnownFacts: Sendable {
-    /// What a decision on known facts assumed, for its write to check.
-    struct Assumed {
-        /// Photos taken as not bought by `user`.
-        var notBought: (user: Int64, photos: Set<Int64>)?
-        /// `user`'s whole purchase list taken as known (a tabs session): it has `count` purchases.
-        var purchaseCount: (user: Int64, count: Int)?
-    }
-
     private struct Known {
         var photos: [Int64: Photo] = [:]
         /// (user id, photo id) of every purchase seen.
@@ -29,9 +23,23 @@ final class KnownFacts: Sendable {
         /// purchases since added (a tabs session's `purchases` screen).
         var lists: [Int64: [Photo]] = [:]
         var deadTokens = Set<Int64>()
+        /// Expiry of the tokens seen live (whether they still are is `AuthService.isLive`'s).
+        var tokenExpiry: [Int64: String] = [:]
         /// (session id, stored key) of the answers this process stored lately: a retry is
         /// answered by the read, not sent to a write that would refuse it.
         var answered = Set<String>()
+
+        /// Keeps a token's expiry, or (nil) that it is dead: revoked or missing, for good.
+        mutating func remember(token id: Int64, expiresAt: String?, capacity: Int) {
+            if let expiresAt {
+                if tokenExpiry.count >= capacity { tokenExpiry.removeAll(keepingCapacity: true) }
+                tokenExpiry[id] = expiresAt
+            } else {
+                if deadTokens.count >= capacity { deadTokens.removeAll(keepingCapacity: true) }
+                deadTokens.insert(id)
+                tokenExpiry[id] = nil
+            }
+        }
     }
 
     private struct Pair: Hashable {
@@ -50,9 +58,9 @@ final class KnownFacts: Sendable {
     }
 
     /// The facts `needs` asks for, as far as they are known here, and what they assume (for the
-    /// write to check); nil when a needed photo or purchase list is not known, or the needs go
-    /// beyond what can be assumed (a token to issue, a second user).
-    func facts(for needs: SessionFacts.Needs, now: String) -> (facts: SessionFacts, assumed: Assumed)? {
+    /// write to check); nil when a needed photo, purchase list or token is not known, or the needs
+    /// go beyond what can be assumed (a token to issue, a second user).
+    func facts(for needs: SessionFacts.Needs, now: String) -> (facts: SessionFacts, assumed: ActionWrite.Assumptions)? {
         guard !needs.mayIssueToken, needs.userIDs.count <= 1 else { return nil }
         return known.withLock { known in
             var facts = SessionFacts(now: now)
@@ -60,55 +68,56 @@ final class KnownFacts: Sendable {
                 guard let photo = known.photos[id] else { return nil }
                 facts.photos[id] = photo
             }
-            var assumed = Assumed()
+            var assumed = ActionWrite.Assumptions()
             if let user = needs.userIDs.first, needs.purchaseLists {
                 guard let list = known.lists[user] else { return nil }
                 facts.purchased[user] = list
                 facts.owned[user] = Set(list.map(\.id))
-                assumed.purchaseCount = (user, list.count)
+                assumed.purchaseCount = ActionWrite.PurchaseCount(userID: user, count: list.count)
             } else if let user = needs.userIDs.first, !needs.photoIDs.isEmpty {
                 let owned = needs.photoIDs.filter { known.purchases.contains(Pair(user: user, photo: $0)) }
                 facts.owned[user] = owned
-                assumed.notBought = (user, needs.photoIDs.subtracting(owned))
+                assumed.notBought = ActionWrite.NotBought(userID: user, photoIDs: needs.photoIDs.subtracting(owned))
             }
-            if let token = needs.tokenID { facts.tokenLive = !known.deadTokens.contains(token) }
+            if let token = needs.tokenID {
+                if known.deadTokens.contains(token) {
+                    facts.tokenLive = false
+                } else if let expiry = known.tokenExpiry[token] {
+                    facts.tokenLive = AuthService.isLive(expiresAt: expiry, revoked: false, at: now)
+                } else {
+                    return nil
+                }
+            }
             return (facts, assumed)
         }
     }
 
-    /// Learns from facts read from the database. For the users in `completeListsOf`,
-    /// `purchases` holds the whole list (newest first; none: no purchase), not only the photos read.
-    func learn(photos: some Sequence<Photo>, purchases: [Int64: [Photo]], completeListsOf listed: Set<Int64> = [], deadToken: Int64?) {
+    /// Learns from a read for an action: the photos, what each user owns among them (or their
+    /// whole lists), the token's row.
+    func learn(_ snapshot: ActionSnapshot) {
         known.withLock { known in
+            let listed = snapshot.covered.purchaseLists ? snapshot.covered.userIDs : []
             if !listed.isEmpty, known.lists.count >= capacity { known.lists.removeAll(keepingCapacity: true) }
             for user in listed {
-                let list = purchases[user] ?? []
+                let list = (snapshot.purchases[user] ?? []).map(Photo.init)
                 known.lists[user] = list
                 for photo in list { known.photos[photo.id] = photo }
             }
             if known.photos.count >= capacity { known.photos.removeAll(keepingCapacity: true) }
-            for photo in photos { known.photos[photo.id] = photo }
+            for photo in snapshot.photos { known.photos[photo.id] = Photo(photo) }
             if known.purchases.count >= capacity { known.purchases.removeAll(keepingCapacity: true) }
-            for (user, bought) in purchases {
-                for photo in bought { known.purchases.insert(Pair(user: user, photo: photo.id)) }
+            for (user, bought) in snapshot.purchases {
+                for photo in bought {
+                    known.purchases.insert(Pair(user: user, photo: photo.id))
+                    known.photos[photo.id] = Photo(photo)
+                }
             }
-            if let deadToken {
-                if known.deadTokens.count >= capacity { known.deadTokens.removeAll(keepingCapacity: true) }
-                known.deadTokens.insert(deadToken)
+            if let token = snapshot.token {
+                known.remember(token: token.id, expiresAt: token.revoked ? nil : token.expiresAt, capacity: capacity)
+            } else if let id = snapshot.covered.tokenID {
+                known.remember(token: id, expiresAt: nil, capacity: capacity)
             }
         }
-    }
-
-    /// Learns from facts read for a decision (`SessionFactsReader`): the photos, which of them
-    /// each user owns, and the session's token `token` if it was dead.
-    func learn(_ facts: SessionFacts, token: Int64?) {
-        // A tabs session's facts hold whole lists (which cover what each user owns); others, the
-        // named photos each user owns.
-        let purchases = facts.purchased.isEmpty
-            ? facts.owned.mapValues { owned in owned.compactMap { facts.photos[$0] } } : facts.purchased
-        learn(
-            photos: facts.photos.values, purchases: purchases, completeListsOf: Set(facts.purchased.keys),
-            deadToken: facts.tokenLive ? nil : token)
     }
 
     /// Learns from a write that committed: its purchases, its revoked tokens, its answer.
@@ -122,8 +131,8 @@ final class KnownFacts: Sendable {
                     if let list = known.lists[user] {
                         known.lists[user] = known.photos[photo].map { [$0] + list }
                     }
-                case .revokeToken(let id): known.deadTokens.insert(id)
-                case .issueToken: break
+                case .revokeToken(let id): known.remember(token: id, expiresAt: nil, capacity: capacity)
+                case .issueToken(let grant, _): known.remember(token: grant.id, expiresAt: grant.expiresAt, capacity: capacity)
                 }
             }
             if let storedKey {

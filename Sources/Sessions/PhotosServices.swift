@@ -43,8 +43,6 @@ public struct PhotosServices: Sendable {
 
     /// Deletes the idempotency answers past their retention; returns how many.
     public func pruneIdempotencyKeys() async throws -> Int {
-        let now = auth.now()
-        let idempotency = self.idempotency
-        return try await database.write { connection in try await idempotency.prune(now: now, on: connection) }
+        try await idempotency.prune(now: auth.now(), in: database)
     }
 }

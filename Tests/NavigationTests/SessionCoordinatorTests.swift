@@ -114,14 +114,14 @@ struct SessionCoordinatorTests {
         clock.advance(seconds: 30)
         #expect(try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, idempotencyKey: "k") == first)
         let idempotency = IdempotencyStore(secret: try ServerSecret.loadOrCreate(path: test.directory.file("photosd-secret.key")), retentionSeconds: 60)
-        #expect(try await test.database.write { try await idempotency.prune(now: clock.now(), on: $0) } == 0)
+        #expect(try await idempotency.prune(now: clock.now(), in: test.database) == 0)
         clock.advance(seconds: 31)
         // Past the retention a retry is a new request (here refused: photo has no selectPhoto).
         let late = try await coordinator.apply(ClientAction(.selectPhoto, photoId: 1), to: id, idempotencyKey: "k")
         #expect(late.session.version == first.session.version)
         #expect(late.error?.code == .actionNotAvailable)
         clock.advance(seconds: 61)
-        #expect(try await test.database.write { try await idempotency.prune(now: clock.now(), on: $0) } == 1)
+        #expect(try await idempotency.prune(now: clock.now(), in: test.database) == 1)
         #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM idempotency_keys")?.int(0) } == 0)
     }
 
@@ -222,6 +222,13 @@ struct SessionCoordinatorTests {
 
 @Suite("One read, one write")
 struct OneReadOneWriteTests {
+    /// The session as the coordinator reads it for an action (its row, its state decoded).
+    static func load(_ id: String, _ h: SessionHarness) async throws -> SessionCoordinator.LoadedSession {
+        let snapshot = try await h.test.database.readForAction(ActionRead(
+            sessionID: id, heldVersion: nil, facts: FactsWanted(namedByRow: true), answerKey: nil, answersSince: ""))
+        return try h.sessions.loaded(snapshot, sessionID: id, cached: nil)
+    }
+
     @Test("a write whose session moved since it was read keeps nothing, and the action is decided again", arguments: TestStore.all)
     func movedSessionWritesNothing(store: TestStore) async throws {
         let h = try await SessionHarness.make(store)
@@ -229,7 +236,7 @@ struct OneReadOneWriteTests {
         let id = try await h.newSession()
         let database = try h.test.database
         // Decide an action on the session as read now…
-        let read = try await database.read { try await SessionCoordinator.load(id, on: $0) }
+        let read = try await Self.load(id, h)
         let decision = try SessionMachine.decide(SessionMachine.Input(
             sessionID: id, version: read.version, state: read.state, lastSeq: read.trailSeq,
             action: ClientAction(.selectPhoto, photoId: 1), actor: .client, facts: SessionFacts(now: "2026-11-23T00:00:00.000Z", photos: [1: SessionHarness.photos[0]])))
@@ -237,9 +244,9 @@ struct OneReadOneWriteTests {
         // …then let another action move it, and write the first decision as read.
         try await h.act(id, .selectPhoto, photoId: 2)
         let before = try await h.savedState(id)
-        await #expect(throws: SessionMoved.self) {
-            try await database.write { try await prepared.write(expected: .init(version: read.version, trailSeq: read.trailSeq, token: nil), on: $0) }
-        }
+        let outcome = try await database.writeDecision(
+            prepared.write(.update(expectedVersion: read.version, expectedTrailSeq: read.trailSeq), at: "2026-11-23T00:00:00.000Z"))
+        #expect(outcome == .moved)
         let after = try await h.savedState(id)
         #expect(after.0 == before.0)
         #expect(after.1 == before.1, "no audit row of the refused write")
@@ -249,9 +256,7 @@ struct OneReadOneWriteTests {
         #expect(rejected.error?.code == .actionNotAvailable)
         #expect(try await h.view(id).version == version)
         // The session row carries its trail's head, equal to the trail's last row.
-        let head = try await database.read { connection in
-            await (try SessionCoordinator.load(id, on: connection), try AuditLog.head(of: id, on: connection))
-        }
+        let head = (try await Self.load(id, h), try await database.read { try await AuditLog.head(of: id, on: $0) })
         #expect(head.0.trailSeq == head.1.seq)
         #expect(head.0.trailHash == head.1.hash)
         try await h.checkInvariants(id)

@@ -89,4 +89,43 @@ struct LayeringTests {
             }
         }
     }
+
+    @Test("the sessions layer holds no SQL and no store cast: what it asks of a store is the action contract")
+    func sessionsHoldNoSQL() throws {
+        // String literals only (comments may name SQL): a keyword of a statement, a cast to a
+        // store or a store capability, a dialect test.
+        let keywords = ["SELECT ", "INSERT ", "UPDATE ", "DELETE ", " FROM ", " WHERE ", "WITH ", "RETURNING", "ON CONFLICT", "::"]
+        let casts = ["as? any ", "as! any ", "as? SingleStatementStore", "SingleStatementStore", "GroupCommitStore", "rowLockClause", ".dialect"]
+        var offences: [String] = []
+        for (path, text) in try files(in: ["Sessions"], atLeast: 5) {
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                if code.hasPrefix("//") { continue }
+                for literal in Self.stringLiterals(in: code) where keywords.contains(where: { literal.contains($0) }) {
+                    offences.append("\(path): SQL in \"\(literal)\"")
+                }
+                for cast in casts where code.contains(cast) { offences.append("\(path): \(code)") }
+            }
+        }
+        #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
+    }
+
+    /// The string literals of one line of Swift (multi-line literals' lines count as literals
+    /// when they are inside one: the line itself is taken whole).
+    static func stringLiterals(in line: String) -> [String] {
+        if !line.contains("\"") { return [line] }
+        var literals: [String] = []
+        var current = ""
+        var inside = false
+        for character in line {
+            if character == "\"" {
+                if inside { literals.append(current) }
+                inside.toggle()
+                current = ""
+            } else if inside {
+                current.append(character)
+            }
+        }
+        return literals
+    }
 }

@@ -28,7 +28,7 @@ public enum AuditLog {
 
     /// The PostgreSQL advisory lock every transaction that appends holds shared, and
     /// `settledNewestID` exclusively ("audit" in ASCII).
-    public static let appendLockKey: Int64 = 0x61_75_64_69_74
+    public static var appendLockKey: Int64 { AuditRowValues.appendLockKey }
 
     /// The newest audit row id such that every row with an id up to it is settled: committed,
     /// or never to be. What a checkpoint covers, what `audit --follow` and the funnel marks have
@@ -76,9 +76,6 @@ public enum AuditLog {
         return (try row.int(0), try row.string(1))
     }
 
-    /// Rows per multi-row `INSERT` (12 parameters each).
-    static let rowsPerStatement = 500
-
     /// Takes, for the rest of the transaction, what every appending transaction holds (on
     /// PostgreSQL the append lock, shared: see `settledNewestID`) — for an append whose trail is
     /// already held by other means (a session's, by its row's version check).
@@ -86,29 +83,10 @@ public enum AuditLog {
         try await connection.hold([.shared(.number(appendLockKey))])
     }
 
-    /// Inserts one trail's rows already chained (`AuditTrails.chain`): an action's few rows in
-    /// one statement, a long run in statements of `rowsPerStatement` (both stores cap the bound
-    /// parameters of one statement: SQLite at 32,766, PostgreSQL at 65,535).
+    /// Inserts one trail's rows already chained (`AuditTrails.chain`), in the caller's
+    /// transaction (`AuditRowValues.insert`: the columns' one definition).
     public static func insert(chained rows: [(record: AuditRecord, previousHash: String, hash: String)], on connection: any DatabaseConnection) async throws {
-        guard rows.count <= rowsPerStatement else {
-            for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
-                try await insert(chained: Array(rows[start..<min(start + rowsPerStatement, rows.count)]), on: connection)
-            }
-            return
-        }
-        guard !rows.isEmpty else { return }
-        var arguments: [any DatabaseBindable] = []
-        arguments.reserveCapacity(rows.count * 12)
-        for (record, previousHash, hash) in rows {
-            arguments += [
-                record.sessionID, record.seq, record.at, record.actor, record.userID, record.username,
-                record.coordinator, record.step, record.screen, record.detail, previousHash, hash,
-            ] as [any DatabaseBindable]
-        }
-        try await connection.execute(
-            "INSERT INTO audit_events (session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash) VALUES "
-                + Array(repeating: "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", count: rows.count).joined(separator: ", "),
-            arguments: arguments)
+        try await AuditRowValues.insert(rows.map { AuditRowValues($0.record, previousHash: $0.previousHash, hash: $0.hash) }, on: connection)
     }
 
     /// Inserts one trail's rows, whose seqs are already assigned (by `AuditTrailWriter`), each
@@ -199,5 +177,15 @@ public enum AuditLog {
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Verification {
         try await AuditVerifier(connection: connection, publicKey: publicKey, against: against, progress: progress).run()
+    }
+}
+
+extension AuditRowValues {
+    /// `record` as written, chained to `previousHash` with its own `hash`.
+    public init(_ record: AuditRecord, previousHash: String, hash: String) {
+        self.init(
+            sessionID: record.sessionID, seq: record.seq, at: record.at, actor: record.actor, userID: record.userID,
+            username: record.username, coordinator: record.coordinator, step: record.step, screen: record.screen,
+            detail: record.detail, previousHash: previousHash, hash: hash)
     }
 }

@@ -284,14 +284,6 @@ public struct AuthService: Sendable {
         return User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2))
     }
 
-    /// True when the token with row id `tokenID` is neither revoked nor expired (a session's
-    /// sign-in, checked before each of its actions).
-    public func isLive(tokenID: Int64, on connection: any DatabaseConnection) async throws -> Bool {
-        guard let row = try await connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) else { return false }
-        guard row.optionalString(1) == nil else { return false }
-        return isUnexpired(try row.string(0))
-    }
-
     /// Revokes the token with row id `tokenID` if it is live (a session signing out).
     public func revoke(tokenID: Int64, on connection: any DatabaseConnection) async throws {
         try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", timestamp(), tokenID)
@@ -299,7 +291,14 @@ public struct AuthService: Sendable {
 
     /// The expiry rule, in one place: a token expiring at `expiresAt` is still good now.
     private func isUnexpired(_ expiresAt: String) -> Bool {
-        expiresAt > timestamp()
+        Self.isLive(expiresAt: expiresAt, revoked: false, at: timestamp())
+    }
+
+    /// The token rule, in one place: a token is live at `at` (a stored timestamp) when it is
+    /// not revoked and expires after it. Every check of a token — the token API's, a session's
+    /// before each action — applies this one.
+    public static func isLive(expiresAt: String, revoked: Bool, at: String) -> Bool {
+        !revoked && expiresAt > at
     }
 
     /// Revokes one token. Throws `unauthorized` if it is unknown or already revoked.

@@ -65,6 +65,14 @@ public struct JSONBuilder {
         afterKey = true
     }
 
+    /// `"key":` for a key known only at run time (a column name), escaped — a value must follow.
+    public mutating func key(_ key: String) {
+        separate()
+        Self.appendQuoted(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        afterKey = true
+    }
+
     /// A string value, escaped.
     public mutating func string(_ value: String) {
         separate()

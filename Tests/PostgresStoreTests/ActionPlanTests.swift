@@ -1,8 +1,7 @@
 import DatabaseAccess
 import Foundation
-import Navigation
 import PhotosTestSupport
-@testable import Sessions
+@testable import PostgresStore
 import Testing
 
 /// photosd prepares an action's two statements once per connection, and after a few runs
@@ -40,9 +39,8 @@ struct PostgresPlanTests {
 
     @Test("an action's read and write find rows by index in tables that grow (generic plans: no sequential scan)")
     func actionStatementsUseIndexes() async throws {
-        let h = try await SessionHarness.make(.postgres)
-        defer { h.close() }
-        let test = try h.test
+        let test = try await TestDatabase.make(.postgres)
+        defer { test.close() }
         // A shop that has run a little (2,000 purchases: the read once scanned them all), then a while.
         for (from, users) in [(0, 200), (200, 1800)] {
             try await test.database.write { try await $0.executeScript(Self.grow(from: from, users: users)) }
@@ -58,32 +56,49 @@ struct PostgresPlanTests {
     }
 
     /// The generic plans of the read and the writes, for a signed-in session on photo 3 with a
-    /// token (so that every part of both plans runs).
+    /// token (so that every part of both plans runs), each statement prepared from its own text
+    /// and run with the values its own bindings give.
     static func plans(_ database: any DatabaseStore) async throws -> [String: String] {
-        try await database.write { connection -> [String: String] in
+        let now = "2026-06-01T00:00:00.000Z"
+        let read = ActionRead(
+            sessionID: "plan-7", heldVersion: nil, facts: FactsWanted(photoIDs: [3], userIDs: [5], namedByRow: true), answerKey: "key",
+            answersSince: now)
+        let row = SessionRow(
+            id: "plan-7", version: 2, state: "{}", userID: 7, createdAt: now, updatedAt: now, trailSeq: 2, trailHash: "h", layout: "stack",
+            topScreen: "photo", tokenID: 9, photoIDs: [3])
+        let assumptions = ActionWrite.Assumptions(
+            tokenUnrevoked: 9, notBought: .init(userID: 7, photoIDs: [3, 4]), purchaseCount: .init(userID: 7, count: 4))
+        let write = ActionWrite(
+            row: row, kind: .update(expectedVersion: 1, expectedTrailSeq: 0), audit: [], at: now,
+            purchases: [PurchaseRecord(userID: 7, photoID: 3, priceCents: 100)], revokedTokenIDs: [9], answersSince: now, assumptions: assumptions)
+        let navigation = ActionWrite(
+            row: row, kind: .update(expectedVersion: 1, expectedTrailSeq: 0), audit: [], at: now, assumptions: assumptions)
+        let statements = [
+            ("read", ActionReadStatement.sql, ActionReadStatement.bound.values(read)),
+            ("write", ActionWriteStatement.sql, ActionWriteStatement.bound.values(SessionStatements.WriteInput(write))),
+            ("navigation write", NavigationWriteStatement.sql, NavigationWriteStatement.bound.values(SessionStatements.WriteInput(navigation))),
+        ]
+        return try await database.write { connection -> [String: String] in
             try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
-            try await connection.execute("PREPARE plan_read AS " + ActionStatements.Read.sql)
-            try await connection.execute("PREPARE plan_write AS " + ActionStatements.Write.sql)
-            try await connection.execute("PREPARE plan_navigation AS " + ActionStatements.NavigationWrite.sql)
-            let now = "'2026-06-01T00:00:00.000Z'"
-            let read = try await connection.query(
-                "EXPLAIN EXECUTE plan_read(-1, 'plan-7', '{3}', '{5}', 0, \(now), 'plan-7', 'key', \(now))")
-            let write = try await connection.query(
-                """
-                EXPLAIN EXECUTE plan_write(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
-                    '[]', \(now), 'plan-7', '[[7,3,100]]', '[]', \(now), '{9}', 'plan-7', '[]', \(now),
-                    9, 9, \(now), 1, 7, '{3,4}', 7, 7, 4, 1, 0)
-                """)
-            let navigation = try await connection.query(
-                """
-                EXPLAIN EXECUTE plan_navigation(1, 2, '{}', 7, \(now), 2, 'h', 'stack', 'photo', 9, '{3}', 'plan-7', 1, 0,
-                    '[]', 9, 9, \(now), 1, 7, '{3,4}', 7, 7, 4)
-                """)
-            try await connection.execute("DEALLOCATE plan_read")
-            try await connection.execute("DEALLOCATE plan_write")
-            try await connection.execute("DEALLOCATE plan_navigation")
-            func text(_ rows: [Row]) throws -> String { try rows.map { try $0.string(0) }.joined(separator: "\n") }
-            return ["read": try text(read), "write": try text(write), "navigation write": try text(navigation)]
+            var plans: [String: String] = [:]
+            for (index, (name, sql, values)) in statements.enumerated() {
+                try await connection.execute("PREPARE plan_\(index) AS " + sql)
+                let rows = try await connection.query("EXPLAIN EXECUTE plan_\(index)(\(values.map(Self.literal).joined(separator: ", ")))")
+                try await connection.execute("DEALLOCATE plan_\(index)")
+                plans[name] = try rows.map { try $0.string(0) }.joined(separator: "\n")
+            }
+            return plans
+        }
+    }
+
+    /// `value` as an SQL literal (test values only: no quote in them goes unescaped).
+    static func literal(_ value: DatabaseValue) -> String {
+        switch value {
+        case .null: "NULL"
+        case .integer(let number): String(number)
+        case .real(let number): String(number)
+        case .text(let text): "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob: "NULL"
         }
     }
 }

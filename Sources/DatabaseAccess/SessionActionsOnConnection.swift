@@ -1,0 +1,211 @@
+/// The action contract in plain statements on one connection, inside the caller's transaction:
+/// SQLite's implementation (its reader's snapshot, its writer's transaction, where a statement
+/// costs no round trip), and PostgreSQL's under the session's row lock.
+///
+/// The write checks everything it assumed before it writes anything, so that a refusal leaves
+/// the transaction as it found it. Where writers run concurrently (PostgreSQL) a purchase or a
+/// token can still be taken between the check and the insert: the insert then finds it, and
+/// `StaleWrite` is thrown for the caller to roll back.
+public struct SessionActionsOnConnection: SessionActions {
+    let connection: any DatabaseConnection
+
+    /// The contract on `connection`.
+    public init(_ connection: any DatabaseConnection) {
+        self.connection = connection
+    }
+
+    // MARK: Read
+
+    public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
+        let row = try await connection.queryOne(
+            """
+            SELECT version, CASE WHEN version = ? THEN NULL ELSE state END, trail_seq, trail_hash, user_id, layout, token_id, photo_ids
+            FROM sessions WHERE id = ?
+            """, read.heldVersion ?? -1, read.sessionID)
+        var covered = read.facts
+        var session: SessionRowRead?
+        if let row {
+            session = SessionRowRead(version: try row.int(0), stateText: row.optionalString(1), trailSeq: try row.int(2), trailHash: try row.string(3))
+            if covered.namedByRow {
+                // A column that does not parse names nothing: the caller finds the state's needs
+                // not covered and reads them by name.
+                if let text = row.optionalString(7), let ids = IDList.ids(text) { covered.photoIDs.formUnion(ids) }
+                if let user = row.optionalInt64(4) { covered.userIDs.insert(user) }
+                if row.optionalString(5) == "tabs" { covered.purchaseLists = true }
+                if covered.tokenID == nil { covered.tokenID = row.optionalInt64(6) }
+            }
+        }
+        covered.namedByRow = false
+        let photoIDs = covered.photoIDs.sorted()
+        var photos: [PhotoRecord] = []
+        if !photoIDs.isEmpty {
+            photos = try await connection.query(
+                "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(Self.marks(photoIDs.count)))", arguments: Self.bindable(photoIDs)
+            ).map(Self.photo)
+        }
+        var purchases: [Int64: [PhotoRecord]] = [:]
+        for userID in covered.userIDs.sorted() where covered.purchaseLists || !photoIDs.isEmpty {
+            let among = covered.purchaseLists ? "" : " AND b.photo_id IN (\(Self.marks(photoIDs.count)))"
+            purchases[userID] = try await connection.query(
+                """
+                SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
+                WHERE b.user_id = ?\(among) ORDER BY b.id DESC
+                """, arguments: Self.bindable([userID] + (covered.purchaseLists ? [] : photoIDs))
+            ).map(Self.photo)
+        }
+        var token: TokenRecord?
+        if let tokenID = covered.tokenID,
+           let row = try await connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) {
+            token = TokenRecord(id: tokenID, expiresAt: try row.string(0), revoked: row.optionalString(1) != nil)
+        }
+        var answer: StoredAnswerRecord?
+        if let key = read.answerKey {
+            answer = try await storedAnswer(sessionID: read.sessionID, key: key, since: read.answersSince)
+        }
+        return ActionSnapshot(session: session, covered: covered, photos: photos, purchases: purchases, token: token, answer: answer)
+    }
+
+    // MARK: Write
+
+    public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
+        if let refusal = try await refusal(of: write) { return refusal }
+        let row = write.row
+        if !write.audit.isEmpty { try await connection.hold([.shared(.number(AuditRowValues.appendLockKey))]) }
+        switch write.kind {
+        case .create:
+            let columns = row.insertedColumns
+            try await connection.execute(
+                "INSERT INTO sessions (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(Self.marks(columns.count)))",
+                arguments: columns.map(\.value))
+        case .update(let version, let trailSeq):
+            let columns = row.updatedColumns
+            let updated = try await connection.execute(
+                "UPDATE sessions SET \(columns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ? AND version = ? AND trail_seq = ?",
+                arguments: columns.map(\.value) + [row.id, version, trailSeq])
+            guard updated == 1 else { throw StaleWrite(outcome: .moved) }
+        }
+        try await AuditRowValues.insert(write.audit, on: connection)
+        for purchase in write.purchases {
+            let inserted = try await connection.execute(
+                """
+                INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (user_id, photo_id) DO NOTHING
+                """, purchase.userID, purchase.photoID, purchase.priceCents, write.at, row.id)
+            guard inserted == 1 else { throw StaleWrite(outcome: .stale(reason: "photo \(purchase.photoID) was bought meanwhile")) }
+        }
+        for token in write.issuedTokens {
+            let inserted = try await connection.execute(
+                "INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+                token.id, token.tokenHash, token.userID, token.issuedAt, token.expiresAt)
+            guard inserted == 1 else { throw StaleWrite(outcome: .stale(reason: "token id \(token.id) is taken")) }
+        }
+        for id in write.revokedTokenIDs.sorted() {
+            try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", write.at, id)
+        }
+        if let answer = write.answer {
+            try await connection.execute(
+                """
+                INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (session_id, key) DO UPDATE SET
+                    request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
+                """, row.id, answer.key, answer.requestHash, answer.response, answer.createdAt)
+        }
+        return .written
+    }
+
+    /// Why `write` cannot be written as it is, checked before anything is written; nil when it can.
+    private func refusal(of write: ActionWrite) async throws -> ActionWriteOutcome? {
+        let sessionID = write.row.id
+        if let answer = write.answer, let stored = try await storedAnswer(sessionID: sessionID, key: answer.key, since: write.answersSince) {
+            return .answered(stored)
+        }
+        let current = try await connection.queryOne("SELECT version, trail_seq FROM sessions WHERE id = ?", sessionID)
+        switch write.kind {
+        case .create:
+            if current != nil { return .moved }
+        case .update(let version, let trailSeq):
+            guard let current, try current.int(0) == version, try current.int(1) == trailSeq else { return .moved }
+        }
+        let assumed = write.assumptions
+        if let tokenID = assumed.tokenUnrevoked,
+           try await connection.queryOne("SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL", tokenID) == nil {
+            return .stale(reason: "the session's token was revoked")
+        }
+        if let notBought = assumed.notBought, !notBought.photoIDs.isEmpty, try await owns(notBought.userID, notBought.photoIDs) {
+            return .stale(reason: "a photo assumed not bought was bought")
+        }
+        if let list = assumed.purchaseCount,
+           try await connection.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", list.userID)?.int(0) != list.count {
+            return .stale(reason: "the purchase list changed")
+        }
+        for purchase in write.purchases where try await owns(purchase.userID, [purchase.photoID]) {
+            return .stale(reason: "photo \(purchase.photoID) was bought meanwhile")
+        }
+        for token in write.issuedTokens where try await connection.queryOne("SELECT 1 FROM tokens WHERE id = ?", token.id) != nil {
+            return .stale(reason: "token id \(token.id) is taken")
+        }
+        return nil
+    }
+
+    /// True when `userID` bought any of `photoIDs`.
+    private func owns(_ userID: Int64, _ photoIDs: Set<Int64>) async throws -> Bool {
+        let ids = photoIDs.sorted()
+        return try await connection.queryOne(
+            "SELECT 1 FROM purchases WHERE user_id = ? AND photo_id IN (\(Self.marks(ids.count))) LIMIT 1", arguments: Self.bindable([userID] + ids)) != nil
+    }
+
+    private func storedAnswer(sessionID: String, key: String, since: String) async throws -> StoredAnswerRecord? {
+        try await connection.queryOne(
+            "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?", sessionID, key, since
+        ).map { StoredAnswerRecord(requestHash: try $0.string(0), response: try $0.string(1)) }
+    }
+
+    private static func photo(_ row: Row) throws -> PhotoRecord {
+        PhotoRecord(id: try row.int64(0), title: try row.string(1), url: try row.string(2), priceCents: try row.int(3))
+    }
+
+    private static func bindable(_ ids: [Int64]) -> [any DatabaseBindable] {
+        ids.map { $0 as any DatabaseBindable }
+    }
+
+    private static func marks(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+}
+
+/// Thrown inside a transaction by a write that found, after it had begun writing, that it
+/// cannot be kept (another writer took a purchase or a token id between check and insert): the
+/// caller rolls the transaction back and reports `outcome`.
+public struct StaleWrite: Error {
+    /// What to report.
+    public let outcome: ActionWriteOutcome
+
+    /// A write that cannot be kept, for `outcome`.
+    public init(outcome: ActionWriteOutcome) { self.outcome = outcome }
+}
+
+extension AuditRowValues {
+    /// Rows per multi-row `INSERT`: both stores cap the bound parameters of one statement
+    /// (SQLite at 32,766, PostgreSQL at 65,535).
+    public static let rowsPerStatement = 500
+
+    /// The key of the audit trail's append lock (PostgreSQL: an advisory lock every appending
+    /// transaction holds shared; see `AuditLog.settledNewestID`).
+    public static let appendLockKey: Int64 = 0x61_75_64_69_74
+
+    /// Inserts `rows` in the caller's transaction: an action's few rows in one statement, a long
+    /// run in statements of `rowsPerStatement`.
+    public static func insert(_ rows: [AuditRowValues], on connection: any DatabaseConnection) async throws {
+        for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
+            let part = rows[start..<min(start + rowsPerStatement, rows.count)]
+            let marks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+            var arguments: [any DatabaseBindable] = []
+            arguments.reserveCapacity(part.count * columns.count)
+            for row in part { arguments += row.values }
+            try await connection.execute(
+                "INSERT INTO audit_events (\(columns.joined(separator: ", "))) VALUES "
+                    + Array(repeating: marks, count: part.count).joined(separator: ", "),
+                arguments: arguments)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import DatabaseAccess
+
+/// The action contract on PostgreSQL: the read and the write each one statement, one round trip
+/// (`SessionStatements`), no transaction held open between them and no row locked; several
+/// instances decide on one session at once, and the write's conditions let only one of them
+/// keep what it decided.
+extension PostgresStorage {
+    public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
+        guard let snapshot = try await runPrepared(ActionReadStatement(read: read)).first else {
+            throw PostgresStoreError.undecodable(column: "the action's read", type: "one row")
+        }
+        return snapshot
+    }
+
+    public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
+        let input = SessionStatements.WriteInput(write)
+        let written: Int64?
+        do {
+            switch write.kind {
+            case .create:
+                written = try await runPrepared(SessionCreateStatement(input: input)).first
+            case .update where write.purchases.isEmpty && write.issuedTokens.isEmpty && write.revokedTokenIDs.isEmpty && write.answer == nil:
+                written = try await runPrepared(NavigationWriteStatement(input: input)).first
+            case .update:
+                written = try await runPrepared(ActionWriteStatement(input: input)).first
+            }
+        } catch let error as PostgresStoreError where error.isStaleFactsRefusal {
+            return .stale(reason: error.failureSummary)
+        } catch let error as PostgresStoreError where error.isUniqueViolation {
+            return .stale(reason: "a token id is taken")
+        }
+        return written == 1 ? .written : .moved
+    }
+
+    /// A transaction with the session's row locked (`FOR UPDATE`) until it ends: other
+    /// instances' writes of this session wait for it. The contract runs in plain statements
+    /// there (`SessionActionsOnConnection`), each write under a savepoint, so that one refused
+    /// midway keeps nothing of itself and leaves the transaction usable.
+    public func withSessionLocked<T: Sendable>(_ sessionID: String, _ body: @escaping @Sendable (any SessionActions) async throws -> T) async throws -> T {
+        try await self.write { connection in
+            _ = try await connection.query("SELECT 1 FROM sessions WHERE id = ? FOR UPDATE", sessionID)
+            return try await body(LockedSessionActions(connection: connection))
+        }
+    }
+
+    public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {
+        try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", cutoff) }
+    }
+}
+
+/// The contract inside `withSessionLocked`'s transaction.
+private struct LockedSessionActions: SessionActions {
+    let connection: any DatabaseConnection
+
+    func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
+        try await SessionActionsOnConnection(connection).readForAction(read)
+    }
+
+    func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
+        try await connection.execute("SAVEPOINT photosd_action_write")
+        do {
+            let outcome = try await SessionActionsOnConnection(connection).writeDecision(write)
+            try await connection.execute("RELEASE SAVEPOINT photosd_action_write")
+            return outcome
+        } catch let refused as StaleWrite {
+            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write")
+            return refused.outcome
+        } catch let error as any DatabaseFailure where error.isUniqueViolation {
+            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write")
+            return .stale(reason: "a row the write inserts exists: \(error.failureSummary)")
+        }
+    }
+}

@@ -1,0 +1,367 @@
+import DatabaseAccess
+import Foundation
+import PhotosModel
+import PostgresNIO
+
+/// The action contract on PostgreSQL as one statement each, one round trip each, no
+/// transaction held open across them and no row locked (`PostgresStorage+SessionActions`):
+///
+/// - `ActionReadStatement`: the session row, and the facts asked for — the named photos
+///   (and with `namedByRow`, those the row's `photo_ids` names), which of them each user owns
+///   (or whole purchase lists), a token's row — and the answer stored for the request's key.
+/// - `ActionWriteStatement`: the session row only if still at the version and trail seq
+///   expected; the audit rows (the append lock held shared first, as every append); the
+///   purchases, the tokens issued or revoked; the idempotency answer. What the decision assumed,
+///   a purchase that meanwhile exists, or an answer stored meanwhile calls
+///   `photosd_stale_facts` (migration 0008), whose error aborts the whole statement: nothing is
+///   kept. `NavigationWriteStatement` is the same for a decision with no effect and no answer
+///   (most navigation): every table a statement writes is opened and locked with its indexes on
+///   every run, rows or not.
+/// - `SessionCreateStatement`: a new session's row and its first audit rows.
+///
+/// Values are bound where they appear (`BoundSQL`), rows are read by column name, and the rows
+/// written in bulk travel as one JSON array of objects keyed by column name
+/// (`jsonb_populate_recordset`), so no value is matched to anything by its position.
+enum SessionStatements {
+    /// The rows of a write, made ready once (JSON texts), for the statement's bindings.
+    struct WriteInput: Sendable {
+        let write: ActionWrite
+        let audit: String
+        let purchases: String
+        let issuedTokens: String
+        var expectedVersion: Int?
+        var expectedTrailSeq: Int?
+
+        init(_ write: ActionWrite) {
+            self.write = write
+            audit = SessionStatements.json(write.audit.map { zip(AuditRowValues.columns, $0.values.map(\.databaseValue)).map { ($0, $1) } })
+            purchases = SessionStatements.json(write.purchases.map {
+                [("user_id", .integer($0.userID)), ("photo_id", .integer($0.photoID)), ("price_cents", .integer(Int64($0.priceCents)))]
+            })
+            issuedTokens = SessionStatements.json(write.issuedTokens.map {
+                [
+                    ("id", .integer($0.id)), ("token_hash", .text($0.tokenHash)), ("user_id", .integer($0.userID)),
+                    ("issued_at", .text($0.issuedAt)), ("expires_at", .text($0.expiresAt)),
+                ]
+            })
+            if case .update(let version, let trailSeq) = write.kind {
+                expectedVersion = version
+                expectedTrailSeq = trailSeq
+            }
+        }
+    }
+
+    /// A JSON array of objects, one per row, keyed by column name.
+    static func json(_ rows: [[(String, DatabaseValue)]]) -> String {
+        var builder = JSONBuilder(capacity: 64 + 400 * rows.count)
+        builder.beginArray()
+        for row in rows {
+            builder.beginObject()
+            for (name, value) in row {
+                builder.key(name)
+                switch value {
+                case .null: builder.null()
+                case .integer(let number): builder.int(number)
+                case .real(let number): builder.string(String(number))
+                case .text(let text): builder.string(text)
+                case .blob(let bytes): builder.string(String(decoding: bytes, as: UTF8.self))
+                }
+            }
+            builder.endObject()
+        }
+        builder.endArray()
+        return builder.text
+    }
+
+    static let auditColumns = AuditRowValues.columns.joined(separator: ", ")
+
+    /// The audit rows' insert of every writing statement, only if the CTE `step` (the session's
+    /// update or insert) wrote its row; in seq order.
+    static func auditInsert(after step: String) -> BoundSQL<WriteInput> {
+        """
+        INSERT INTO audit_events (\(sql: auditColumns))
+                SELECT \(sql: auditColumns) FROM \(sql: step), jsonb_populate_recordset(NULL::audit_events, \({ $0.audit }, .jsonb)) WITH ORDINALITY AS r
+                ORDER BY r.ordinality
+                RETURNING 1
+        """
+    }
+}
+
+/// The session and the facts, in one round trip.
+struct ActionReadStatement: PostgresPreparedStatement {
+    static let name = "photosd_action_read"
+    static let bound: BoundSQL<ActionRead> = """
+        WITH s AS (
+            SELECT version, CASE WHEN version = \({ $0.heldVersion ?? -1 }, .bigint) THEN NULL ELSE state END AS state, trail_seq, trail_hash,
+                user_id, layout, token_id, photo_ids
+            FROM sessions WHERE id = \({ $0.sessionID }, .text)
+        ),
+        wanted AS (
+            SELECT
+                ARRAY(SELECT unnest(\(ids: { $0.facts.photoIDs }))
+                    UNION SELECT unnest(s.photo_ids::bigint[]) FROM s WHERE \(flag: { $0.facts.namedByRow })
+                    ORDER BY 1) AS photos,
+                ARRAY(SELECT unnest(\(ids: { $0.facts.userIDs }))
+                    UNION SELECT s.user_id FROM s WHERE \(flag: { $0.facts.namedByRow }) AND s.user_id IS NOT NULL
+                    ORDER BY 1) AS users,
+                \(flag: { $0.facts.purchaseLists })
+                    OR coalesce((SELECT s.layout = 'tabs' FROM s WHERE \(flag: { $0.facts.namedByRow })), false) AS lists,
+                coalesce(\({ $0.facts.tokenID }, .bigint), (SELECT s.token_id FROM s WHERE \(flag: { $0.facts.namedByRow }))) AS token_id
+        )
+        SELECT s.version, s.state, s.trail_seq, s.trail_hash,
+            w.photos::text AS photo_ids, w.users::text AS user_ids, w.lists AS purchase_lists, w.token_id,
+            (SELECT coalesce(jsonb_agg(jsonb_build_object('id', p.id, 'title', p.title, 'url', p.url, 'price_cents', p.price_cents)), '[]')
+                FROM photos p WHERE p.id = ANY(w.photos))::text AS photos,
+            (SELECT coalesce(jsonb_agg(jsonb_build_object(
+                        'user_id', b.user_id, 'id', p.id, 'title', p.title, 'url', p.url, 'price_cents', p.price_cents)
+                    ORDER BY b.user_id, b.id DESC), '[]')
+                FROM purchases b JOIN photos p ON p.id = b.photo_id
+                WHERE b.user_id = ANY(w.users) AND (w.lists OR b.photo_id = ANY(w.photos)))::text AS purchases,
+            t.id AS token_row, t.expires_at AS token_expires_at, t.revoked_at IS NOT NULL AS token_revoked,
+            (SELECT jsonb_build_object('request_hash', k.request_hash, 'response', k.response) FROM idempotency_keys k
+                WHERE k.session_id = \({ $0.sessionID }, .text) AND k.key = \({ $0.answerKey }, .text)
+                    AND k.created_at > \({ $0.answersSince }, .text))::text AS answer
+        FROM wanted w LEFT JOIN s ON true LEFT JOIN tokens t ON t.id = w.token_id
+        """
+    static var sql: String { bound.text }
+
+    let read: ActionRead
+
+    func makeBindings() throws -> PostgresBindings { Self.bound.bindings(read) }
+
+    func decodeRow(_ row: PostgresRow) throws -> ActionSnapshot {
+        let row = NamedCells(row)
+        var session: SessionRowRead?
+        if let version = try row.optionalInt64("version") {
+            session = SessionRowRead(
+                version: Int(version), stateText: try row.optionalString("state"), trailSeq: Int(try row.int64("trail_seq")),
+                trailHash: try row.string("trail_hash"))
+        }
+        guard let photoIDs = IDList.ids(try row.string("photo_ids")), let userIDs = IDList.ids(try row.string("user_ids")) else {
+            throw PostgresStoreError.undecodable(column: "photo_ids or user_ids", type: "bigint[]")
+        }
+        let covered = FactsWanted(
+            photoIDs: photoIDs, userIDs: userIDs, purchaseLists: try row.bool("purchase_lists"), tokenID: try row.optionalInt64("token_id"),
+            namedByRow: false)
+        var purchases: [Int64: [PhotoRecord]] = [:]
+        for bought in try row.json([PurchasedPhoto].self, "purchases") {
+            purchases[bought.user_id, default: []].append(bought.record)
+        }
+        var token: TokenRecord?
+        if let id = try row.optionalInt64("token_row") {
+            token = TokenRecord(id: id, expiresAt: try row.string("token_expires_at"), revoked: try row.bool("token_revoked"))
+        }
+        let answer = try row.optionalString("answer").map { text in
+            let stored = try NamedCells.decode(StoredAnswer.self, text, column: "answer")
+            return StoredAnswerRecord(requestHash: stored.request_hash, response: stored.response)
+        }
+        return ActionSnapshot(
+            session: session, covered: covered, photos: try row.json([PhotoRow].self, "photos").map(\.record), purchases: purchases,
+            token: token, answer: answer)
+    }
+
+    private struct PhotoRow: Decodable {
+        let id: Int64, title: String, url: String, price_cents: Int
+        var record: PhotoRecord { PhotoRecord(id: id, title: title, url: url, priceCents: price_cents) }
+    }
+
+    private struct PurchasedPhoto: Decodable {
+        let user_id: Int64, id: Int64, title: String, url: String, price_cents: Int
+        var record: PhotoRecord { PhotoRecord(id: id, title: title, url: url, priceCents: price_cents) }
+    }
+
+    private struct StoredAnswer: Decodable {
+        let request_hash: String, response: String
+    }
+}
+
+/// The session row, the audit rows, the effects and the idempotency answer, in one round trip.
+struct ActionWriteStatement: PostgresPreparedStatement {
+    static let name = "photosd_action_write"
+    static let bound = writeSQL(effects: true)
+    static var sql: String { bound.text }
+
+    let input: SessionStatements.WriteInput
+
+    func makeBindings() throws -> PostgresBindings { Self.bound.bindings(input) }
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try NamedCells(row).int64("written") }
+
+    /// The text of `ActionWriteStatement` (`effects`) or `NavigationWriteStatement`.
+    static func writeSQL(effects: Bool) -> BoundSQL<SessionStatements.WriteInput> {
+        let effectClauses: BoundSQL<SessionStatements.WriteInput> = """
+            ,
+            bought AS (
+                INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id)
+                SELECT r.user_id, r.photo_id, r.price_cents, \({ $0.write.at }, .text), \({ $0.write.row.id }, .text)
+                FROM session, jsonb_populate_recordset(NULL::purchases, \({ $0.purchases }, .jsonb)) AS r
+                ON CONFLICT (user_id, photo_id) DO NOTHING
+                RETURNING 1
+            ),
+            issued AS (
+                INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at)
+                SELECT r.id, r.token_hash, r.user_id, r.issued_at, r.expires_at
+                FROM session, jsonb_populate_recordset(NULL::tokens, \({ $0.issuedTokens }, .jsonb)) AS r
+                RETURNING 1
+            ),
+            revoked AS (
+                UPDATE tokens SET revoked_at = \({ $0.write.at }, .text)
+                WHERE revoked_at IS NULL AND id = ANY(\(ids: { $0.write.revokedTokenIDs })) AND EXISTS (SELECT 1 FROM session)
+                RETURNING 1
+            ),
+            answered AS (
+                INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at)
+                SELECT \({ $0.write.row.id }, .text), \({ $0.write.answer?.key }, .text), \({ $0.write.answer?.requestHash }, .text),
+                    \({ $0.write.answer?.response }, .text), \({ $0.write.answer?.createdAt }, .text)
+                FROM session WHERE \(flag: { $0.write.answer != nil })
+                ON CONFLICT (session_id, key) DO UPDATE SET
+                    request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
+                    WHERE idempotency_keys.created_at <= \({ $0.write.answersSince }, .text)
+                RETURNING 1
+            )
+            """
+        let effectChecks: BoundSQL<SessionStatements.WriteInput> = """
+
+                WHEN (SELECT count(*) FROM bought) <> \({ $0.write.purchases.count }, .bigint)
+                    THEN photosd_stale_facts('a photo was bought meanwhile')
+                WHEN (SELECT count(*) FROM answered) <> \({ $0.write.answer == nil ? 0 : 1 }, .bigint)
+                    THEN photosd_stale_facts('the request was answered meanwhile')
+                ELSE 1 + 0 * ((SELECT count(*) FROM audit) + (SELECT count(*) FROM issued) + (SELECT count(*) FROM revoked))
+            """
+        // The interpolations of one statement must be one literal (their placeholders are
+        // numbered as they appear): the optional parts are spliced in as literal text of their
+        // own statement only when `effects` (see `NavigationWriteStatement`).
+        return effects ? """
+            WITH held AS (
+                SELECT pg_advisory_xact_lock_shared(\(sql: String(AuditRowValues.appendLockKey)))
+            ),
+            session AS (
+                UPDATE sessions SET \(assigning: { $0.write.row })
+                WHERE id = \({ $0.write.row.id }, .text) AND version = \({ $0.expectedVersion }, .bigint)
+                    AND trail_seq = \({ $0.expectedTrailSeq }, .bigint) AND EXISTS (SELECT 1 FROM held)
+                RETURNING id
+            ),
+            audit AS (\(SessionStatements.auditInsert(after: "session")))\(effectClauses)
+            SELECT CASE
+                WHEN NOT EXISTS (SELECT 1 FROM session) THEN 0\(assumptionChecks)\(effectChecks)
+            END AS written
+            """ : """
+            WITH held AS (
+                SELECT pg_advisory_xact_lock_shared(\(sql: String(AuditRowValues.appendLockKey)))
+            ),
+            session AS (
+                UPDATE sessions SET \(assigning: { $0.write.row })
+                WHERE id = \({ $0.write.row.id }, .text) AND version = \({ $0.expectedVersion }, .bigint)
+                    AND trail_seq = \({ $0.expectedTrailSeq }, .bigint) AND EXISTS (SELECT 1 FROM held)
+                RETURNING id
+            ),
+            audit AS (\(SessionStatements.auditInsert(after: "session")))
+            SELECT CASE
+                WHEN NOT EXISTS (SELECT 1 FROM session) THEN 0\(assumptionChecks)
+                ELSE 1 + 0 * (SELECT count(*) FROM audit)
+            END AS written
+            """
+    }
+
+    /// What the decision assumed, each refused with the reason it gives.
+    static let assumptionChecks: BoundSQL<SessionStatements.WriteInput> = """
+
+            WHEN \({ $0.write.assumptions.tokenUnrevoked }, .bigint) IS NOT NULL AND NOT EXISTS (
+                    SELECT 1 FROM tokens t WHERE t.id = \({ $0.write.assumptions.tokenUnrevoked }, .bigint) AND t.revoked_at IS NULL)
+                THEN photosd_stale_facts('the session''s token was revoked')
+            WHEN EXISTS (SELECT 1 FROM purchases b WHERE b.user_id = \({ $0.write.assumptions.notBought?.userID }, .bigint)
+                    AND b.photo_id = ANY(\(ids: { $0.write.assumptions.notBought?.photoIDs ?? [] })))
+                THEN photosd_stale_facts('a photo assumed not bought was bought')
+            WHEN \({ $0.write.assumptions.purchaseCount?.userID }, .bigint) IS NOT NULL
+                    AND (SELECT count(*) FROM purchases b WHERE b.user_id = \({ $0.write.assumptions.purchaseCount?.userID }, .bigint))
+                        <> \({ $0.write.assumptions.purchaseCount?.count }, .bigint)
+                THEN photosd_stale_facts('the purchase list changed')
+        """
+}
+
+/// `ActionWriteStatement` for a decision with no effect and no answer to keep.
+struct NavigationWriteStatement: PostgresPreparedStatement {
+    static let name = "photosd_action_write_navigation"
+    static let bound = ActionWriteStatement.writeSQL(effects: false)
+    static var sql: String { bound.text }
+
+    let input: SessionStatements.WriteInput
+
+    func makeBindings() throws -> PostgresBindings { Self.bound.bindings(input) }
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try NamedCells(row).int64("written") }
+}
+
+/// A new session's row and its first audit rows, in one round trip.
+struct SessionCreateStatement: PostgresPreparedStatement {
+    static let name = "photosd_session_create"
+    static let bound: BoundSQL<SessionStatements.WriteInput> = """
+        WITH held AS (
+            SELECT pg_advisory_xact_lock_shared(\(sql: String(AuditRowValues.appendLockKey)))
+        ),
+        session AS (
+            INSERT INTO sessions \(inserting: { $0.write.row }) FROM held
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id
+        ),
+        audit AS (\(SessionStatements.auditInsert(after: "session")))
+        SELECT (SELECT count(*) FROM session) + 0 * (SELECT count(*) FROM audit) AS written
+        """
+    static var sql: String { bound.text }
+
+    let input: SessionStatements.WriteInput
+
+    func makeBindings() throws -> PostgresBindings { Self.bound.bindings(input) }
+    func decodeRow(_ row: PostgresRow) throws -> Int64 { try NamedCells(row).int64("written") }
+}
+
+/// A row's cells by column name: a column a statement no longer returns, or a value of another
+/// type, is an error naming the column, never a value read from the wrong place.
+struct NamedCells {
+    let cells: PostgresRandomAccessRow
+
+    init(_ row: PostgresRow) { cells = row.makeRandomAccess() }
+
+    func value(_ column: String) throws -> DatabaseValue {
+        guard cells.contains(column) else { throw PostgresStoreError.undecodable(column: column, type: "a column the statement does not return") }
+        return try PostgresTransactionConnection.value(cells[column])
+    }
+
+    func optionalInt64(_ column: String) throws -> Int64? {
+        switch try value(column) {
+        case .null: return nil
+        case .integer(let number): return number
+        default: throw PostgresStoreError.undecodable(column: column, type: "bigint")
+        }
+    }
+
+    func int64(_ column: String) throws -> Int64 {
+        guard let number = try optionalInt64(column) else { throw PostgresStoreError.undecodable(column: column, type: "bigint, not NULL") }
+        return number
+    }
+
+    func bool(_ column: String) throws -> Bool { try int64(column) != 0 }
+
+    func optionalString(_ column: String) throws -> String? {
+        switch try value(column) {
+        case .null: return nil
+        case .text(let text): return text
+        default: throw PostgresStoreError.undecodable(column: column, type: "text")
+        }
+    }
+
+    func string(_ column: String) throws -> String {
+        guard let text = try optionalString(column) else { throw PostgresStoreError.undecodable(column: column, type: "text, not NULL") }
+        return text
+    }
+
+    func json<T: Decodable>(_ type: T.Type, _ column: String) throws -> T {
+        try Self.decode(type, try string(column), column: column)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ text: String, column: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw PostgresStoreError.undecodable(column: column, type: "JSON of \(T.self)")
+        }
+    }
+}

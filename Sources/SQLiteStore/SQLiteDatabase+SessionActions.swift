@@ -1,0 +1,34 @@
+import DatabaseAccess
+
+/// The action contract on SQLite: the read on a reader's snapshot, the write inside the
+/// writer's transaction, where every check is a statement in this process (no round trip) and
+/// nothing can move between the check and the write: the one writer runs one transaction at a
+/// time.
+extension SQLiteDatabase {
+    public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
+        try await self.read { connection in try await SessionActionsOnConnection(connection).readForAction(read) }
+    }
+
+    public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
+        do {
+            return try await self.write { connection in
+                let outcome = try await SessionActionsOnConnection(connection).writeDecision(write)
+                // A refusal wrote nothing (the checks come first); its transaction is rolled
+                // back rather than committed empty, so the writer counts only commits that hold.
+                if outcome == .moved || outcome.isStale { throw StaleWrite(outcome: outcome) }
+                return outcome
+            }
+        } catch let refused as StaleWrite {
+            return refused.outcome
+        }
+    }
+
+    /// The writer's transaction: nothing else writes while it runs.
+    public func withSessionLocked<T: Sendable>(_ sessionID: String, _ body: @escaping @Sendable (any SessionActions) async throws -> T) async throws -> T {
+        try await self.write { connection in try await body(SessionActionsOnConnection(connection)) }
+    }
+
+    public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {
+        try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", cutoff) }
+    }
+}

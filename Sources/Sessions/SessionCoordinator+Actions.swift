@@ -1,0 +1,290 @@
+import DatabaseAccess
+import Foundation
+import Navigation
+import PhotosCore
+import PhotosModel
+
+/// An action, as one loop: each round takes the session and the facts (what this process
+/// knows, or one read), lets the core decide, and makes one write, which keeps the decision only
+/// if what it was decided on still holds. The first round may decide on what this process knows
+/// (the write checks what that assumed); when its write is refused, the next reads; when that
+/// one's is refused too, the rest run under the store's lock, where nothing moves under them.
+/// A round that finds the session waiting for credentials it has not checked returns for them
+/// (bcrypt is slow: never inside a transaction). Past `rounds`, `conflict`.
+extension SessionCoordinator {
+    /// Rounds before giving up with `conflict`.
+    static let rounds = 4
+
+    /// Applies one client action from a client at `address` (what the sign-in limits count).
+    /// Throws for what changes nothing (`bad_request`, `not_found`, `version_conflict`, and
+    /// `too_many_attempts` past the first refusal of a sign-in limit's window); returns a result
+    /// with `error` set for refusals that are recorded (`action_not_available`,
+    /// `invalid_credentials`, the first `too_many_attempts` of a window).
+    ///
+    /// A retry answered from its `Idempotency-Key` returns the first answer, but a sign-in's
+    /// token only when the retry's password checks again (`reconfirmedToken`).
+    public func apply(
+        _ action: ClientAction, to sessionID: String, expectVersion: Int? = nil,
+        idempotencyKey: String? = nil, actor: AuditActor = .client, address: String = AuthService.localAddress
+    ) async throws -> ActionResult {
+        if let idempotencyKey {
+            guard (1...200).contains(idempotencyKey.utf8.count) else { throw PhotosError.badRequest("Idempotency-Key must be 1 to 200 bytes") }
+        }
+        if action.name == .submit { try action.validateParameters() }
+        var result = try await run(
+            ActionRequest(action: action, sessionID: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey, actor: actor),
+            address: address)
+        if result.isReplay {
+            result.isReplay = false
+            if result.token != nil { result.token = try await reconfirmedToken(result.token, action: action, address: address) }
+        }
+        return result
+    }
+
+    /// Signs a live session in as `username` on the operator's authority. If the session waits
+    /// on a `signIn` screen, its flow resumes exactly as after a successful `submit`.
+    public func operatorSignIn(sessionID: String, username: String, actor: AuditActor) async throws -> ActionResult {
+        guard let user = try await auth.user(named: username) else { throw PhotosError.notFound("no user named \(username)") }
+        return try await run(
+            ActionRequest(action: ClientAction(.submit, username: username), sessionID: sessionID, actor: actor, decider: .operatorSignIn(user)),
+            address: AuthService.localAddress)
+    }
+
+    /// Completes the `buy` screen of a live session on the operator's authority.
+    public func operatorPurchase(sessionID: String, actor: AuditActor) async throws -> ActionResult {
+        try await run(
+            ActionRequest(action: ClientAction(.buy), sessionID: sessionID, actor: actor, decider: .operatorPurchase), address: AuthService.localAddress)
+    }
+
+    // MARK: The loop
+
+    /// The loop.
+    func run(_ request: ActionRequest, address: String) async throws -> ActionResult {
+        var request = request
+        var way = Way.onKnownFacts
+        for _ in 0..<Self.rounds {
+            let round: Round
+            if way == .locked {
+                let locked = request
+                round = try await database.withSessionLocked(request.sessionID) { actions in
+                    try await self.round(locked, on: actions, trustKnown: false)
+                }
+            } else {
+                round = try await self.round(request, on: database, trustKnown: way == .onKnownFacts)
+            }
+            switch round {
+            case .done(let result, let written):
+                // Committed by now (the lock's transaction has ended): safe to keep in memory.
+                if let written {
+                    cache.store(written.prepared)
+                    known.learn(written: written.prepared.decision, sessionID: request.sessionID, storedKey: written.storedKey)
+                }
+                return result
+            case .needsCredentials:
+                request.credentials = try await checkCredentials(request.action, address: address)
+            case .refused:
+                way = way == .onKnownFacts ? .read : .locked
+            }
+        }
+        throw PhotosError(.conflict, "the session kept changing while this action was decided; retry")
+    }
+
+    /// How a round reads.
+    enum Way {
+        /// On what this process knows, when it knows enough; else one read.
+        case onKnownFacts
+        /// One read.
+        case read
+        /// The read and the write in one transaction holding the session.
+        case locked
+    }
+
+    /// How a round ended.
+    enum Round: Sendable {
+        /// The answer; with the decision written, when it was (for the caches).
+        case done(ActionResult, written: Written?)
+        /// The session takes credentials that are not checked yet.
+        case needsCredentials
+        /// The write kept nothing: the session moved, or an assumed fact went stale.
+        case refused(ActionWriteOutcome)
+    }
+
+    /// A decision written, and the key its answer was kept under.
+    struct Written: Sendable {
+        let prepared: PreparedWrite
+        let storedKey: String?
+    }
+
+    /// One round of `request` on `store`: the session and facts, the decision, the write.
+    func round(_ request: ActionRequest, on store: any SessionActions, trustKnown: Bool) async throws -> Round {
+        let now = auth.now()
+        let stamp = ISO8601Timestamp.string(from: now)
+        let since = idempotency.cutoff(now: now)
+        let storedKey = try request.idempotencyKey.map { try idempotency.storedKey($0, sessionID: request.sessionID) }
+        let cached = cache.entry(request.sessionID)
+
+        // The session and the facts: what this process knows, or one read.
+        let basis: Basis
+        if trustKnown, let cached, let known = onKnownFacts(request, cached: cached, storedKey: storedKey, now: stamp) {
+            basis = known
+        } else {
+            let snapshot = try await store.readForAction(ActionRead(
+                sessionID: request.sessionID, heldVersion: cached?.version, facts: request.hints, answerKey: storedKey, answersSince: since))
+            if let stored = snapshot.answer, let key = request.idempotencyKey {
+                return .done(try idempotency.answer(stored, key: key, sessionID: request.sessionID, fingerprint: request.action.fingerprint), written: nil)
+            }
+            let loaded = try loaded(snapshot, sessionID: request.sessionID, cached: cached)
+            if let expectVersion = request.expectVersion, expectVersion != loaded.version {
+                throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
+            }
+            if request.needsCredentials(on: loaded.state) { return .needsCredentials }
+            let needs = SessionMachine.needs(state: loaded.state, action: request.action, signingIn: request.signingIn)
+            guard let facts = try await facts(
+                for: needs, of: request.sessionID, on: loaded, from: snapshot, store: store, now: stamp,
+                credentials: request.credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil)
+            else { return .refused(.moved) }
+            basis = Basis(loaded: loaded, facts: facts, assumed: .init(), onKnownFacts: false)
+        }
+        if request.needsCredentials(on: basis.loaded.state) { return .needsCredentials }
+
+        // The decision: pure.
+        let loaded = basis.loaded
+        let decision = try request.decide(SessionMachine.Input(
+            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
+            action: request.action, actor: request.actor, facts: basis.facts))
+        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
+
+        // The write: only if the session is as read and what was assumed still holds.
+        var assumed = basis.assumed
+        if let token = loaded.state.tokenId, basis.facts.tokenLive { assumed.tokenUnrevoked = token }
+        let answer = try request.idempotencyKey.map {
+            try idempotency.storedAnswer(decision.result, key: $0, sessionID: request.sessionID, fingerprint: request.action.fingerprint, now: now)
+        }
+        let outcome = try await store.writeDecision(prepared.write(
+            .update(expectedVersion: loaded.version, expectedTrailSeq: loaded.trailSeq), at: stamp, answer: answer, answersSince: since,
+            assumptions: assumed))
+        switch outcome {
+        case .written:
+            if basis.onKnownFacts { known.count(held: true) }
+            return .done(decision.result, written: Written(prepared: prepared, storedKey: answer == nil ? nil : storedKey))
+        case .answered(let stored):
+            guard let key = request.idempotencyKey else { throw PhotosError(.internal, "an answer came back for a request without a key") }
+            return .done(try idempotency.answer(stored, key: key, sessionID: request.sessionID, fingerprint: request.action.fingerprint), written: nil)
+        case .moved, .stale:
+            if basis.onKnownFacts { known.count(held: false) }
+            return .refused(outcome)
+        }
+    }
+
+    /// What a decision is made on.
+    struct Basis {
+        var loaded: LoadedSession
+        var facts: SessionFacts
+        /// What the facts took as true without reading it (known facts), for the write to check.
+        var assumed: ActionWrite.Assumptions
+        var onKnownFacts: Bool
+    }
+
+    /// The session as this process holds it (`cached`) and the facts it knows, when that is
+    /// enough to decide `request`: no credentials to check or token to issue, the trail head
+    /// known, the version the client expects, no answer this process stored under the key (the
+    /// read returns it), every fact known (`KnownFacts`).
+    private func onKnownFacts(_ request: ActionRequest, cached: StateCache.Entry, storedKey: String?, now: String) -> Basis? {
+        guard request.credentials == nil, let trail = cached.trail else { return nil }
+        if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
+        if let storedKey, known.answered(storedKey, sessionID: request.sessionID) { return nil }
+        let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: request.signingIn)
+        guard let (facts, assumed) = known.facts(for: needs, now: now) else { return nil }
+        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
+        return Basis(loaded: loaded, facts: facts, assumed: assumed, onKnownFacts: true)
+    }
+
+    // MARK: Credentials
+
+    /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
+    /// Throws the limits' `too_many_attempts` when the refusal is only counted (not the first
+    /// of its window): the session is then left as it was, with no audit row.
+    private func checkCredentials(_ action: ClientAction, address: String) async throws -> CredentialCheck {
+        let username = action.username ?? ""
+        switch try await auth.check(username: username, password: action.password ?? "", address: address) {
+        case .valid(let user):
+            return .valid(user)
+        case .invalid:
+            return .invalid(existingUser: await auth.existingUsername(username))
+        case .limited(let error, let audit):
+            guard let audit else { throw error }
+            return .limited(error, existingUser: await auth.existingUsername(username), limit: audit)
+        }
+    }
+
+    /// A retried sign-in's token, or nil when the retry's password does not check: the key
+    /// replays the session's navigation (a client that lost the answer must not sign in twice),
+    /// but the token is a credential of its own and a key alone must not hand it out. The check
+    /// is a sign-in attempt like any other (bcrypt, the sign-in limits: `too_many_attempts` past
+    /// them); it writes nothing, so the retry still changes nothing.
+    private func reconfirmedToken(_ token: String?, action: ClientAction, address: String) async throws -> String? {
+        switch try await auth.check(username: action.username ?? "", password: action.password ?? "", address: address) {
+        case .valid: return token
+        case .invalid: return nil
+        case .limited(let error, _): throw error
+        }
+    }
+}
+
+/// One action on its way through the loop.
+struct ActionRequest: Sendable {
+    var action: ClientAction
+    var sessionID: String
+    var expectVersion: Int? = nil
+    var idempotencyKey: String? = nil
+    var actor: AuditActor
+    /// Who decides: the client's action, or an operator's.
+    var decider: Decider = .client
+    /// Set once the submitted password was checked.
+    var credentials: CredentialCheck? = nil
+
+    enum Decider: Sendable {
+        /// `SessionMachine.decide`.
+        case client
+        /// `SessionMachine.operatorSignIn` as this user.
+        case operatorSignIn(User)
+        /// `SessionMachine.decide` of `buy`, only on the `buy` screen.
+        case operatorPurchase
+    }
+
+    /// The user this action may sign in.
+    var signingIn: Int64? {
+        if case .operatorSignIn(let user) = decider { return user.id }
+        if case .valid(let user)? = credentials { return user.id }
+        return nil
+    }
+
+    /// What the first read asks for besides what the session row names: the action's photo
+    /// and link, the user signing in.
+    var hints: FactsWanted {
+        FactsWanted(
+            photoIDs: Set([action.photoId, action.link?.photoID].compactMap { $0 }), userIDs: Set([signingIn].compactMap { $0 }),
+            purchaseLists: action.link == .purchases, namedByRow: true)
+    }
+
+    /// True when deciding on `state` needs the submitted credentials checked first.
+    func needsCredentials(on state: SessionState) -> Bool {
+        guard case .client = decider, action.name == .submit, credentials == nil else { return false }
+        return state.availableActions().contains(.submit)
+    }
+
+    /// The core's decision.
+    func decide(_ input: SessionMachine.Input) throws -> SessionDecision {
+        switch decider {
+        case .client:
+            return try SessionMachine.decide(input)
+        case .operatorSignIn(let user):
+            return try SessionMachine.operatorSignIn(input, user: user)
+        case .operatorPurchase:
+            guard let top = input.state.topScreen, top.screen == .buy else {
+                throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(input.state.topScreen?.screen.rawValue ?? "no") screen, not buy")
+            }
+            return try SessionMachine.decide(input)
+        }
+    }
+}
