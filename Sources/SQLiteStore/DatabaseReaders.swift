@@ -28,7 +28,14 @@ public final class DatabaseReaders: Sendable {
         return try await readers[Int(index)].read(body)
     }
 
-    /// Stops the threads (after what they are running) and closes the connections.
+    /// Closes the connections once the reads running on them end, then lets the threads end,
+    /// without holding a thread of the cooperative pool (each close runs on its reader's thread).
+    public func close() async {
+        guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        for reader in readers { await reader.closeConnection() }
+    }
+
+    /// The same, blocking the caller until the threads have ended.
     public func close() {
         guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
         for reader in readers { reader.close() }
@@ -61,6 +68,15 @@ private actor Reader {
             if !waiting.isEmpty { waiting.removeFirst().resume() }
         }
         return try await connection.transaction(.deferred) { try await body(connection) }
+    }
+
+    /// Closes the connection once the read running on it (if any) has ended, on this reader's
+    /// thread, then lets the thread end by itself.
+    func closeConnection() async {
+        while busy { await withCheckedContinuation { waiting.append($0) } }
+        busy = true  // for good: nothing reads after this
+        connection.close()
+        executor.stop(waiting: false)
     }
 
     /// Lets the thread finish what is queued, ends it, then closes the connection.

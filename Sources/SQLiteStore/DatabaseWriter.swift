@@ -18,7 +18,8 @@ public final class DatabaseWriter: Sendable {
     private let pending: PendingWrites
     private let executor: ThreadExecutor
     private let connection: ConnectionBox
-    private let loopEnded = DispatchSemaphore(value: 0)
+    private let committer: Committer
+    private let loopEnded = LoopEnd()
     /// The largest number of requests committed together.
     public let maxBatchSize: Int
     /// The most requests that may wait for the writer at once; past it `write` fails at once
@@ -44,10 +45,10 @@ public final class DatabaseWriter: Sendable {
         self.statistics = statistics
         // The loop holds the queue, the connection and the counters, never `self`, so a writer
         // that is dropped without `close()` still ends its loop and its thread (`deinit`). It
-        // starts on the writer's thread and signals its end from there: `close()` blocks its
-        // caller, which may be a thread of the cooperative pool, so nothing it waits for may
-        // need one.
+        // starts on the writer's thread and signals its end from there: the blocking `close()`
+        // may be called on a thread of the cooperative pool, so nothing it waits for may need one.
         let committer = Committer(executor: executor, connection: connection, statistics: statistics)
+        self.committer = committer
         let batchSize = self.maxBatchSize
         let loopEnded = self.loopEnded
         Task(executorPreference: executor) {
@@ -75,11 +76,23 @@ public final class DatabaseWriter: Sendable {
         }
     }
 
-    /// Finishes the queued requests, checkpoints the WAL and closes the connection.
+    /// Finishes the queued requests, checkpoints the WAL and closes the connection, without
+    /// holding a thread of the cooperative pool: the wait is a suspension, and the checkpoint
+    /// runs on the writer's own thread, which then ends by itself. What `DatabaseStore.close()`
+    /// runs (photosd's shutdown).
+    public func close() async {
+        guard pending.stop() else { return }
+        await loopEnded.wait()
+        await committer.closeConnection()
+        executor.stop(waiting: false)
+    }
+
+    /// The same, blocking the caller until it is done: for callers that cannot await (a test's
+    /// `defer`, a tool's last line).
     public func close() {
         guard pending.stop() else { return }
-        loopEnded.wait()
-        executor.stop()
+        loopEnded.blockingWait()
+        executor.stop(waiting: true)
         // The loop and the thread have ended: nothing else uses the connection now.
         connection.close()
     }
@@ -106,11 +119,17 @@ private actor Committer {
     }
 
     /// Commits batches until the queue is stopped and empty, then signals `ended`.
-    func run(_ pending: PendingWrites, batchSize: Int, ended: DispatchSemaphore) async {
+    func run(_ pending: PendingWrites, batchSize: Int, ended: LoopEnd) async {
         while let jobs = await pending.next(atMost: batchSize) {
             await commit(jobs)
         }
         ended.signal()
+    }
+
+    /// Checkpoints the WAL and closes the connection, on the writer's thread, once the loop has
+    /// ended (nothing else uses the connection then).
+    func closeConnection() {
+        box.close()
     }
 
     private func commit(_ jobs: [any WriteJob]) async {
@@ -158,6 +177,40 @@ private actor Committer {
         }
         statistics.record(committed: succeeded.count)
         for job in succeeded { job.succeed() }
+    }
+}
+
+/// The end of the writer's loop, awaited by `close()` (suspending) or waited for (blocking).
+private final class LoopEnd: Sendable {
+    private let state = Mutex((ended: false, waiters: [CheckedContinuation<Void, Never>]()))
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    /// Called once, by the loop, as it ends.
+    func signal() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.ended = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+        semaphore.signal()
+    }
+
+    /// Returns once the loop has ended, suspended meanwhile.
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            let ended = state.withLock { state -> Bool in
+                if !state.ended { state.waiters.append(continuation) }
+                return state.ended
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
+    /// Returns once the loop has ended, blocking the calling thread meanwhile.
+    func blockingWait() {
+        semaphore.wait()
+        semaphore.signal()  // a later wait returns at once
     }
 }
 

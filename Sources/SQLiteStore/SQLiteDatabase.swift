@@ -51,7 +51,15 @@ public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupSt
         }
     }
 
-    /// Closes the readers, then the writer (which checkpoints the WAL first).
+    /// Closes the readers, then the writer (which checkpoints the WAL first), suspending while
+    /// they finish what is running: no thread of the cooperative pool is held (photosd's
+    /// shutdown, every `DatabaseStore.close()`).
+    public func close() async {
+        await readers.close()
+        await writer.close()
+    }
+
+    /// The same, blocking the caller: for callers that cannot await (a test's `defer`).
     public func close() {
         readers.close()
         writer.close()

@@ -34,9 +34,9 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
         afterStop.async { job.runSynchronously(isolatedTo: serial, taskExecutor: task) }
     }
 
-    /// Runs the jobs already queued, then ends the thread and waits for it.
-    func stop() {
-        worker.stop()
+    /// Runs the jobs already queued, then ends the thread; with `waiting`, blocks until it has.
+    func stop(waiting: Bool = true) {
+        worker.stop(waiting: waiting)
     }
 }
 

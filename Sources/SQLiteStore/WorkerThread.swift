@@ -47,9 +47,9 @@ final class WorkerThread<Job>: Sendable {
         queue.submit(job)
     }
 
-    /// Runs what is queued, then stops the thread and waits for it to end.
-    func stop() {
-        queue.stop(wait: true)
+    /// Runs what is queued, then stops the thread; with `waiting`, blocks until it has ended.
+    func stop(waiting: Bool = true) {
+        queue.stop(wait: waiting)
     }
 }
 

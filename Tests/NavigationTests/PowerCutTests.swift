@@ -98,7 +98,7 @@ struct PowerCutTests {
                 [NewPhoto(title: "Sunset", priceCents: 250), NewPhoto(title: "Harbour", priceCents: 100), NewPhoto(title: "Snow", priceCents: 300)],
                 actor: testOperator)
             _ = try await auth.createUser(username: "alice", password: password, actor: testOperator)
-            database.close()
+            await database.close()
         }
         let secret = try ServerSecret.loadOrCreate(path: directory.file("photosd-secret.key"))
 
@@ -135,7 +135,7 @@ struct PowerCutTests {
         if !vfs.isOff { vfs.powerCut(report.mode, seed: powerSeed) }
         let cutInstant = ContinuousClock.now
         report.writesUndone = vfs.statistics.writesLost
-        database.close()
+        await database.close()
         vfs.unregister()
 
         // Reboot: the system's VFS, recovery from whatever the WAL holds.

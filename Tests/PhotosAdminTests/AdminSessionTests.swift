@@ -101,7 +101,7 @@ extension AdminSessionTests {
         configuration.bcryptCost = 4
         let sessions = try PhotosServices(configuration: configuration, database: database).sessions
         let id = try await sessions.createSession(layout: .tabs, link: .buy(1)).session.id
-        database.close()
+        await database.close()
 
         let waiting = try await AdminProcess.admin(["sessions", "show", id] + db, in: directory.path)
         #expect(waiting.status == 0, "\(waiting.stderr)")

@@ -109,7 +109,7 @@ struct WriterFaultTests {
         try await Self.insert(database, "after")
         #expect(database.writer.stats.reopens == 1)
         #expect(try await Self.names(database) == ["before", "after"])
-        database.close()
+        await database.close()
         vfs.unregister()
         // Not after recovery from the WAL either: the batch never wrote its commit frame.
         #expect(try Self.namesAfterReopen(directory.file("faults.db")) == ["before", "after"])
@@ -133,7 +133,7 @@ struct WriterFaultTests {
         vfs.clearFailures()
         try await Self.insert(database, "after")
         #expect(try await Self.names(database) == ["before", "after"])
-        database.close()
+        await database.close()
         vfs.unregister()
         #expect(try Self.namesAfterReopen(directory.file("faults.db")) == ["before", "after"])
     }

@@ -187,12 +187,58 @@ struct WriterTests {
         }
     }
 
+    @Test("closing waits for what is running without holding a thread of the cooperative pool")
+    func closeDoesNotBlockThePool() async throws {
+        // One database more than the pool has threads, each with a write held on its writer
+        // thread: a close that blocked its caller would take every pool thread, and nothing else
+        // could run until the writes end. A probe task must run meanwhile.
+        let count = ProcessInfo.processInfo.activeProcessorCount + 1
+        let directories = try (0..<count).map { _ in try TemporaryDirectory() }
+        defer { for directory in directories { directory.remove() } }
+        let databases = try directories.map { try Self.makeDatabase($0) }
+        let gates = databases.map { _ in DispatchSemaphore(value: 0) }
+        let started = Counter()
+        var held: [Task<Void, any Error>] = []
+        for (database, gate) in zip(databases, gates) {
+            held.append(Task.detached { try await database.write { _ in started.value.add(1, ordering: .relaxed); gate.wait() } })
+        }
+        while started.value.load(ordering: .relaxed) < count { try await Task.sleep(for: .milliseconds(5)) }
+        let closing = databases.map { database in Task.detached { await database.close() } }
+        let closed = Counter()
+        let probeRan = Flag()
+        let probeRanWhileClosing = Flag()
+        let probe = Task.detached {
+            try? await Task.sleep(for: .milliseconds(100))
+            probeRan.value.store(true, ordering: .relaxed)
+        }
+        // Off the pool: wait up to 5 s for the probe, note whether the closes were still waiting,
+        // then let the writes end whatever happened (so a failure is a failure, not a hang).
+        let watchdog = Thread {
+            let deadline = Date().addingTimeInterval(5)
+            while !probeRan.value.load(ordering: .relaxed) && Date() < deadline { usleep(5_000) }
+            probeRanWhileClosing.value.store(probeRan.value.load(ordering: .relaxed) && closed.value.load(ordering: .relaxed) == 0, ordering: .relaxed)
+            for gate in gates { gate.signal() }
+        }
+        watchdog.start()
+        for task in closing {
+            await task.value
+            closed.value.add(1, ordering: .relaxed)
+        }
+        for task in held { try await task.value }
+        await probe.value
+        let unblocked = probeRanWhileClosing.value.load(ordering: .relaxed)
+        #expect(unblocked, "the pool was blocked while the databases closed")
+        for database in databases {
+            await #expect(throws: DatabaseClosedError.self) { try await database.write { _ in } }
+        }
+    }
+
     @Test("after close, requests fail cleanly")
     func closed() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let database = try Self.makeDatabase(directory)
-        database.close()
+        await database.close()
         await #expect(throws: DatabaseClosedError.self) {
             try await database.write { try await $0.execute("INSERT INTO items (name) VALUES ('late')") }
         }
@@ -202,4 +248,8 @@ struct WriterTests {
 /// A flag shared with the writer thread.
 private final class Flag: Sendable {
     let value = Atomic<Bool>(false)
+}
+
+private final class Counter: Sendable {
+    let value = Atomic<Int>(0)
 }
