@@ -2,10 +2,9 @@
 /// SQLite's implementation (its reader's snapshot, its writer's transaction, where a statement
 /// costs no round trip), and PostgreSQL's under the session's row lock.
 ///
-/// The write checks everything it assumed before it writes anything, so that a refusal leaves
-/// the transaction as it found it. Where writers run concurrently (PostgreSQL) a purchase or a
-/// token can still be taken between the check and the insert: the insert then finds it, and
-/// `StaleWrite` is thrown for the caller to roll back.
+/// The write checks what the decision assumed before it writes anything; what its own
+/// statements find (the session moved, a purchase made, a token id taken) throws `StaleWrite`
+/// for the caller to roll back.
 public struct SessionActionsOnConnection: SessionActions {
     let connection: any DatabaseConnection
 
@@ -67,21 +66,21 @@ public struct SessionActionsOnConnection: SessionActions {
 
     // MARK: Write
 
+    /// Checks what the decision assumed (reads), then writes; a write that finds the session
+    /// moved, a purchase made or a token id taken throws `StaleWrite` with that outcome, for
+    /// the caller to roll back: SQLite's writer rolls back the request's savepoint, PostgreSQL's
+    /// locked form its own savepoint. (Each costs no extra statement when nothing is refused:
+    /// the write's own row counts say it.)
     public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
         if let refusal = try await refusal(of: write) { return refusal }
         let row = write.row
         if !write.audit.isEmpty { try await connection.hold([.shared(.number(AuditRowValues.appendLockKey))]) }
         switch write.kind {
         case .create:
-            let columns = row.insertedColumns
-            try await connection.execute(
-                "INSERT INTO sessions (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(Self.marks(columns.count)))",
-                arguments: columns.map(\.value))
+            let inserted = try await connection.execute(Self.insertSession, arguments: row.insertedColumns.map(\.value))
+            guard inserted == 1 else { throw StaleWrite(outcome: .moved) }
         case .update(let version, let trailSeq):
-            let columns = row.updatedColumns
-            let updated = try await connection.execute(
-                "UPDATE sessions SET \(columns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ? AND version = ? AND trail_seq = ?",
-                arguments: columns.map(\.value) + [row.id, version, trailSeq])
+            let updated = try await connection.execute(Self.updateSession, arguments: row.updatedColumns.map(\.value) + [row.id, version, trailSeq])
             guard updated == 1 else { throw StaleWrite(outcome: .moved) }
         }
         try await AuditRowValues.insert(write.audit, on: connection)
@@ -113,18 +112,20 @@ public struct SessionActionsOnConnection: SessionActions {
         return .written
     }
 
-    /// Why `write` cannot be written as it is, checked before anything is written; nil when it can.
+    /// The session row's insert and conditional update, from its columns' one definition.
+    static let insertSession: String = {
+        let columns = SessionRow.shape.insertedColumns
+        return "INSERT INTO sessions (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(marks(columns.count))) ON CONFLICT (id) DO NOTHING"
+    }()
+    static let updateSession: String =
+        "UPDATE sessions SET \(SessionRow.shape.updatedColumns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ? AND version = ? AND trail_seq = ?"
+
+    /// Why `write` cannot be written as it is, from what the decision assumed (checked before
+    /// anything is written); nil when nothing assumed has changed. An answer stored under the
+    /// request's key meanwhile is returned (`answered`) rather than overwritten.
     private func refusal(of write: ActionWrite) async throws -> ActionWriteOutcome? {
-        let sessionID = write.row.id
-        if let answer = write.answer, let stored = try await storedAnswer(sessionID: sessionID, key: answer.key, since: write.answersSince) {
+        if let answer = write.answer, let stored = try await storedAnswer(sessionID: write.row.id, key: answer.key, since: write.answersSince) {
             return .answered(stored)
-        }
-        let current = try await connection.queryOne("SELECT version, trail_seq FROM sessions WHERE id = ?", sessionID)
-        switch write.kind {
-        case .create:
-            if current != nil { return .moved }
-        case .update(let version, let trailSeq):
-            guard let current, try current.int(0) == version, try current.int(1) == trailSeq else { return .moved }
         }
         let assumed = write.assumptions
         if let tokenID = assumed.tokenUnrevoked,
@@ -137,12 +138,6 @@ public struct SessionActionsOnConnection: SessionActions {
         if let list = assumed.purchaseCount,
            try await connection.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", list.userID)?.int(0) != list.count {
             return .stale(reason: "the purchase list changed")
-        }
-        for purchase in write.purchases where try await owns(purchase.userID, [purchase.photoID]) {
-            return .stale(reason: "photo \(purchase.photoID) was bought meanwhile")
-        }
-        for token in write.issuedTokens where try await connection.queryOne("SELECT 1 FROM tokens WHERE id = ?", token.id) != nil {
-            return .stale(reason: "token id \(token.id) is taken")
         }
         return nil
     }
@@ -173,6 +168,38 @@ public struct SessionActionsOnConnection: SessionActions {
     }
 }
 
+/// The contract inside a transaction that goes on after a refusal (`withSessionLocked`): each
+/// write under a savepoint, rolled back to when it is refused, so the transaction stays usable.
+public struct SessionActionsInSavepoints: SessionActions {
+    let connection: any DatabaseConnection
+
+    /// The contract on `connection`, inside its transaction.
+    public init(_ connection: any DatabaseConnection) {
+        self.connection = connection
+    }
+
+    public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
+        try await SessionActionsOnConnection(connection).readForAction(read)
+    }
+
+    public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
+        try await connection.execute("SAVEPOINT photosd_action_write", arguments: [])
+        do {
+            let outcome = try await SessionActionsOnConnection(connection).writeDecision(write)
+            try await connection.execute("RELEASE SAVEPOINT photosd_action_write", arguments: [])
+            return outcome
+        } catch let refused as StaleWrite {
+            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write", arguments: [])
+            try await connection.execute("RELEASE SAVEPOINT photosd_action_write", arguments: [])
+            return refused.outcome
+        } catch let error as any DatabaseFailure where error.isUniqueViolation {
+            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write", arguments: [])
+            try await connection.execute("RELEASE SAVEPOINT photosd_action_write", arguments: [])
+            return .stale(reason: "a row the write inserts exists: \(error.failureSummary)")
+        }
+    }
+}
+
 /// Thrown inside a transaction by a write that found, after it had begun writing, that it
 /// cannot be kept (another writer took a purchase or a token id between check and insert): the
 /// caller rolls the transaction back and reports `outcome`.
@@ -193,19 +220,24 @@ extension AuditRowValues {
     /// transaction holds shared; see `AuditLog.settledNewestID`).
     public static let appendLockKey: Int64 = 0x61_75_64_69_74
 
+    /// The insert of `rows` rows.
+    static func insertStatement(rows: Int) -> String {
+        let marks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        return "INSERT INTO audit_events (\(columns.joined(separator: ", "))) VALUES " + Array(repeating: marks, count: rows).joined(separator: ", ")
+    }
+
+    /// The inserts of the few rows an action appends, made once.
+    static let insertStatements = (0..<16).map { insertStatement(rows: $0) }
+
     /// Inserts `rows` in the caller's transaction: an action's few rows in one statement, a long
     /// run in statements of `rowsPerStatement`.
     public static func insert(_ rows: [AuditRowValues], on connection: any DatabaseConnection) async throws {
         for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
             let part = rows[start..<min(start + rowsPerStatement, rows.count)]
-            let marks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
             var arguments: [any DatabaseBindable] = []
             arguments.reserveCapacity(part.count * columns.count)
             for row in part { arguments += row.values }
-            try await connection.execute(
-                "INSERT INTO audit_events (\(columns.joined(separator: ", "))) VALUES "
-                    + Array(repeating: marks, count: part.count).joined(separator: ", "),
-                arguments: arguments)
+            try await connection.execute(part.count < insertStatements.count ? insertStatements[part.count] : insertStatement(rows: part.count), arguments: arguments)
         }
     }
 }

@@ -12,10 +12,9 @@ public protocol NamedStatement {
 /// the statement commits on its own (all of it or nothing), no transaction around it and no
 /// thread waiting for it.
 ///
-/// The PostgreSQL store provides it, and the session coordinator uses it to make an action's
-/// read and write one round trip each (data-modifying `WITH` clauses write several tables in
-/// one statement). SQLite's store does not: its writer's group commit already batches writes,
-/// and a statement costs no round trip there.
+/// The PostgreSQL store provides it (its action contract runs on the same machinery, with
+/// statements that bind their values by name: `SessionStatements`); the tests use it to count
+/// the server's statements. SQLite's store does not: a statement costs no round trip there.
 public protocol SingleStatementStore: DatabaseStore {
     /// Runs `Statement` with `arguments` bound and returns its rows. A statement that fails
     /// changes nothing.

@@ -34,40 +34,15 @@ extension PostgresStorage {
 
     /// A transaction with the session's row locked (`FOR UPDATE`) until it ends: other
     /// instances' writes of this session wait for it. The contract runs in plain statements
-    /// there (`SessionActionsOnConnection`), each write under a savepoint, so that one refused
-    /// midway keeps nothing of itself and leaves the transaction usable.
+    /// there, each write under a savepoint (`SessionActionsInSavepoints`).
     public func withSessionLocked<T: Sendable>(_ sessionID: String, _ body: @escaping @Sendable (any SessionActions) async throws -> T) async throws -> T {
         try await self.write { connection in
             _ = try await connection.query("SELECT 1 FROM sessions WHERE id = ? FOR UPDATE", sessionID)
-            return try await body(LockedSessionActions(connection: connection))
+            return try await body(SessionActionsInSavepoints(connection))
         }
     }
 
     public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {
         try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", cutoff) }
-    }
-}
-
-/// The contract inside `withSessionLocked`'s transaction.
-private struct LockedSessionActions: SessionActions {
-    let connection: any DatabaseConnection
-
-    func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
-        try await SessionActionsOnConnection(connection).readForAction(read)
-    }
-
-    func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
-        try await connection.execute("SAVEPOINT photosd_action_write")
-        do {
-            let outcome = try await SessionActionsOnConnection(connection).writeDecision(write)
-            try await connection.execute("RELEASE SAVEPOINT photosd_action_write")
-            return outcome
-        } catch let refused as StaleWrite {
-            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write")
-            return refused.outcome
-        } catch let error as any DatabaseFailure where error.isUniqueViolation {
-            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write")
-            return .stale(reason: "a row the write inserts exists: \(error.failureSummary)")
-        }
     }
 }

@@ -13,8 +13,8 @@ extension SQLiteDatabase {
         do {
             return try await self.write { connection in
                 let outcome = try await SessionActionsOnConnection(connection).writeDecision(write)
-                // A refusal wrote nothing (the checks come first); its transaction is rolled
-                // back rather than committed empty, so the writer counts only commits that hold.
+                // A refusal is rolled back (the request's savepoint), not committed empty, so the
+                // writer counts only commits that hold.
                 if outcome == .moved || outcome.isStale { throw StaleWrite(outcome: outcome) }
                 return outcome
             }
@@ -23,9 +23,10 @@ extension SQLiteDatabase {
         }
     }
 
-    /// The writer's transaction: nothing else writes while it runs.
+    /// The writer's transaction: nothing else writes while it runs. Each write there runs under
+    /// a savepoint of its own (`SessionActionsInSavepoints`).
     public func withSessionLocked<T: Sendable>(_ sessionID: String, _ body: @escaping @Sendable (any SessionActions) async throws -> T) async throws -> T {
-        try await self.write { connection in try await body(SessionActionsOnConnection(connection)) }
+        try await self.write { connection in try await body(SessionActionsInSavepoints(connection)) }
     }
 
     public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {

@@ -119,7 +119,7 @@ extension SessionCoordinator {
     func round(_ request: ActionRequest, on store: any SessionActions, trustKnown: Bool) async throws -> Round {
         let now = auth.now()
         let stamp = ISO8601Timestamp.string(from: now)
-        let since = idempotency.cutoff(now: now)
+        let since = request.idempotencyKey == nil ? "" : idempotency.cutoff(now: now)
         let storedKey = try request.idempotencyKey.map { try idempotency.storedKey($0, sessionID: request.sessionID) }
         let cached = cache.entry(request.sessionID)
 

@@ -11,7 +11,7 @@ import Synchronization
 /// made elsewhere (`photos-admin`, another process) or a write that was rolled back can never
 /// be served stale: the text differs, and the state is decoded afresh. PostgreSQL's
 /// one-statement read goes further and does not fetch a state whose version is the cached one
-/// (`ActionStatements.Read`): every writer of a session row moves its version when it changes
+/// (`ActionRead.heldVersion`): every writer of a session row moves its version when it changes
 /// the state (`SessionMachine` decides the next version; the write's `WHERE version = ?` lets
 /// only one writer take it), and an entry is stored only from a committed row, so a session's
 /// version names one state text.
