@@ -14,7 +14,8 @@ import Sessions
 /// it as one of photosd's services when `console.enabled` is set; until `isReady` (the database
 /// migrated, the keys read), every page is `503`.
 public func buildConsole(
-    services: PhotosServices, configuration: PhotosConfiguration, logger: Logger, isReady: @escaping @Sendable () -> Bool
+    services: PhotosServices, configuration: PhotosConfiguration, proxies: TrustedProxies = .none, logger: Logger,
+    isReady: @escaping @Sendable () -> Bool
 ) throws -> some ApplicationProtocol & Service {
     let pages = try ConsolePages()
     let routes = ConsoleRoutes(
@@ -27,6 +28,8 @@ public func buildConsole(
         cookies: ConsoleCookies(secure: configuration.consoleSecureCookies),
         pages: pages, verifier: BackgroundVerify(), logger: logger)
     let router = Router(context: ConsoleRequestContext.self)
+    // First: the sign-in limits and the operator trail's addresses are the client's.
+    router.add(middleware: ClientAddressMiddleware(proxies: proxies))
     router.add(middleware: ConsoleHeadersMiddleware(pages: pages))
     router.add(middleware: ConsoleReadyMiddleware(isReady: isReady))
     router.add(middleware: ConsoleSessionMiddleware(sessions: routes.consoleSessions))

@@ -28,6 +28,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var serverMaxConnections = 4_096
     /// How long a graceful stop (SIGTERM, SIGINT) may take before what is left is cancelled.
     public var shutdownTimeoutSeconds = 30
+    /// The proxies (addresses or CIDR ranges) whose `Forwarded` / `X-Forwarded-For` name the
+    /// client; from any other peer those headers are ignored. Empty: the TCP peer is the client.
+    public var trustedProxies: [String] = []
     /// The SQLite file (created on first start), or a `postgres://` URL (see `PostgresLocation`).
     public var databasePath = "data/photos.db"
     /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
@@ -133,6 +136,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.requestTimeoutSeconds": .init(.int(defaults.requestTimeoutSeconds), isSecret: false),
             "server.maxConnections": .init(.int(defaults.serverMaxConnections), isSecret: false),
             "server.shutdownTimeoutSeconds": .init(.int(defaults.shutdownTimeoutSeconds), isSecret: false),
+            "server.trustedProxies": .init(.stringArray(defaults.trustedProxies), isSecret: false),
             // A postgres:// URL may carry a password: never printed by the configuration's logging.
             "database.path": .init(.string(defaults.databasePath), isSecret: true),
             "database.durability": .init(.string(defaults.durability.rawValue), isSecret: false),
@@ -238,6 +242,16 @@ public struct PhotosConfiguration: Sendable, Equatable {
         requestTimeoutSeconds = try int("server.requestTimeoutSeconds", 1...86_400)
         serverMaxConnections = try int("server.maxConnections", 1...1_000_000)
         shutdownTimeoutSeconds = try int("server.shutdownTimeoutSeconds", 1...3_600)
+        do {
+            trustedProxies = try reader.requiredStringArray(forKey: ConfigKey(["server", "trustedProxies"]))
+        } catch {
+            // A JSON string is taken as the environment's form: comma-separated.
+            guard let text = try? reader.requiredString(forKey: ConfigKey(["server", "trustedProxies"])) else {
+                throw PhotosError.badRequest("configuration server.trustedProxies must be a list of addresses or CIDR ranges")
+            }
+            trustedProxies = text.split(separator: ",").map { String($0) }
+        }
+        trustedProxies = trustedProxies.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         databasePath = try string("database.path")
         guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
         let durabilityText = try string("database.durability")

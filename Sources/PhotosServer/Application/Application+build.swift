@@ -24,6 +24,12 @@ public func buildApplication(
     logger: Logger = Logger(label: "photosd")
 ) async throws -> some ApplicationProtocol {
     let configuration = DescriptorBudget.fitted(given, logger: logger)
+    let proxies: TrustedProxies
+    do {
+        proxies = try TrustedProxies(parsing: configuration.trustedProxies)
+    } catch {
+        throw PhotosError.badRequest("configuration server.trustedProxies: \(error)")
+    }
     let opened = try await PhotosDatabase.openForApplication(configuration, logger: logger)
     let database = opened.database
     let services: PhotosServices
@@ -55,11 +61,11 @@ public func buildApplication(
     let pool: [any Service] = opened.pool.map { [$0] } ?? []
     let console: [any Service] = configuration.consoleEnabled
         ? [NamedListener(
-            try buildConsole(services: services, configuration: configuration, logger: logger, isReady: { ready.isOpen }),
+            try buildConsole(services: services, configuration: configuration, proxies: proxies, logger: logger, isReady: { ready.isOpen }),
             name: "console", address: "\(configuration.consoleHost):\(configuration.consolePort)",
             settings: "console.port, PHOTOSD_CONSOLE_PORT or --console-port; or console.enabled false, --no-console")] : []
     var application = Application(
-        router: buildRouter(api),
+        router: buildRouter(api, proxies: proxies),
         server: .guarded(ListenerLimits(
             name: "API", maxBodyBytes: configuration.maxBodyBytes, requestTimeoutSeconds: configuration.requestTimeoutSeconds,
             idleTimeoutSeconds: configuration.idleTimeoutSeconds, maxConnections: configuration.serverMaxConnections)),
@@ -83,11 +89,14 @@ public func buildApplication(
 }
 
 /// The router with every route and middleware.
-func buildRouter(_ api: PhotosAPI) -> Router<PhotosRequestContext> {
+func buildRouter(_ api: PhotosAPI, proxies: TrustedProxies = .none) -> Router<PhotosRequestContext> {
     let router = Router(context: PhotosRequestContext.self)
-    // Outermost first: metrics and the request log see the final status, after errors have
-    // been turned into JSON bodies. The log has the method, the path (a session id only as its
-    // digest) and the status — never headers, bodies or queries, which may carry secrets.
+    // Outermost first: the client's address (from a trusted proxy's headers) before anything
+    // reads it; metrics and the request log see the final status, after errors have been turned
+    // into JSON bodies. The log has the client's address, the method, the path (a session id
+    // only as its digest) and the status — never headers, bodies or queries, which may carry
+    // secrets.
+    router.add(middleware: ClientAddressMiddleware(proxies: proxies))
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware(level: .info))
     router.add(middleware: ErrorMiddleware(storage: api.storage))

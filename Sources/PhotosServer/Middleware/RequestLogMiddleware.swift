@@ -1,13 +1,15 @@
 import Foundation
 import Hummingbird
 import Logging
+import PhotosListener
 import PhotosModel
 
-/// Logs each request once it is answered: method, path and status — never headers, bodies or
+/// Logs each request once it is answered: the client's address (`ClientAddressMiddleware`),
+/// method, path and status — never headers, bodies or
 /// the query (which may carry passwords and tokens), and never a session id: the id in
 /// `/v1/sessions/{id}/…` is the only credential for its session, so the log shows its short
 /// digest instead (`SessionIDs.logForm`).
-struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
+struct RequestLogMiddleware<Context: ClientAddressContext>: RouterMiddleware {
     let level: Logger.Level
 
     func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
@@ -26,6 +28,7 @@ struct RequestLogMiddleware<Context: RequestContext>: RouterMiddleware {
         // session digest is a SHA-256), which cost ~2 % of every request's CPU.
         guard level >= context.logger.logLevel else { return }
         var metadata: Logger.Metadata = [
+            "client.address": .string(context.clientAddress),
             "http.method": .string(request.method.rawValue),
             "http.path": .string(Self.loggedPath(request.uri.path)),
         ]

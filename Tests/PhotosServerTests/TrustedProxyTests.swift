@@ -1,0 +1,164 @@
+import Foundation
+import PhotosListener
+import PhotosTestSupport
+import Testing
+
+/// `server.trustedProxies`: behind a real nginx (Debian's, started here with `deploy/nginx.conf`),
+/// each client behind it has its own limits; from any other peer, forwarding headers are ignored.
+@Suite("Trusted proxies")
+struct TrustedProxyTests {
+    /// Debian's nginx, when installed (`scripts/install-dependencies` installs it).
+    static let nginx: String? = ["/usr/sbin/nginx", "/usr/bin/nginx"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// `scripts/test` sets it: there the nginx test runs, never skipped.
+    static let nginxRequired = ProcessInfo.processInfo.environment["PHOTOSD_REQUIRE_NGINX"] == "1"
+    static let nginxTestRuns = nginx != nil || nginxRequired
+
+    @Test("behind nginx the limits count each client, and a client's own X-Forwarded-For changes nothing; a direct peer's headers are ignored",
+          .enabled(if: TrustedProxyTests.nginxTestRuns))
+    func limitsPerClientBehindNginx() async throws {
+        let nginx = try #require(Self.nginx, "nginx is not installed (scripts/install-dependencies installs it)")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await migrateDefaultDatabase(in: directory.path)
+        let daemon = try await Daemon(["--no-console"], in: directory.path, environment: [
+            "PHOTOSD_SERVER_TRUSTED_PROXIES": "127.0.0.1, ::1",
+            "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "3",
+        ])
+        defer { _ = daemon.stop() }
+        let proxy = try NginxProcess(binary: nginx, upstreamPort: daemon.port, in: directory.path)
+        defer { proxy.stop() }
+
+        // Three new sessions a minute per client address: client A (127.0.0.2) gets three, then 429.
+        for _ in 0..<3 { #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.2") == 201) }
+        #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.2") == 429)
+        // Its own X-Forwarded-For only adds hops to the left of the one nginx appends.
+        #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.2", forwardedFor: "198.51.100.7") == 429)
+        // Client B, behind the same nginx (whose own address is 127.0.0.1 for photosd), is not A.
+        #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.3") == 201)
+
+        // Straight to photosd from a peer that is not trusted: the header is ignored, the peer counts.
+        for index in 0..<3 {
+            #expect(try await Self.createSession(via: daemon.port, from: "127.0.0.4", forwardedFor: "203.0.113.\(index)") == 201)
+        }
+        #expect(try await Self.createSession(via: daemon.port, from: "127.0.0.4", forwardedFor: "203.0.113.99") == 429)
+
+        // The request log names the client, not the proxy.
+        #expect(daemon.log.contains("client.address=127.0.0.3"), "\(daemon.log.suffix(2_000))")
+        #expect(!daemon.log.contains("198.51.100.7") && !daemon.log.contains("203.0.113."))
+    }
+
+    @Test("a setting that is not an address or a range stops photosd with one line naming it")
+    func badSetting() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        try await migrateDefaultDatabase(in: directory.path)
+        let (status, output) = try await runTool(
+            Daemon.binDirectory + "/photosd", ["--port", "0", "--no-console"], in: directory.path,
+            environment: ["PHOTOSD_SERVER_TRUSTED_PROXIES": "10.0.0.0/8, nginx.internal"])
+        #expect(status != 0)
+        #expect(output.contains("server.trustedProxies") && output.contains("nginx.internal"), "\(output)")
+    }
+
+    @Test("the client is the right-most hop that is not a trusted proxy; Forwarded before X-Forwarded-For; IPv6 and ports")
+    func hops() throws {
+        let proxies = try TrustedProxies(parsing: ["10.0.0.0/8", "192.0.2.1", "2001:db8::/32"])
+        // Not from a proxy: the peer, whatever the headers say.
+        #expect(proxies.clientAddress(peer: "198.51.100.1", forwarded: ["for=203.0.113.9"], xForwardedFor: ["203.0.113.9"]) == "198.51.100.1")
+        // From a proxy: right to left, past every trusted hop.
+        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["1.1.1.1, 203.0.113.9, 10.9.9.9"]) == "203.0.113.9")
+        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["203.0.113.9", "192.0.2.1"]) == "203.0.113.9")
+        // Forwarded wins, with quotes, brackets and ports.
+        #expect(proxies.clientAddress(
+            peer: "10.1.2.3", forwarded: [#"for="[2001:db9::7]:4711";proto=https, for=10.0.0.5"#], xForwardedFor: ["1.1.1.1"]) == "2001:db9::7")
+        #expect(proxies.clientAddress(peer: "::ffff:10.1.2.3", forwarded: ["for=203.0.113.9:80"], xForwardedFor: []) == "203.0.113.9")
+        // Every hop a proxy: the left-most; a hop that is no address: the proxy that reported it.
+        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["10.0.0.1, 10.0.0.2"]) == "10.0.0.1")
+        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: ["for=unknown, for=10.0.0.2"], xForwardedFor: []) == "10.0.0.2")
+        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: []) == "10.1.2.3")
+        // Nothing trusted: always the peer.
+        #expect(TrustedProxies.none.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["203.0.113.9"]) == "10.1.2.3")
+        #expect(throws: TrustedProxies.InvalidEntry.self) { try TrustedProxies(parsing: ["10.0.0.0/33"]) }
+        #expect(throws: TrustedProxies.InvalidEntry.self) { try TrustedProxies(parsing: ["proxy.internal"]) }
+    }
+
+    /// `POST /v1/sessions` to `port` from the local address `source`; the answer's status.
+    static func createSession(via port: Int, from source: String, forwardedFor: String? = nil) async throws -> Int {
+        try await offThePool {
+            let socket = try RawSocket(port: port, from: source)
+            let header = forwardedFor.map { "X-Forwarded-For: \($0)\r\n" } ?? ""
+            let answer = socket.exchange(
+                "POST /v1/sessions HTTP/1.1\r\nHost: shop.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\(header)Connection: close\r\n\r\n{}")
+            guard let line = answer.split(separator: "\r\n").first, let status = Int(line.split(separator: " ").dropFirst().first ?? "") else { return -1 }
+            return status
+        }
+    }
+}
+
+/// A free TCP port on 127.0.0.1, and whether something answers on one.
+enum FreePort {
+    static func find() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw POSIXError(.EADDRNOTAVAIL) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func answers(_ port: Int) -> Bool {
+        (try? RawSocket(port: port, timeoutSeconds: 1)) != nil
+    }
+}
+
+/// nginx in the foreground with `deploy/nginx.conf`, its ports and paths moved into `directory`.
+final class NginxProcess: Sendable {
+    let port: Int
+    private let process: Process
+
+    init(binary: String, upstreamPort: Int, in directory: String) throws {
+        var config = try String(contentsOfFile: BuiltProducts.packageRoot + "/deploy/nginx.conf", encoding: .utf8)
+        port = try FreePort.find()
+        for (from, to) in [
+            ("server 127.0.0.1:8080;", "server 127.0.0.1:\(upstreamPort);"),
+            ("listen 80;", "listen 127.0.0.1:\(port);"),
+            ("/run/nginx-photosd.pid", directory + "/nginx.pid"),
+            ("/var/log/nginx/", directory + "/"),
+            ("/var/lib/nginx/", directory + "/"),
+        ] {
+            #expect(config.contains(from), "deploy/nginx.conf no longer has \(from)")
+            config = config.replacingOccurrences(of: from, with: to)
+        }
+        let path = directory + "/nginx.conf"
+        try config.write(toFile: path, atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["-c", path, "-p", directory, "-g", "daemon off;"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !FreePort.answers(port) {
+            guard Date() < deadline, process.isRunning else {
+                let log = (try? String(contentsOfFile: directory + "/photosd-error.log", encoding: .utf8)) ?? ""
+                process.terminate()
+                throw NginxFailed(log: log)
+            }
+            usleep(20_000)
+        }
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    struct NginxFailed: Error, CustomStringConvertible {
+        let log: String
+        var description: String { "nginx did not start: \(log)" }
+    }
+}
