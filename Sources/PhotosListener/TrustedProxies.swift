@@ -145,13 +145,11 @@ public struct TrustedProxies: Sendable, Equatable {
     /// The bytes of an IPv4 or IPv6 address (an IPv4-mapped IPv6 address as its IPv4 bytes).
     static func bytes(of text: String) -> [UInt8]? {
         guard !text.isEmpty, text.utf8.count <= 64 else { return nil }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, text, &v4) == 1 {
-            return withUnsafeBytes(of: &v4) { Array($0) }
-        }
-        var v6 = in6_addr()
-        guard inet_pton(AF_INET6, text, &v6) == 1 else { return nil }
-        let bytes = withUnsafeBytes(of: &v6) { Array($0) }
+        // The bytes in network order, as `inet_pton` writes an `in_addr` / `in6_addr`.
+        var v4 = [UInt8](repeating: 0, count: 4)
+        if inet_pton(AF_INET, text, &v4) == 1 { return v4 }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(AF_INET6, text, &bytes) == 1 else { return nil }
         if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF { return Array(bytes[12..<16]) }
         return bytes
     }
@@ -162,10 +160,9 @@ public struct TrustedProxies: Sendable, Equatable {
     }
 
     static func text(ipv6 bytes: [UInt8]) -> String {
-        var address = in6_addr()
-        withUnsafeMutableBytes(of: &address) { $0.copyBytes(from: bytes) }
+        guard bytes.count == 16 else { return "" }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        guard inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count)) != nil else { return "" }
+        guard inet_ntop(AF_INET6, bytes, &buffer, socklen_t(buffer.count)) != nil else { return "" }
         let length = buffer.firstIndex(of: 0) ?? buffer.count
         return String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
