@@ -140,6 +140,9 @@ public struct AuditRowValues: Sendable, Equatable {
         "session_id", "seq", "at", "actor", "user_id", "username", "coordinator", "step", "screen", "detail", "prev_hash", "hash",
     ]
 
+    /// The columns that hold integers (the others hold text).
+    public static let integerColumns: Set<String> = ["seq", "user_id"]
+
     /// The values, in the order of `columns`.
     public var values: [any DatabaseBindable] {
         [sessionID, seq, at, actor, userID, username, coordinator, step, screen, detail, previousHash, hash]
