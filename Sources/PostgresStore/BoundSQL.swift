@@ -70,6 +70,7 @@ struct BoundSQL<Input>: ExpressibleByStringInterpolation, Sendable {
     /// The PostgreSQL type a placeholder is cast to.
     enum SQLType: String {
         case bigint, text, jsonb
+        case bigintArray = "bigint[]"
     }
 
     struct Interpolation: StringInterpolationProtocol {
@@ -98,10 +99,13 @@ struct BoundSQL<Input>: ExpressibleByStringInterpolation, Sendable {
             text += "(\(placeholder(.bigint)) <> 0)"
         }
 
-        /// A placeholder for a set of ids, as a `bigint[]` (bound as its text, `{3,7}`).
+        /// A placeholder for a set of ids, a `bigint[]` parameter bound as its text (`{3,7}`).
+        /// Typed `bigint[]` itself, not `text` cast to it: with `$n::text::bigint[]` the write with
+        /// effects took 0.2–0.3 ms more of the server per run (pg_stat_statements' mean, 466–486
+        /// µs typed against 682–748 µs cast), most likely planned anew each time.
         mutating func appendInterpolation(ids value: @escaping @Sendable (Input) -> Set<Int64>) {
             binders.append { input, values in values.append(.text(IDList.text(value(input)))) }
-            text += "\(placeholder(.text))::bigint[]"
+            text += placeholder(.bigintArray)
         }
 
         /// `name = $n::type, …` for each of a session row's updated columns, bound to its value.
