@@ -1,7 +1,7 @@
 import DatabaseAccess
 import PostgresNIO
 
-/// A statement's text with each value bound where it appears: `WHERE id = \(\.sessionID, .text)`
+/// A statement's text with each value bound where it appears: `WHERE id = \({ $0.sessionID }, .text)`
 /// numbers the parameter, casts it, and remembers how to take its value from the statement's
 /// input. Nothing is matched by position by hand, so a value added or moved cannot bind to the
 /// wrong placeholder. Built once (a `static let`), then bound per run.
