@@ -46,8 +46,9 @@ struct Photosd: AsyncParsableCommand {
         if noConsole { overrides["console.enabled"] = .init(.bool(false), isSecret: false) }
         let configuration = try await PhotosConfiguration.load(filePath: config, overrides: overrides)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
+        let json = configuration.logFormat == "json"
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
             handler.logLevel = level
             return handler
         }

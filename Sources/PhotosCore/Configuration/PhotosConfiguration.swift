@@ -80,6 +80,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var signInWindowSeconds = 300
     /// swift-log level: trace, debug, info, notice, warning, error, critical.
     public var logLevel = "info"
+    /// `text` (swift-log's lines) or `json`: one JSON object per line, with `time`, `level`,
+    /// `message` and the metadata as fields (a request's line with `durationMs`).
+    public var logFormat = "text"
     /// Sessions one client address may create per minute (`429` past it); 0: no limit.
     public var sessionsPerMinutePerAddress = 120
     /// Seed demo photos into an empty catalogue on start.
@@ -159,6 +162,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
+            "log.format": .init(.string(defaults.logFormat), isSecret: false),
             "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
             "console.enabled": .init(.bool(defaults.consoleEnabled), isSecret: false),
             "console.host": .init(.string(defaults.consoleHost), isSecret: false),
@@ -282,6 +286,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
         let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
         guard levels.contains(logLevel) else {
             throw PhotosError.badRequest("configuration log.level must be one of \(levels.joined(separator: ", "))")
+        }
+        logFormat = try string("log.format")
+        guard ["text", "json"].contains(logFormat) else {
+            throw PhotosError.badRequest("configuration log.format must be text or json, not \(logFormat.prefix(32))")
         }
         func bool(_ key: String) throws -> Bool {
             do {

@@ -79,6 +79,12 @@ public struct JSONBuilder {
         Self.appendQuoted(value, to: &bytes)
     }
 
+    /// A finite floating-point value, in Swift's shortest form (`1.5`, `1e-05`: both JSON).
+    public mutating func number(_ value: Double) {
+        separate()
+        bytes.append(contentsOf: (value.isFinite ? String(value) : "null").utf8)
+    }
+
     /// An integer value.
     public mutating func int<T: BinaryInteger>(_ value: T) {
         separate()

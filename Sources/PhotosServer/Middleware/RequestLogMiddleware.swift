@@ -13,17 +13,18 @@ struct RequestLogMiddleware<Context: ClientAddressContext>: RouterMiddleware {
     let level: Logger.Level
 
     func handle(_ request: Request, context: Context, next: @concurrent (Request, Context) async throws -> Response) async throws -> Response {
+        let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            log(request, context, status: response.status.code)
+            log(request, context, status: response.status.code, since: start)
             return response
         } catch {
-            log(request, context, status: nil)
+            log(request, context, status: nil, since: start)
             throw error
         }
     }
 
-    private func log(_ request: Request, _ context: Context, status: Int?) {
+    private func log(_ request: Request, _ context: Context, status: Int?, since start: ContinuousClock.Instant) {
         // Below the logger's level nothing is written: skip building the line (the path's
         // session digest is a SHA-256), which cost ~2 % of every request's CPU.
         guard level >= context.logger.logLevel else { return }
@@ -33,6 +34,10 @@ struct RequestLogMiddleware<Context: ClientAddressContext>: RouterMiddleware {
             "http.path": .string(Self.loggedPath(request.uri.path)),
         ]
         if let status { metadata["http.status"] = .stringConvertible(status) }
+        // Until the answer's head is handed to the server (its body may still be streaming).
+        let elapsed = ContinuousClock.now - start
+        let milliseconds = Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
+        metadata["durationMs"] = .stringConvertible((milliseconds * 1_000).rounded() / 1_000)
         context.logger.log(level: level, "request", metadata: metadata)
     }
 
