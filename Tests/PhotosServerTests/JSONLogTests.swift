@@ -32,6 +32,8 @@ struct JSONLogTests {
         #expect(created["http.status"] as? Int == 201)
         #expect(created["http.method"] as? String == "POST")
         #expect(created["client.address"] as? String == "127.0.0.1")
+        #expect(created["http.route"] as? String == "/v1/sessions")
+        #expect((created["hb.request.id"] as? String)?.isEmpty == false, "the request id: \(created)")
         let duration = try #require(created["durationMs"] as? Double, "\(created)")
         #expect(duration >= 0 && duration < 10_000)
     }

@@ -33,6 +33,8 @@ struct RequestLogMiddleware<Context: ClientAddressContext>: RouterMiddleware {
             "http.method": .string(request.method.rawValue),
             "http.path": .string(Self.loggedPath(request.uri.path)),
         ]
+        // The route the router matched (`/v1/sessions/{id}/actions`: no id in it), when one did.
+        if let route = context.endpointPath { metadata["http.route"] = .string(route) }
         if let status { metadata["http.status"] = .stringConvertible(status) }
         // Until the answer's head is handed to the server (its body may still be streaming).
         let elapsed = ContinuousClock.now - start
