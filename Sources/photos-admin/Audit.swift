@@ -42,7 +42,7 @@ extension PhotosAdmin.Audit {
             }
             if rows.count > limit {
                 rows.removeLast()
-                Output.note("showing the first \(limit) rows; more with --limit \(min(limit * 10, 1_000_000)) (or --follow)")
+                Output.note("showing the first \(Output.count(limit, "row")); more with --limit \(min(limit * 10, 1_000_000)) (or --follow)")
             }
             switch output.format {
             case .json: try Output.json(rows)
@@ -93,10 +93,10 @@ extension PhotosAdmin.Audit {
                 return try await context.services.audit.verify(publicKey: key, against: exported)
             }
             if let problem = result.problem {
-                Output.note("audit verify FAILED after \(result.rowsChecked) rows and \(result.checkpointsChecked) checkpoints: \(problem)")
-                throw ExitCode.failure
+                Output.note("audit verify FAILED after \(Output.count(result.rowsChecked, "row")) and \(Output.count(result.checkpointsChecked, "checkpoint")): \(problem)")
+                throw PhotosAdmin.foundTampering
             }
-            print("audit trail intact: \(result.rowsChecked) rows verified, \(result.checkpointsChecked) checkpoints verified")
+            print("audit trail intact: \(Output.count(result.rowsChecked, "row")) verified, \(Output.count(result.checkpointsChecked, "checkpoint")) verified")
         }
     }
 

@@ -32,13 +32,14 @@ extension PhotosAdmin {
                 if let problem = audit.problem {
                     print("audit: FAILED: \(problem)")
                 } else {
-                    print("audit: intact (\(audit.rowsChecked) rows)")
+                    print("audit: intact (\(Output.count(audit.rowsChecked, "row")))")
                 }
             }
             let failures = report.problemCount
             if failures > 0 {
-                Output.note("check failed: \(failures) problem\(failures == 1 ? "" : "s")")
-                throw ExitCode.failure
+                Output.note("check failed: \(Output.count(failures, "problem"))")
+                // The trail found tampered with is told apart (3) from the other problems (1).
+                throw report.audit?.problem != nil ? PhotosAdmin.foundTampering : ExitCode.failure
             }
         }
     }

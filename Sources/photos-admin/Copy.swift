@@ -34,12 +34,12 @@ extension PhotosAdmin {
             let counts = summary.rows.filter { $0.count > 0 }.map { "\($0.count) \($0.table)" }
             // A URL is shown without its password.
             let target = PostgresLocation.isURL(to) ? ((try? PostgresLocation(url: to))?.description ?? "the target") : to
-            print("copied \(summary.rows.reduce(0) { $0 + $1.count }) rows to \(target): \(counts.isEmpty ? "none" : counts.joined(separator: ", "))")
+            print("copied \(Output.count(summary.rows.reduce(0) { $0 + $1.count }, "row")) to \(target): \(counts.isEmpty ? "none" : counts.joined(separator: ", "))")
             if let problem = verification.problem {
-                Output.note("audit verify FAILED on the copy after \(verification.rowsChecked) rows and \(verification.checkpointsChecked) checkpoints: \(problem)")
-                throw ExitCode.failure
+                Output.note("audit verify FAILED on the copy after \(Output.count(verification.rowsChecked, "row")) and \(Output.count(verification.checkpointsChecked, "checkpoint")): \(problem)")
+                throw PhotosAdmin.foundTampering
             }
-            print("audit trail intact on the copy: \(verification.rowsChecked) rows verified, \(verification.checkpointsChecked) checkpoints verified")
+            print("audit trail intact on the copy: \(Output.count(verification.rowsChecked, "row")) verified, \(Output.count(verification.checkpointsChecked, "checkpoint")) verified")
         }
     }
 }

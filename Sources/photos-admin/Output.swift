@@ -2,6 +2,11 @@ import Foundation
 
 /// Prints rows as an aligned text table or as JSON.
 enum Output {
+    /// `1 row`, `2 rows`: a count with its noun, singular or plural (`plural` when not `noun` + s).
+    static func count(_ number: Int, _ noun: String, plural: String? = nil) -> String {
+        "\(number) \(number == 1 ? noun : plural ?? noun + "s")"
+    }
+
     static func table(_ header: [String], _ rows: [[String]]) {
         var widths = header.map(\.count)
         for row in rows {

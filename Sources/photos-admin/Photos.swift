@@ -42,13 +42,13 @@ extension PhotosAdmin.Photos {
             let onTerminal = isatty(STDERR_FILENO) == 1
             var progress: (@Sendable (Int) -> Void)?
             if onTerminal {
-                progress = { done in Output.progress("\rimported \(done) photos") }
+                progress = { done in Output.progress("\rimported \(Output.count(done, "photo"))") }
             }
             let count = try await global.withServices { context in
                 try await PhotoImporter.importFile(file, into: context.database, actor: context.actor, progress: progress)
             }
             if onTerminal && count >= 10_000 { Output.progress("\n") }
-            print("imported \(count) photos")
+            print("imported \(Output.count(count, "photo"))")
         }
     }
 

@@ -64,6 +64,12 @@ struct PhotosAdmin: AsyncParsableCommand {
 }
 
 extension PhotosAdmin {
+    /// Exit status 3: the command ran and found the audit trail tampered with or broken (a
+    /// bad row, a broken chain, a checkpoint that does not match), so monitoring can tell it
+    /// from 1, a command that could not do its work (a missing file, a bad argument, a failed
+    /// disk). 64 is a usage error (ArgumentParser's).
+    static let foundTampering = ExitCode(3)
+
     /// The line an operator reads for `error`. A failure of the storage under the database
     /// (full disk, I/O error) says so plainly, and that nothing of the command was committed
     /// (every command writes in one transaction); the statement it hit is of no use to them.
