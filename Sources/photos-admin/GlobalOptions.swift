@@ -1,6 +1,7 @@
 import ArgumentParser
 import DatabaseAccess
 import Foundation
+import Synchronization
 import Logging
 import Navigation
 import PhotosCore
@@ -17,9 +18,15 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The JSON config file (default: $PHOTOSD_CONFIG, else config/photosd.json if present).")
     var config: String?
 
+    /// Set once the configuration's warnings were printed (a command may load it twice).
+    static let warned = Atomic<Bool>(false)
+
     /// The configuration, with `--db` / `PHOTOS_DB` applied.
     func configuration() async throws -> PhotosConfiguration {
         var configuration = try await PhotosConfiguration.load(filePath: config)
+        if Self.warned.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
+            for warning in configuration.warnings { Output.note("photos-admin: warning: \(warning)") }
+        }
         if let db = db ?? ProcessInfo.processInfo.environment["PHOTOS_DB"] {
             guard !db.isEmpty else { throw ValidationError("--db must not be empty") }
             configuration.databasePath = db

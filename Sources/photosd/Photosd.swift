@@ -53,6 +53,7 @@ struct Photosd: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "photosd")
+        for warning in configuration.warnings { logger.warning("\(warning)") }
         let app = try await buildApplication(configuration: configuration, logger: logger)
         // SIGTERM and SIGINT shut down gracefully; whatever has not ended after
         // server.shutdownTimeoutSeconds (a database that does not answer, say) is cancelled, and

@@ -46,6 +46,25 @@ struct AdminEndToEndTests {
         #expect(result.stderr.contains(fragment), "stderr: \(result.stderr)", sourceLocation: sourceLocation)
     }
 
+    @Test("a config file's key that is no setting is warned about once, naming the nearest setting; the command still runs")
+    func unknownConfigKeys() async throws {
+        let (directory, db) = try await freshDatabase()
+        defer { directory.remove() }
+        try #"{"server": {"prot": 9000, "port": 8080}, "auth": {"bcryptCots": 4}, "shop": {"name": "x"}}"#
+            .write(toFile: directory.file("photosd.json"), atomically: true, encoding: .utf8)
+        let listed = try await AdminProcess.admin(["users", "list", "--config", "photosd.json"] + db, in: directory.path)
+        #expect(listed.status == 0, "\(listed.output)")
+        let warnings = listed.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        #expect(warnings.count == 3, "\(listed.stderr)")
+        #expect(listed.stderr.contains("server.prot is not a setting and is ignored (did you mean server.port?)"), "\(listed.stderr)")
+        #expect(listed.stderr.contains("auth.bcryptCots is not a setting and is ignored (did you mean auth.bcryptCost?)"))
+        #expect(listed.stderr.contains("shop.name is not a setting and is ignored\n") || listed.stderr.hasSuffix("shop.name is not a setting and is ignored"),
+                "no suggestion for a key near nothing: \(listed.stderr)")
+        // The shipped file has no such key.
+        let shipped = try await AdminProcess.admin(["users", "list", "--config", BuiltProducts.packageRoot + "/config/photosd.json"] + db, in: directory.path)
+        #expect(!shipped.stderr.contains("warning"), "\(shipped.stderr)")
+    }
+
     @Test("audit verify passes on a clean database and fails, naming the row, after tampering")
     func auditVerify() async throws {
         let (directory, db) = try await freshDatabase()

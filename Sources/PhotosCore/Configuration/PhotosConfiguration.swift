@@ -128,6 +128,43 @@ public struct PhotosConfiguration: Sendable, Equatable {
         return directory.isEmpty ? auditSigningKeyPath : directory + "/" + auditSigningKeyPath
     }
 
+    /// What loading found worth telling but not refusing: keys of the file that are no setting
+    /// (a typo, a setting of another version), each with the nearest known key. The programs
+    /// print or log them at start.
+    public var warnings: [String] = []
+
+    /// The dotted paths of the leaves of a JSON object (`{"server": {"port": 1}}` → `server.port`).
+    static func leafKeys(of json: Any, prefix: String = "") -> [String] {
+        guard let object = json as? [String: Any] else { return prefix.isEmpty ? [] : [prefix] }
+        if object.isEmpty && !prefix.isEmpty { return [prefix] }
+        return object.keys.sorted().flatMap { key in leafKeys(of: object[key] as Any, prefix: prefix.isEmpty ? key : prefix + "." + key) }
+    }
+
+    /// One warning per key of `keys` that is no setting, naming the nearest setting.
+    static func unknownKeyWarnings(_ keys: [String], in path: String) -> [String] {
+        let known = defaultValues.keys.map { $0.components.joined(separator: ".") }
+        return keys.filter { !known.contains($0) }.map { key in
+            let nearest = known.min { editDistance(key, $0) < editDistance(key, $1) }
+            let hint = nearest.map { editDistance(key, $0) <= max(3, key.count / 3) ? " (did you mean \($0)?)" : "" } ?? ""
+            return "config file \(path): \(key) is not a setting and is ignored\(hint)"
+        }
+    }
+
+    /// Levenshtein distance, case-insensitive.
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a.lowercased()), b = Array(b.lowercased())
+        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+
     /// The keys, as written in the JSON file (dotted paths) and their defaults.
     static let defaultValues: [AbsoluteConfigKey: ConfigValue] = {
         let defaults = PhotosConfiguration()
@@ -190,6 +227,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         var providers: [any ConfigProvider] = []
         providers.append(InMemoryProvider(values: Dictionary(uniqueKeysWithValues: overrides.map { (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), $0.value) })))
         providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "photosd"))
+        var fileKeys: [String] = []
         let explicitPath = filePath ?? environment["PHOTOSD_CONFIG"]
         let path = explicitPath ?? defaultFilePath
         if explicitPath != nil || FileManager.default.fileExists(atPath: path) {
@@ -205,7 +243,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
                 throw PhotosError.badRequest("config file \(path) cannot be read: \(FileErrors.reason(error))")
             }
             do {
-                _ = try JSONSerialization.jsonObject(with: contents)
+                fileKeys = Self.leafKeys(of: try JSONSerialization.jsonObject(with: contents))
             } catch {
                 throw PhotosError.badRequest("config file \(path) is not valid JSON\(FileErrors.jsonPosition(error).map { " (\($0))" } ?? "")")
             }
@@ -216,7 +254,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
             }
         }
         providers.append(InMemoryProvider(values: defaultValues))
-        return try PhotosConfiguration(reader: ConfigReader(providers: providers))
+        var configuration = try PhotosConfiguration(reader: ConfigReader(providers: providers))
+        configuration.warnings = Self.unknownKeyWarnings(fileKeys, in: path)
+        return configuration
     }
 
     init(reader: ConfigReader) throws {
