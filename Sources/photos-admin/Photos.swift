@@ -19,7 +19,8 @@ extension PhotosAdmin.Photos {
 
         @OptionGroup var global: GlobalOptions
         @Option(help: "Title.") var title: String
-        @Option(help: "Price in currency units, e.g. 2.50.") var price: String
+        // Unconditional: `--price -1` reaches the price rule (and its error), not "Missing value".
+        @Option(parsing: .unconditional, help: "Price in currency units, e.g. 2.50.") var price: String
         @Option(help: "Image URL (default: derived from the title).") var url: String?
 
         func run() async throws {

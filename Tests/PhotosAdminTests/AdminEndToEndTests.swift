@@ -140,6 +140,17 @@ struct AdminEndToEndTests {
         for leak in ["NSCocoaErrorDomain", "Code=", "Error Domain"] { #expect(!badJSON.output.contains(leak), "\(badJSON.output)") }
     }
 
+    @Test("a negative price is refused by the price rule, in its words, not as a missing value")
+    func negativePrice() async throws {
+        let (directory, db) = try await freshDatabase()
+        defer { directory.remove() }
+        let refused = try await AdminProcess.admin(["photos", "add", "--title", "A", "--price", "-1"] + db, in: directory.path)
+        expectOneLineError(refused, contains: #"invalid price "-1""#)
+        #expect(!refused.stderr.contains("Missing value"))
+        let listed = try await AdminProcess.admin(["photos", "list", "--format", "json"] + db, in: directory.path)
+        #expect(!listed.stdout.contains("\"A\""), "nothing added: \(listed.stdout)")
+    }
+
     @Test("a read-only database lists, and a write to it fails in one line of our words with nothing changed")
     func readOnlyDatabase() async throws {
         let (directory, db) = try await freshDatabase()
