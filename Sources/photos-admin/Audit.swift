@@ -21,7 +21,7 @@ extension PhotosAdmin.Audit {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "Only this session (or the reserved ids 'operator' and 'api').") var session: String?
-        @Option(help: "At most this many rows.") var limit = 1_000
+        @Option(parsing: .unconditional, help: "At most this many rows.") var limit = 1_000
         @Flag(help: "Keep printing new rows as they are written (one JSON object per line with --format json), until interrupted.")
         var follow = false
 

@@ -22,7 +22,7 @@ extension PhotosAdmin.Report {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Option(help: "How many days, ending with --until.") var days = 7
+        @Option(parsing: .unconditional, help: "How many days, ending with --until.") var days = 7
         @Option(help: "The last day, YYYY-MM-DD (UTC; default: today).") var until: String?
         @Option(help: "Also write the funnel as an SVG chart to this file.") var svg: String?
 

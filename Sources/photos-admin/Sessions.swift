@@ -20,7 +20,7 @@ extension PhotosAdmin.Sessions {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Option(help: "At most this many.") var limit = 100
+        @Option(parsing: .unconditional, help: "At most this many.") var limit = 100
 
         func validate() throws {
             guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000") }
@@ -50,7 +50,7 @@ extension PhotosAdmin.Sessions {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Argument(help: "The session id.") var id: String
-        @Option(help: "Show the state after this audit step (seq).") var at: Int?
+        @Option(parsing: .unconditional, help: "Show the state after this audit step (seq).") var at: Int?
 
         func validate() throws {
             if let at, at < 1 { throw ValidationError("--at must be 1 or more") }

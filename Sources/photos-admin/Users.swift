@@ -43,8 +43,8 @@ extension PhotosAdmin.Users {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
-        @Option(help: "At most this many.") var limit = 100
-        @Option(help: "Only users with a larger id (the previous page's nextAfter).") var after: Int64 = 0
+        @Option(parsing: .unconditional, help: "At most this many.") var limit = 100
+        @Option(parsing: .unconditional, help: "Only users with a larger id (the previous page's nextAfter).") var after: Int64 = 0
 
         func validate() throws {
             guard (1...100_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 100000") }

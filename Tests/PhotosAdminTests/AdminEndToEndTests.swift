@@ -140,7 +140,7 @@ struct AdminEndToEndTests {
         for leak in ["NSCocoaErrorDomain", "Code=", "Error Domain"] { #expect(!badJSON.output.contains(leak), "\(badJSON.output)") }
     }
 
-    @Test("a negative price is refused by the price rule, in its words, not as a missing value")
+    @Test("a negative price or limit is refused by its rule, in its words, not as a missing value")
     func negativePrice() async throws {
         let (directory, db) = try await freshDatabase()
         defer { directory.remove() }
@@ -149,6 +149,10 @@ struct AdminEndToEndTests {
         #expect(!refused.stderr.contains("Missing value"))
         let listed = try await AdminProcess.admin(["photos", "list", "--format", "json"] + db, in: directory.path)
         #expect(!listed.stdout.contains("\"A\""), "nothing added: \(listed.stdout)")
+        for command in [["photos", "list", "--limit", "-5"], ["users", "list", "--limit", "-5"], ["report", "funnel", "--days", "-3"]] {
+            let negative = try await AdminProcess.admin(command + db, in: directory.path)
+            expectOneLineError(negative, contains: "must be between 1 and")
+        }
     }
 
     @Test("a read-only database lists, and a write to it fails in one line of our words with nothing changed")
