@@ -99,7 +99,7 @@ public struct TrustedProxies: Sendable, Equatable {
         var client = peer
         for hop in hops.reversed() {
             guard let bytes = Self.bytes(of: hop) else { return client }
-            client = Self.canonical(bytes, original: hop)
+            client = Self.canonical(bytes)
             if !ranges.contains(where: { $0.contains(bytes) }) { return client }
         }
         return client
@@ -155,7 +155,7 @@ public struct TrustedProxies: Sendable, Equatable {
     }
 
     /// An address in one spelling, so that one client is one key for the limits.
-    static func canonical(_ bytes: [UInt8], original: String) -> String {
+    static func canonical(_ bytes: [UInt8]) -> String {
         bytes.count == 4 ? bytes.map(String.init).joined(separator: ".") : text(ipv6: bytes)
     }
 

@@ -278,24 +278,10 @@ struct ActionWriteStatement: PostgresPreparedStatement {
                     THEN photosd_stale_facts('the request was answered meanwhile')
                 ELSE 1 + 0 * ((SELECT count(*) FROM audit) + (SELECT count(*) FROM issued) + (SELECT count(*) FROM revoked))
             """
-        // The interpolations of one statement must be one literal (their placeholders are
-        // numbered as they appear): the optional parts are spliced in as literal text of their
-        // own statement only when `effects` (see `NavigationWriteStatement`).
-        return effects ? """
-            WITH held AS (
-                SELECT pg_advisory_xact_lock_shared(\(sql: String(AuditRowValues.appendLockKey)))
-            ),
-            session AS (
-                UPDATE sessions SET \(assigning: { $0.write.row })
-                WHERE id = \({ $0.write.row.id }, .text) AND version = \({ $0.expectedVersion }, .bigint)
-                    AND trail_seq = \({ $0.expectedTrailSeq }, .bigint) AND EXISTS (SELECT 1 FROM held)
-                RETURNING id
-            ),
-            audit AS (\(SessionStatements.auditInsert(after: "session")))\(effectClauses)
-            SELECT CASE
-                WHEN NOT EXISTS (SELECT 1 FROM session) THEN 0\(assumptionChecks)\(effectChecks)
-            END AS written
-            """ : """
+        // The session's conditional update and its audit rows, which both forms share; the
+        // write with effects adds its clauses and their checks. (Parts compose: their
+        // placeholders are numbered in the whole statement.)
+        let head: BoundSQL<SessionStatements.WriteInput> = """
             WITH held AS (
                 SELECT pg_advisory_xact_lock_shared(\(sql: String(AuditRowValues.appendLockKey)))
             ),
@@ -306,6 +292,14 @@ struct ActionWriteStatement: PostgresPreparedStatement {
                 RETURNING id
             ),
             audit AS (\(SessionStatements.auditInsert(after: "session")))
+            """
+        return effects ? """
+            \(head)\(effectClauses)
+            SELECT CASE
+                WHEN NOT EXISTS (SELECT 1 FROM session) THEN 0\(assumptionChecks)\(effectChecks)
+            END AS written
+            """ : """
+            \(head)
             SELECT CASE
                 WHEN NOT EXISTS (SELECT 1 FROM session) THEN 0\(assumptionChecks)
                 ELSE 1 + 0 * (SELECT count(*) FROM audit)

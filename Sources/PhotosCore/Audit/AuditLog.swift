@@ -76,13 +76,6 @@ public enum AuditLog {
         return (try row.int(0), try row.string(1))
     }
 
-    /// Takes, for the rest of the transaction, what every appending transaction holds (on
-    /// PostgreSQL the append lock, shared: see `settledNewestID`) — for an append whose trail is
-    /// already held by other means (a session's, by its row's version check).
-    public static func holdAppendLock(on connection: any DatabaseConnection) async throws {
-        try await connection.hold([.shared(.number(appendLockKey))])
-    }
-
     /// Inserts one trail's rows already chained (`AuditTrails.chain`), in the caller's
     /// transaction (`AuditRowValues.insert`: the columns' one definition).
     public static func insert(chained rows: [(record: AuditRecord, previousHash: String, hash: String)], on connection: any DatabaseConnection) async throws {
