@@ -13,9 +13,12 @@ import Synchronization
 ///
 /// The transactions run in `Committer`, an actor whose executor is the writer's own thread:
 /// the closures are `async` (services await their statements, which PostgreSQL needs), but
-/// SQLite answers each at once, so a closure runs from start to end on that thread.
+/// SQLite answers each at once, so a closure runs from start to end on that thread. There is one
+/// queue: a request is a call on that actor, so it waits among the thread's jobs (`ThreadExecutor`)
+/// and joins the next batch when the thread reaches it. What bounds the queue is `Admission`, a
+/// count taken before the request leaves its caller, so an overloaded writer refuses at once.
 public final class DatabaseWriter: Sendable {
-    private let pending: PendingWrites
+    private let admission: Admission
     private let executor: ThreadExecutor
     private let connection: ConnectionBox
     private let committer: Committer
@@ -35,29 +38,29 @@ public final class DatabaseWriter: Sendable {
     ) throws {
         let connection = ConnectionBox(try Connection(path: path, mode: .readWrite, options: options))
         let statistics = WriterStatistics()
-        let pending = PendingWrites(capacity: max(1, maxQueuedRequests))
+        let admission = Admission(capacity: max(1, maxQueuedRequests))
         let executor = ThreadExecutor(name: threadName)
         self.connection = connection
-        self.pending = pending
+        self.admission = admission
         self.executor = executor
         self.maxBatchSize = max(1, maxBatchSize)
         self.maxQueuedRequests = maxQueuedRequests
         self.statistics = statistics
-        // The loop holds the queue, the connection and the counters, never `self`, so a writer
-        // that is dropped without `close()` still ends its loop and its thread (`deinit`). It
-        // starts on the writer's thread and signals its end from there: the blocking `close()`
-        // may be called on a thread of the cooperative pool, so nothing it waits for may need one.
-        let committer = Committer(executor: executor, connection: connection, statistics: statistics)
+        let committer = Committer(executor: executor, connection: connection, statistics: statistics, admission: admission)
         self.committer = committer
         let batchSize = self.maxBatchSize
         let loopEnded = self.loopEnded
+        // The loop holds the committer, never `self`, so a writer that is dropped without
+        // `close()` still ends its loop and its thread (`deinit`). It starts on the writer's
+        // thread and signals its end from there: the blocking `close()` may be called on a
+        // thread of the cooperative pool, so nothing it waits for may need one.
         Task(executorPreference: executor) {
-            await committer.run(pending, batchSize: batchSize, ended: loopEnded)
+            await committer.run(batchSize: batchSize, ended: loopEnded)
         }
     }
 
     deinit {
-        pending.stop()
+        stopTakingRequests()
     }
 
     /// Runs `body` inside the writer's transaction and returns its result once it is committed.
@@ -66,13 +69,10 @@ public final class DatabaseWriter: Sendable {
     /// writes are rolled back and the error is rethrown here.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let job = TypedWriteJob(body: body, continuation: continuation)
-            switch pending.submit(job) {
-            case nil: break
-            case .stopped?: job.fail(DatabaseClosedError())
-            case .full?: job.fail(DatabaseOverloadedError(queued: maxQueuedRequests))
-            }
+        switch admission.admit() {
+        case .admitted: return try await committer.submit(body)
+        case .stopped: throw DatabaseClosedError()
+        case .full: throw DatabaseOverloadedError(queued: maxQueuedRequests)
         }
     }
 
@@ -81,7 +81,7 @@ public final class DatabaseWriter: Sendable {
     /// runs on the writer's own thread, which then ends by itself. What `DatabaseStore.close()`
     /// runs (photosd's shutdown).
     public func close() async {
-        guard pending.stop() else { return }
+        guard stopTakingRequests() else { return }
         await loopEnded.wait()
         await committer.closeConnection()
         executor.stop(waiting: false)
@@ -90,15 +90,25 @@ public final class DatabaseWriter: Sendable {
     /// The same, blocking the caller until it is done: for callers that cannot await (a test's
     /// `defer`, a tool's last line).
     public func close() {
-        guard pending.stop() else { return }
+        guard stopTakingRequests() else { return }
         loopEnded.blockingWait()
         executor.stop(waiting: true)
         // The loop and the thread have ended: nothing else uses the connection now.
         connection.close()
     }
 
+    /// Refuses new requests and tells the loop to end once those admitted are done; false if
+    /// that was done already. Synchronous (`deinit` and the blocking `close()` call it): the
+    /// loop is told by a job on its own thread.
+    @discardableResult
+    private func stopTakingRequests() -> Bool {
+        guard admission.stop() else { return false }
+        Task(executorPreference: executor) { [committer] in await committer.wake() }
+        return true
+    }
+
     /// Requests waiting for the writer now (not those in the transaction being written).
-    public var queuedRequests: Int { pending.count }
+    public var queuedRequests: Int { admission.waiting }
 
     /// Counts of what the writer has done so far (for metrics and benchmarks).
     public var stats: WriterStatistics.Snapshot { statistics.snapshot() }
@@ -109,19 +119,54 @@ private actor Committer {
     private let executor: ThreadExecutor
     private let box: ConnectionBox
     private let statistics: WriterStatistics
+    private let admission: Admission
+    /// Requests that reached the writer's thread, for the next batch.
+    private var arrived: [any WriteJob] = []
+    /// The loop, while it waits for a request (or for the end).
+    private var idle: CheckedContinuation<Void, Never>?
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
-    init(executor: ThreadExecutor, connection: ConnectionBox, statistics: WriterStatistics) {
+    init(executor: ThreadExecutor, connection: ConnectionBox, statistics: WriterStatistics, admission: Admission) {
         self.executor = executor
         self.box = connection
         self.statistics = statistics
+        self.admission = admission
     }
 
-    /// Commits batches until the queue is stopped and empty, then signals `ended`.
-    func run(_ pending: PendingWrites, batchSize: Int, ended: LoopEnd) async {
-        while let jobs = await pending.next(atMost: batchSize) {
+    /// Adds an admitted request to the next batch and waits until it is committed (or failed).
+    func submit<T: Sendable>(_ body: @escaping @Sendable (Connection) async throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            arrived.append(TypedWriteJob(body: body, continuation: continuation))
+            wake()
+        }
+    }
+
+    /// Resumes the loop if it is waiting (a request arrived, or the writer is closing).
+    func wake() {
+        guard let idle else { return }
+        self.idle = nil
+        idle.resume()
+    }
+
+    /// Commits batches until the writer is closing and every admitted request is done, then
+    /// signals `ended`.
+    func run(batchSize: Int, ended: LoopEnd) async {
+        while true {
+            if arrived.isEmpty {
+                // Admitted requests that have not reached this thread yet keep the loop going.
+                if admission.isDrained { break }
+                await withCheckedContinuation { idle = $0 }
+                continue
+            }
+            let count = min(arrived.count, batchSize)
+            let jobs = Array(arrived.prefix(count))
+            arrived.removeFirst(count)
+            admission.started(count)
             await commit(jobs)
+            // Lets the requests that reached the thread during that transaction (their jobs are
+            // queued ahead of this one) join the next batch.
+            await Task.yield()
         }
         ended.signal()
     }
@@ -214,69 +259,47 @@ private final class LoopEnd: Sendable {
     }
 }
 
-/// The requests waiting for the writer, and the loop waiting for them.
-private final class PendingWrites: Sendable {
+/// How many requests may still wait for the writer, decided before a request leaves its caller.
+private final class Admission: Sendable {
+    enum Decision { case admitted, stopped, full }
+
     private struct State {
-        var jobs: [any WriteJob] = []
+        /// Admitted and not yet taken into a transaction (on their way to the writer's thread, or
+        /// waiting there).
+        var waiting = 0
         var stopping = false
-        var waiter: CheckedContinuation<Void, Never>?
     }
     private let state = Mutex(State())
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
 
-    var count: Int { state.withLock { $0.jobs.count } }
+    var waiting: Int { state.withLock { $0.waiting } }
 
-    /// Queues a job, or says why not (and then runs nothing).
-    func submit(_ job: any WriteJob) -> WorkerThread<any WriteJob>.Refusal? {
-        let outcome = state.withLock { state -> (WorkerThread<any WriteJob>.Refusal?, CheckedContinuation<Void, Never>?) in
-            guard !state.stopping else { return (.stopped, nil) }
-            guard state.jobs.count < capacity else { return (.full, nil) }
-            state.jobs.append(job)
-            defer { state.waiter = nil }
-            return (nil, state.waiter)
+    func admit() -> Decision {
+        state.withLock { state in
+            guard !state.stopping else { return .stopped }
+            guard state.waiting < capacity else { return .full }
+            state.waiting += 1
+            return .admitted
         }
-        outcome.1?.resume()
-        return outcome.0
     }
 
-    /// Stops taking jobs (those queued still run); false if it was stopped already.
-    @discardableResult
+    /// `count` requests were taken into a transaction.
+    func started(_ count: Int) {
+        state.withLock { $0.waiting -= count }
+    }
+
+    /// Refuses requests from now on; false if it did already.
     func stop() -> Bool {
-        let (first, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Void, Never>?) in
-            let first = !state.stopping
-            state.stopping = true
-            defer { state.waiter = nil }
-            return (first, state.waiter)
+        state.withLock { state in
+            defer { state.stopping = true }
+            return !state.stopping
         }
-        waiter?.resume()
-        return first
     }
 
-    /// The next jobs, at most `limit`, waiting for one if none is queued; nil once stopped and
-    /// drained.
-    func next(atMost limit: Int) async -> [any WriteJob]? {
-        while true {
-            let batch = state.withLock { state -> [any WriteJob]?? in
-                if !state.jobs.isEmpty {
-                    let count = min(state.jobs.count, limit)
-                    defer { state.jobs.removeFirst(count) }
-                    return .some(Array(state.jobs.prefix(count)))
-                }
-                return state.stopping ? .some(nil) : nil
-            }
-            if let batch { return batch }
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Bool in
-                    if !state.jobs.isEmpty || state.stopping { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
-        }
-    }
+    /// Stopped, and every admitted request has been taken into a transaction.
+    var isDrained: Bool { state.withLock { $0.stopping && $0.waiting == 0 } }
 }
 
 /// Counters kept by the writer.

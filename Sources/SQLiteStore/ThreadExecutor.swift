@@ -27,7 +27,7 @@ final class ThreadExecutor: SerialExecutor, TaskExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        guard worker.submit(job) != nil else { return }
+        guard !worker.submit(job) else { return }
         // The thread has stopped: nothing else runs this executor's jobs now, so a serial queue
         // keeps them one at a time.
         let (serial, task) = (asUnownedSerialExecutor(), asUnownedTaskExecutor())

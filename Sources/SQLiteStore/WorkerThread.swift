@@ -11,19 +11,11 @@ import Synchronization
 /// The thread holds only the queue and the handler, never this object: a worker that is
 /// dropped without `stop()` still ends its thread (after the queued jobs) from `deinit`.
 final class WorkerThread<Job>: Sendable {
-    /// Why `submit` refused a job.
-    enum Refusal: Error {
-        /// `stop()` was called.
-        case stopped
-        /// `capacity` jobs are already waiting.
-        case full
-    }
-
     private let queue: JobQueue<Job>
 
-    /// Starts the thread. `capacity` bounds the jobs waiting at once (not the one running).
-    init(name: String, maxBatch: Int, capacity: Int = .max, handler: @escaping @Sendable ([Job]) -> Void) {
-        let queue = JobQueue<Job>(maxBatch: max(1, maxBatch), capacity: max(1, capacity))
+    /// Starts the thread.
+    init(name: String, maxBatch: Int, handler: @escaping @Sendable ([Job]) -> Void) {
+        let queue = JobQueue<Job>(maxBatch: max(1, maxBatch))
         self.queue = queue
         let thread = Thread {
             // Named for `top -H`, `perf` and /proc/PID/task: Foundation's `Thread.name` does
@@ -42,8 +34,8 @@ final class WorkerThread<Job>: Sendable {
         queue.stop(wait: false)
     }
 
-    /// Queues a job, or says why not (and then runs nothing).
-    func submit(_ job: Job) -> Refusal? {
+    /// Queues a job; false (and the job is not run) once `stop()` was called.
+    func submit(_ job: Job) -> Bool {
         queue.submit(job)
     }
 
@@ -61,21 +53,18 @@ private final class JobQueue<Job>: @unchecked Sendable {
     private var stopping = false
     private let finished = DispatchSemaphore(value: 0)
     private let maxBatch: Int
-    private let capacity: Int
 
-    init(maxBatch: Int, capacity: Int) {
+    init(maxBatch: Int) {
         self.maxBatch = maxBatch
-        self.capacity = capacity
     }
 
-    func submit(_ job: Job) -> WorkerThread<Job>.Refusal? {
+    func submit(_ job: Job) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        guard !stopping else { return .stopped }
-        guard jobs.count < capacity else { return .full }
+        guard !stopping else { return false }
         jobs.append(job)
         condition.signal()
-        return nil
+        return true
     }
 
     func stop(wait: Bool) {

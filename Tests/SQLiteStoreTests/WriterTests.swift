@@ -233,6 +233,46 @@ struct WriterTests {
         }
     }
 
+    @Test("requests racing a close either commit or fail as closed; none is lost or left waiting")
+    func requestsRacingClose() async throws {
+        for round in 0..<20 {
+            let directory = try TemporaryDirectory()
+            defer { directory.remove() }
+            let database = try Self.makeDatabase(directory)
+            let outcomes = await withTaskGroup(of: Bool?.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        do {
+                            try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", "r\(round)-\(index)") }
+                            return true
+                        } catch is DatabaseClosedError {
+                            return false
+                        } catch {
+                            return nil
+                        }
+                    }
+                    if index == 100 { group.addTask { await database.close(); return false } }
+                }
+                var committed = 0
+                var unexpected = 0
+                for await outcome in group {
+                    switch outcome {
+                    case true?: committed += 1
+                    case false?: break
+                    case nil: unexpected += 1
+                    }
+                }
+                return (committed, unexpected)
+            }
+            #expect(outcomes.1 == 0)
+            // Every write acknowledged as committed is in the file, and no other.
+            let check = try Connection(path: directory.file("writer.db"))
+            defer { check.close() }
+            let stored = try await check.queryOne("SELECT count(*) FROM items")?.int(0) ?? -1
+            #expect(stored == outcomes.0, "round \(round): \(outcomes.0) acknowledged, \(stored) stored")
+        }
+    }
+
     @Test("after close, requests fail cleanly")
     func closed() async throws {
         let directory = try TemporaryDirectory()
