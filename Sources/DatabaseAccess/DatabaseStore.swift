@@ -34,6 +34,12 @@ public protocol DatabaseStore: SessionActions, Sendable, CustomStringConvertible
 
     /// Deletes the idempotency answers stored at or before `cutoff`; returns how many.
     func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int
+
+    /// Removes from the store's files what deleted or overwritten rows of `tables` left behind,
+    /// as far as it can while others keep using it (erasure's last step). SQLite zeroes freed
+    /// content as it goes (`secure_delete`) and here checkpoints the WAL into the file and
+    /// truncates it; PostgreSQL vacuums `tables`, so no dead row version keeps the old values.
+    func purgeDeletedContent(tables: [String]) async throws
 }
 
 /// An error from a store, classified the same way for both, so services and the HTTP layer map

@@ -1,4 +1,5 @@
 import DatabaseAccess
+import PostgresNIO
 
 /// The action contract on PostgreSQL: the read and the write each one statement, one round trip
 /// (`SessionStatements`), no transaction held open between them and no row locked; several
@@ -44,5 +45,29 @@ extension PostgresStorage {
 
     public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {
         try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", cutoff) }
+    }
+
+    /// Vacuums `tables` (outside a transaction, as VACUUM must run): the row versions an
+    /// erasure left dead, which still hold the old values, are removed from the pages. The
+    /// server's WAL and its archive keep them until they are recycled (docs/reliability.md).
+    public func purgeDeletedContent(tables: [String]) async throws {
+        for table in tables {
+            // Table names come from the code, never from input; checked all the same, since
+            // VACUUM takes no bound parameters.
+            guard !table.isEmpty, table.utf8.allSatisfy({ $0 == UInt8(ascii: "_") || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) }) else {
+                throw PostgresStoreError.notATable(table)
+            }
+        }
+        let sql = "VACUUM " + tables.joined(separator: ", ")
+        guard !isClosed else { throw DatabaseClosedError() }
+        let logger = self.logger
+        do {
+            try await client.withConnection { connection in
+                _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+            }
+        } catch {
+            if isClosed { throw DatabaseClosedError() }
+            throw PostgresStoreError(describing: error, doing: "vacuuming \(tables.joined(separator: ", "))")
+        }
     }
 }

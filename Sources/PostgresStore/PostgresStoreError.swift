@@ -20,6 +20,12 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
         return PostgresStoreError(sqlState: "PD002", description: summary, summary: summary)
     }
 
+    /// A name that is not a table's, refused before it reaches a statement that cannot bind it.
+    static func notATable(_ name: String) -> PostgresStoreError {
+        let summary = "not a table name: \(name.prefix(64))"
+        return PostgresStoreError(sqlState: "PD003", description: summary, summary: summary)
+    }
+
     /// No answer from the server (transient): `summary` says what was waited for.
     static func noAnswer(_ summary: String) -> PostgresStoreError {
         PostgresStoreError(sqlState: nil, description: summary, summary: summary)

@@ -98,6 +98,10 @@ public final class Connection {
                     try execute("PRAGMA journal_mode = WAL")
                 }
                 try execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
+                // Content deleted or overwritten is zeroed as it is freed, so that an erased
+                // person's name does not linger in a page's free space or on the freelist
+                // (`users erase`); with the WAL checkpointed and truncated it is then nowhere.
+                try execute("PRAGMA secure_delete = ON")
             }
             _ = try query("SELECT count(*) FROM sqlite_schema")
         } catch {

@@ -1,3 +1,4 @@
+import CSQLite
 import DatabaseAccess
 import Foundation
 
@@ -9,10 +10,13 @@ public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupSt
     public let writer: DatabaseWriter
     /// The read-only connections.
     public let readers: DatabaseReaders
+    /// What every connection was opened with.
+    let options: Connection.Options
 
     /// Opens the database: migrations must already have run (see `Migrator`).
     public init(path: String, options: Connection.Options = .init(), readerCount: Int = 4, maxBatchSize: Int = 64) throws {
         self.path = path
+        self.options = options
         self.writer = try DatabaseWriter(path: path, options: options, maxBatchSize: maxBatchSize)
         self.readers = try DatabaseReaders(path: path, count: readerCount, options: options)
     }
@@ -49,6 +53,37 @@ public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupSt
             _ = try connection.query("SELECT count(*) FROM sqlite_schema")
             try connection.backup(to: path)
         }
+    }
+
+    /// Checkpoints the WAL into the file and truncates it to nothing, on a connection of its own
+    /// (a checkpoint cannot run inside the writer's transactions) and a thread of its own (it
+    /// waits for readers on older snapshots, up to the busy timeout each try). Deleted content
+    /// was zeroed as it was freed (`secure_delete`, every read-write connection), so after this
+    /// the file holds no copy of it and the WAL holds nothing. Other processes (photosd) may keep
+    /// writing meanwhile; their frames come after.
+    public func purgeDeletedContent(tables: [String]) async throws {
+        let path = self.path
+        let options = self.options
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let thread = Thread {
+                continuation.resume(with: Result { try Self.truncateWAL(path: path, options: options) })
+            }
+            thread.name = "sqlite-purge"
+            thread.start()
+        }
+    }
+
+    private static func truncateWAL(path: String, options: Connection.Options) throws {
+        let connection = try Connection(path: path, mode: .readWrite, options: options)
+        defer { connection.close() }
+        // A reader that stays on an older snapshot makes the checkpoint report busy: try again
+        // a few times before saying so.
+        for attempt in 1...20 {
+            let result = try connection.queryOne("PRAGMA wal_checkpoint(TRUNCATE)")
+            if try result?.int(0) == 0 { return }
+            if attempt < 20 { usleep(100_000) }
+        }
+        throw SQLiteError(resultCode: SQLITE_BUSY, message: "the WAL of \(path) could not be truncated: readers kept older snapshots open")
     }
 
     /// Closes the readers, then the writer (which checkpoints the WAL first), suspending while

@@ -56,6 +56,14 @@ extension SessionCoordinator {
             ActionRequest(action: ClientAction(.buy), sessionID: sessionID, actor: actor, decider: .operatorPurchase), address: AuthService.localAddress)
     }
 
+    /// Signs a live session out on the operator's authority (its token revoked; a step with
+    /// `reason`). A session already signed out is left as it is.
+    public func operatorSignOut(sessionID: String, reason: String, actor: AuditActor) async throws -> ActionResult {
+        try await run(
+            ActionRequest(action: ClientAction(.signOut), sessionID: sessionID, actor: actor, decider: .operatorSignOut(reason: reason)),
+            address: AuthService.localAddress)
+    }
+
     // MARK: The loop
 
     /// The loop.
@@ -210,10 +218,10 @@ extension SessionCoordinator {
         case .valid(let user):
             return .valid(user)
         case .invalid:
-            return .invalid(existingUser: await auth.existingUsername(username))
+            return .invalid(existingUser: await auth.existingUserID(username))
         case .limited(let error, let audit):
             guard let audit else { throw error }
-            return .limited(error, existingUser: await auth.existingUsername(username), limit: audit)
+            return .limited(error, existingUser: await auth.existingUserID(username), limit: audit)
         }
     }
 
@@ -250,6 +258,8 @@ struct ActionRequest: Sendable {
         case operatorSignIn(User)
         /// `SessionMachine.decide` of `buy`, only on the `buy` screen.
         case operatorPurchase
+        /// `SessionMachine.operatorSignOut`, giving this reason.
+        case operatorSignOut(reason: String)
     }
 
     /// The user this action may sign in.
@@ -285,6 +295,8 @@ struct ActionRequest: Sendable {
                 throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(input.state.topScreen?.screen.rawValue ?? "no") screen, not buy")
             }
             return try SessionMachine.decide(input)
+        case .operatorSignOut(let reason):
+            return try SessionMachine.operatorSignOut(input, reason: reason)
         }
     }
 }

@@ -71,7 +71,7 @@ struct FlowTests {
         #expect(failed.outcome == .signInFailed)
         #expect(failed.token == nil)
         #expect(stacks(failed.session) == "[photos] | [signIn]")
-        #expect(steps(failed.events) == ["action app - {\"action\":\"submit\"}", "auth.signInFailed - - {\"attemptedUsername\":\"alice\"}"])
+        #expect(steps(failed.events) == ["action app - {\"action\":\"submit\"}", "auth.signInFailed - - {\"attemptedUserId\":1}"])
 
         let signedIn = try await h.act(id, .submit)
         #expect(signedIn.outcome == .signedIn)

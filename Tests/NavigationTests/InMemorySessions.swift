@@ -163,7 +163,7 @@ actor InMemorySessions: SessionDriver {
     private func check(_ action: ClientAction) -> CredentialCheck {
         let username = action.username ?? ""
         guard let entry = users[username] else { return .invalid(existingUser: nil) }
-        return entry.password == action.password ? .valid(entry.user) : .invalid(existingUser: username)
+        return entry.password == action.password ? .valid(entry.user) : .invalid(existingUser: entry.user.id)
     }
 
     private func read(_ needs: SessionFacts.Needs, credentials: CredentialCheck? = nil) -> SessionFacts {
@@ -206,6 +206,8 @@ actor InMemorySessions: SessionDriver {
                 tokens[id]?.revoked = true
             }
         }
-        sessions[sessionID] = (decision.version, decision.state, rows + decision.records.map(\.row))
+        // As the `audit_trail` view does: the name comes from the users, not from the row.
+        let names = Dictionary(users.values.map { ($0.user.id, $0.user.username) }, uniquingKeysWith: { first, _ in first })
+        sessions[sessionID] = (decision.version, decision.state, rows + decision.records.map { $0.row(username: $0.userID.flatMap { names[$0] }) })
     }
 }

@@ -37,7 +37,7 @@ struct AuthServiceTests {
             try await connection.query("SELECT step, detail FROM audit_trail WHERE session_id = 'api' ORDER BY seq").map { "\(try $0.string(0)):\(try $0.string(1))" }
         }
         // An unknown name is not recorded: it may be a password typed into the wrong field.
-        #expect(steps == [#"auth.signInFailed:{"attemptedUsername":"alice"}"#, #"auth.signInFailed:{"unknownUser":true}"#])
+        #expect(steps == [#"auth.signInFailed:{"attemptedUserId":1}"#, #"auth.signInFailed:{"unknownUser":true}"#])
     }
 
     @Test("the decoy hash is computed only when a sign-in names an unknown user, once")

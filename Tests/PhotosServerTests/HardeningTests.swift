@@ -49,7 +49,7 @@ struct HardeningTests {
             .map { "\(try $0.string(0) == "api" ? "api" : "session") \(try $0.string(1))" }
         #expect(details == [
             #"api {"unknownUser":true}"#,
-            #"api {"attemptedUsername":"alice"}"#,
+            #"api {"attemptedUserId":1}"#,
             #"session {"unknownUser":true}"#,
         ])
         let leaks = try await h.query("SELECT count(*) FROM audit_trail WHERE detail LIKE '%\(typedPassword)%' OR username = '\(typedPassword)'")

@@ -55,12 +55,12 @@ public struct SessionFacts: Sendable, Equatable {
 public enum CredentialCheck: Sendable, Equatable {
     /// The password matched.
     case valid(User)
-    /// It did not; `existingUser` is the submitted username when a user has it (nil for an
+    /// It did not; `existingUser` is the id of the user with the submitted name (nil for an
     /// unknown name, which is never recorded: it may be a password typed into the wrong field).
-    case invalid(existingUser: String?)
+    case invalid(existingUser: Int64?)
     /// The sign-in limits refused to check it (`too_many_attempts`); `limit` is what the
     /// limits say of it in the audit row (which limit, how many refusals went unrecorded).
-    case limited(PhotosError, existingUser: String?, limit: JSONObject)
+    case limited(PhotosError, existingUser: Int64?, limit: JSONObject)
 }
 
 /// What a decision asks the world to do, besides saving the session and its audit rows. The

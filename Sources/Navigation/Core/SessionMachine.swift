@@ -142,6 +142,18 @@ public enum SessionMachine {
         return finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
     }
 
+    /// Signs a live session out on an operator's authority, revoking its token (`input.action` is
+    /// ignored); the screens stay where they are, as after the photos list's `signOut`. A session
+    /// that is signed out already (or whose token died, which `restore` signs out) is left as it
+    /// is, with no step.
+    public static func operatorSignOut(_ input: Input, reason: String) throws -> SessionDecision {
+        let (context, tree) = try restore(input)
+        if context.state.user != nil {
+            context.signOut(reason: reason, actor: input.actor)
+        }
+        return finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
+    }
+
     /// The session as the API shows it, from its state and the facts read for it.
     public static func view(id: String, version: Int, state: SessionState, facts: SessionFacts) -> SessionView {
         guard let user = state.user else { return SessionView(id: id, version: version, state: state, owned: [], purchases: []) }
@@ -188,7 +200,9 @@ public enum SessionMachine {
         }
         let result = ActionResult(
             session: view(id: context.sessionID, version: newVersion, state: state, facts: context.facts),
-            events: records.map(\.row), outcome: error?.code == .actionNotAvailable ? .rejected : context.outcome,
+            events: records.map { record in
+                record.row(username: [before?.user, state.user].lazy.compactMap { $0 }.first { $0.id == record.userID }?.username)
+            }, outcome: error?.code == .actionNotAvailable ? .rejected : context.outcome,
             token: context.issuedToken, error: error)
         return SessionDecision(version: newVersion, changed: changed, state: state, records: records, effects: context.effects, result: result)
     }

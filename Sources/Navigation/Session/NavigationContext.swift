@@ -43,7 +43,7 @@ final class NavigationContext {
     @discardableResult
     func record(_ step: AuditStep, coordinator: String?, screen: ScreenKind? = nil, detail: JSONObject = [:], actor: AuditActor? = nil) -> Int {
         steps.append(AuditEntry(
-            actor: actor ?? self.actor, userID: state.user?.id, username: state.user?.username,
+            actor: actor ?? self.actor, userID: state.user?.id,
             coordinator: coordinator, step: step, screen: screen?.rawValue, detail: detail))
         return firstSeq + steps.count - 1
     }
@@ -141,7 +141,7 @@ final class NavigationContext {
     /// `429 too_many_attempts` when the sign-in limits refused to check the password.
     func signInFailed() {
         var limit: PhotosError?
-        var knownUser: String?
+        var knownUser: Int64?
         var limitDetail: JSONObject = [:]
         switch credentialCheck {
         case .limited(let error, let existing, let detail)?: (limit, knownUser, limitDetail) = (error, existing, detail)
@@ -149,7 +149,7 @@ final class NavigationContext {
         case .valid, nil: break
         }
         record(.authSignInFailed, coordinator: nil, detail: Credentials.refusedSignInDetail(
-            knownUsername: knownUser, reason: limit == nil ? nil : "tooManyAttempts", limit: limitDetail))
+            knownUserID: knownUser, reason: limit == nil ? nil : "tooManyAttempts", limit: limitDetail))
         outcome = .signInFailed
         reportedError = limit ?? .invalidCredentials
     }

@@ -84,13 +84,14 @@ public enum SessionReplay {
                 guard state.stacks.count > 1 else { throw fail("screen.dismiss with no modal stack") }
                 state.stacks.removeLast()
             case .authSignIn:
-                guard let userId = detail.userId, let username = row.username else { throw fail("auth.signIn without user") }
-                state.user = SessionUser(id: userId, username: username)
+                guard let userId = detail.userId else { throw fail("auth.signIn without user") }
+                // An erased user's rows show no name: the state shows the tombstone `users` keeps.
+                state.user = SessionUser(id: userId, username: row.username ?? NameCommitment.erasedName(userID: userId))
                 state.tokenId = detail.tokenId
             case .authSignOut:
                 state.user = nil
                 state.tokenId = nil
-            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved:
+            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved, .userErased:
                 break
             }
         }

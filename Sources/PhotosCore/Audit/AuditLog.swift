@@ -107,8 +107,10 @@ public enum AuditLog {
     public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: any DatabaseConnection) async throws -> [(id: Int64, row: AuditRow)] {
         let result = try await connection.query(
             """
-            SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail, id FROM audit_events
-            WHERE id > ? AND (? IS NULL OR session_id = ?) ORDER BY id LIMIT ?
+            SELECT e.session_id, e.seq, e.at, e.actor, coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END),
+                   e.coordinator, e.step, e.screen, e.detail, e.id
+            FROM audit_events e LEFT JOIN users u ON u.id = e.user_id
+            WHERE e.id > ? AND (? IS NULL OR e.session_id = ?) ORDER BY e.id LIMIT ?
             """, afterID, sessionID, sessionID, limit)
         return try result.map { (try $0.int64(9), try Self.row($0)) }
     }
@@ -126,6 +128,11 @@ public enum AuditLog {
         public var rowsChecked: Int
         /// Checkpoints read.
         public var checkpointsChecked: Int = 0
+        /// Rows that name an erased user, and so show no name (`users erase`).
+        public var redactedRows: Int = 0
+        /// Of those, rows written before migration 0011 whose clear name was removed: their hash
+        /// can no longer be recomputed, so the chain proves their place, not their content.
+        public var redactedBeforeCommitments: Int = 0
         /// The first thing that does not check out, if any.
         public var problem: Problem?
         /// True when nothing was found.

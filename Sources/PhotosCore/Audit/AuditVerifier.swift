@@ -1,4 +1,5 @@
 import DatabaseAccess
+import Foundation
 import PhotosModel
 
 /// Re-checks the audit trail, streaming (memory stays flat however long a trail is; it holds one
@@ -12,7 +13,14 @@ import PhotosModel
 /// 3. every trail in (trail, seq) order: seq 1, 2, 3 … without gaps; each later row chained to
 ///    the trail's row before it and hashed over its contents; the row a checkpoint signed still
 ///    there with the hash it signed; the trail not ending before the seq its newest checkpoint
-///    signed; and no trail that a checkpoint names missing.
+///    signed; and no trail that a checkpoint names missing;
+/// 4. every user's name against what the chain holds of it: the commitment in their
+///    `user.created` step (or, for users created before migration 0011, the clear name that step
+///    recorded). Erased users are skipped: their name is gone, which is the point.
+///
+/// A row listed in `audit_redactions` (a row from before 0011 that named a user since erased,
+/// and lost that name) is chained like any other, but its hash is not recomputed: the content it
+/// covered is gone. The listing must name an erased user.
 struct AuditVerifier {
     let connection: any DatabaseConnection
     let publicKey: AuditPublicKey?
@@ -39,10 +47,19 @@ struct AuditVerifier {
             let cutover = hasV2
                 ? try await connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0
                 : Int64.max
-            try await checkGlobalChain(upTo: cutover)
+            let redacted = try await redactedRows()
+            try await checkGlobalChain(upTo: cutover, redacted: redacted)
             var covered: [String: Covered] = [:]
             if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: &covered) }
-            verification.rowsChecked = try await checkTrails(cutover: cutover, covered: &covered)
+            verification.rowsChecked = try await checkTrails(cutover: cutover, covered: &covered, redacted: redacted)
+            if try await connection.tableExists("audit_redactions") {
+                try await checkNames()
+                verification.redactedRows = try await connection.queryOne(
+                    "SELECT count(*) FROM audit_events e JOIN users u ON u.id = e.user_id WHERE u.erased_at IS NOT NULL")?.int(0) ?? 0
+                verification.redactedRows += try await connection.queryOne(
+                    "SELECT count(*) FROM audit_redactions r JOIN audit_events e ON e.id = r.event_id WHERE e.user_id IS NULL")?.int(0) ?? 0
+                verification.redactedBeforeCommitments = redacted.count
+            }
         } catch let failure as Failure {
             verification.problem = failure.problem
         }
@@ -51,7 +68,7 @@ struct AuditVerifier {
 
     // MARK: 1. The first version's global chain
 
-    private func checkGlobalChain(upTo cutover: Int64) async throws {
+    private func checkGlobalChain(upTo cutover: Int64, redacted: Set<Int64>) async throws {
         var previousHash = AuditLog.genesisHash
         try await connection.forEachRow(
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= ? ORDER BY id",
@@ -61,7 +78,7 @@ struct AuditVerifier {
             if try row.string(11) != previousHash {
                 throw rowFailure(row, "prev_hash does not match the row before it (a row was deleted or inserted)")
             }
-            if try row.string(12) != fields.hash(previous: previousHash) {
+            if try !redacted.contains(row.int64(0)), try row.string(12) != fields.hash(previous: previousHash) {
                 throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
             }
             previousHash = try row.string(12)
@@ -124,7 +141,7 @@ struct AuditVerifier {
 
     // MARK: 3. Trails
 
-    private func checkTrails(cutover: Int64, covered: inout [String: Covered]) async throws -> Int {
+    private func checkTrails(cutover: Int64, covered: inout [String: Covered], redacted: Set<Int64>) async throws -> Int {
         var checked = 0
         var trail: String?
         var lastSeq = 0
@@ -158,7 +175,7 @@ struct AuditVerifier {
                 if try row.string(11) != lastHash {
                     throw rowFailure(row, "prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)")
                 }
-                if try row.string(12) != Self.fields(row).hash(previous: lastHash) {
+                if try !redacted.contains(row.int64(0)), try row.string(12) != Self.fields(row).hash(previous: lastHash) {
                     throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
                 }
             }
@@ -175,6 +192,57 @@ struct AuditVerifier {
                 reason: "checkpoint \(missing.value.checkpoint) signed it up to seq \(missing.value.seq) but it has no rows (the whole trail was deleted)"))
         }
         return checked
+    }
+
+    // MARK: 4. Names
+
+    /// The rows listed as redacted (few: only rows from before 0011 that named an erased user);
+    /// each listing must name an erased user.
+    private func redactedRows() async throws -> Set<Int64> {
+        guard try await connection.tableExists("audit_redactions") else { return [] }
+        var rows = Set<Int64>()
+        try await connection.forEachRow(
+            "SELECT r.event_id, r.user_id, u.erased_at FROM audit_redactions r LEFT JOIN users u ON u.id = r.user_id ORDER BY r.event_id"
+        ) { row in
+            guard row.optionalString(2) != nil else {
+                throw Failure(problem: AuditLog.Problem(
+                    rowID: row.optionalInt64(0),
+                    reason: "listed as redacted for user \(row.optionalInt64(1) ?? 0), who is not erased (a name was removed from the trail without an erasure)"))
+            }
+            rows.insert(try row.int64(0))
+        }
+        return rows
+    }
+
+    /// Each user that is not erased has the name their `user.created` step committed to.
+    private func checkNames() async throws {
+        try await connection.forEachRow(
+            """
+            SELECT u.id, u.username, u.name_salt, e.username, e.detail
+            FROM users u JOIN audit_events e ON e.user_id = u.id AND e.step = 'user.created'
+            WHERE u.erased_at IS NULL ORDER BY u.id
+            """
+        ) { row in
+            let id = try row.int64(0)
+            let name = try row.string(1)
+            let committed = (try? JSONDecoder().decode(CreatedDetail.self, from: Data(try row.string(4).utf8)))?.nameCommitment
+            let matches: Bool
+            if let committed {
+                matches = row.optionalString(2).map { NameCommitment.of(name: name, salt: $0) == committed } ?? false
+            } else {
+                // Created before 0011: the step recorded the clear name.
+                matches = row.optionalString(3) == name
+            }
+            guard matches else {
+                throw Failure(problem: AuditLog.Problem(
+                    reason: "user \(id)'s name is not the one their user.created step committed to (the users row was altered)"))
+            }
+        }
+    }
+
+    /// What `checkNames` reads of a `user.created` step's detail.
+    private struct CreatedDetail: Decodable {
+        var nameCommitment: String?
     }
 
     // MARK: Helpers

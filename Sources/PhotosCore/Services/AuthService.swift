@@ -65,18 +65,22 @@ public struct AuthService: Sendable {
         let cost = UInt8(clamping: bcryptCost)
         let hash = await offload.run { Bcrypt.hash(password, cost: cost) }
         let at = timestamp()
+        let salt = NameCommitment.newSalt()
         return try await database.write { connection in
             // RETURNING rather than SQLite's last-insert rowid: the same statement on PostgreSQL.
             let id: Int64
             do {
                 id = try await connection.queryOne(
-                    "INSERT INTO users (username, password_hash, created_at) VALUES (?, ?, ?) RETURNING id", username, hash, at)?.int64(0) ?? 0
+                    "INSERT INTO users (username, password_hash, created_at, name_salt) VALUES (?, ?, ?, ?) RETURNING id",
+                    username, hash, at, salt)?.int64(0) ?? 0
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "user \(username) already exists")
             }
             let user = User(id: id, username: username, createdAt: at)
+            // The name enters the chain only as a commitment (erasure must leave the chain whole).
+            let detail: JSONObject = ["userId": .int(user.id), NameCommitment.detailField: .string(NameCommitment.of(name: username, salt: salt))]
             try await AuditLog.append(
-                [AuditEntry(actor: actor, userID: user.id, username: username, step: .userCreated, detail: ["userId": .int(user.id)])],
+                [AuditEntry(actor: actor, userID: user.id, step: .userCreated, detail: detail)],
                 to: actor.outOfSessionID, at: at, on: connection)
             return user
         }
@@ -217,11 +221,11 @@ public struct AuthService: Sendable {
         case .valid(let valid):
             user = valid
         case .invalid:
-            try await auditRefusedSignIn(knownUsername: await existingUsername(username), sessionID: actor.outOfSessionID, actor: actor, limit: nil)
+            try await auditRefusedSignIn(knownUserID: await existingUserID(username), sessionID: actor.outOfSessionID, actor: actor, limit: nil)
             throw PhotosError.invalidCredentials
         case .limited(let error, let audit):
             if let audit {
-                try await auditRefusedSignIn(knownUsername: await existingUsername(username), sessionID: actor.outOfSessionID, actor: actor, limit: audit)
+                try await auditRefusedSignIn(knownUserID: await existingUserID(username), sessionID: actor.outOfSessionID, actor: actor, limit: audit)
             }
             throw error
         }
@@ -239,7 +243,7 @@ public struct AuthService: Sendable {
         let issued = try await database.write { connection in
             let issued = try await issueToken(for: user.id, on: connection).token
             try await AuditLog.append(
-                [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignIn)],
+                [AuditEntry(actor: actor, userID: user.id, step: .authSignIn)],
                 to: actor.outOfSessionID, at: at, on: connection)
             return issued
         }
@@ -248,21 +252,21 @@ public struct AuthService: Sendable {
 
     /// Records an `auth.signInFailed` step in `sessionID`'s trail (`api` or `operator`); with
     /// `limit`, an attempt refused by the sign-in limits (`reason: "tooManyAttempts"`).
-    func auditRefusedSignIn(knownUsername: String?, sessionID: String, actor: AuditActor, limit: JSONObject?) async throws {
+    func auditRefusedSignIn(knownUserID: Int64?, sessionID: String, actor: AuditActor, limit: JSONObject?) async throws {
         let entry = AuditEntry(
             actor: actor, step: .authSignInFailed,
-            detail: Credentials.refusedSignInDetail(knownUsername: knownUsername, reason: limit == nil ? nil : "tooManyAttempts", limit: limit ?? [:]))
+            detail: Credentials.refusedSignInDetail(knownUserID: knownUserID, reason: limit == nil ? nil : "tooManyAttempts", limit: limit ?? [:]))
         let at = timestamp()
         _ = try await database.write { connection in
             try await AuditLog.append([entry], to: sessionID, at: at, on: connection)
         }
     }
 
-    /// `username` if a user has exactly that name, else nil (also when the lookup fails: this only
-    /// decides what a refused sign-in's audit row may say).
-    public func existingUsername(_ username: String) async -> String? {
+    /// The id of the user with exactly that name, else nil (also when the lookup fails: this
+    /// only decides what a refused sign-in's audit row may say).
+    public func existingUserID(_ username: String) async -> Int64? {
         guard (try? Self.validate(username: username)) != nil else { return nil }
-        return try? await user(named: username)?.username
+        return try? await user(named: username)?.id
     }
 
     /// The user a bearer token belongs to. Throws `unauthorized` for an unknown, expired or
@@ -308,7 +312,7 @@ public struct AuthService: Sendable {
             let user = try await validate(token: token, on: connection)
             try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE token_hash = ?", at, SecureToken.sha256Hex(token))
             try await AuditLog.append(
-                [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": 1])],
+                [AuditEntry(actor: actor, userID: user.id, step: .authSignOut, detail: ["tokens": 1])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return user
         }
@@ -323,7 +327,7 @@ public struct AuthService: Sendable {
             }
             let count = try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", at, user.id)
             try await AuditLog.append(
-                [AuditEntry(actor: actor, userID: user.id, username: user.username, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
+                [AuditEntry(actor: actor, userID: user.id, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return count
         }

@@ -6,6 +6,7 @@ public struct AuditRecord: Sendable, Equatable {
     public var at: String
     public var actor: String
     public var userID: Int64?
+    /// The clear name, only in rows written before migration 0011 (and not redacted since).
     public var username: String?
     public var coordinator: String?
     public var step: String
@@ -33,7 +34,7 @@ public struct AuditRecord: Sendable, Equatable {
     public init(_ entry: AuditEntry, sessionID: String, seq: Int, at: String) {
         self.init(
             sessionID: sessionID, seq: seq, at: at, actor: entry.actor.description, userID: entry.userID,
-            username: entry.username, coordinator: entry.coordinator, step: entry.step.rawValue,
+            username: nil, coordinator: entry.coordinator, step: entry.step.rawValue,
             screen: entry.screen, detail: entry.detail.jsonText)
     }
 
@@ -68,6 +69,12 @@ public struct AuditRecord: Sendable, Equatable {
     /// The row as the `audit_trail` view shows it.
     public var row: AuditRow {
         AuditRow(sessionId: sessionID, seq: seq, at: at, actor: actor, username: username, coordinator: coordinator, step: step, screen: screen, detail: detail)
+    }
+
+    /// The row as the `audit_trail` view shows it when its user is named `username` (the view
+    /// takes the name from `users`: the record itself holds none).
+    public func row(username name: String?) -> AuditRow {
+        AuditRow(sessionId: sessionID, seq: seq, at: at, actor: actor, username: username ?? name, coordinator: coordinator, step: step, screen: screen, detail: detail)
     }
 }
 

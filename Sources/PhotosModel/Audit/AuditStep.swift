@@ -19,16 +19,16 @@ public enum AuditStep: String, Sendable, Codable, CaseIterable {
     case photoAdded = "photo.added"
     case operatorCreated = "operator.created"
     case operatorRemoved = "operator.removed"
+    case userErased = "user.erased"
 }
 
 /// One step to append to a trail of the audit trail.
 public struct AuditEntry: Sendable, Equatable {
     /// Who took the step.
     public var actor: AuditActor
-    /// The signed-in user, if any.
+    /// The signed-in user, if any. An entry never holds a name: the `audit_trail` view shows
+    /// the user's name from `users` while there is one (erasure removes it there alone).
     public var userID: Int64?
-    /// Their username.
-    public var username: String?
     /// The path of the coordinator that took the step, e.g. `app/buy/terms`.
     public var coordinator: String?
     /// What happened.
@@ -40,12 +40,11 @@ public struct AuditEntry: Sendable, Equatable {
 
     /// Creates an entry.
     public init(
-        actor: AuditActor, userID: Int64? = nil, username: String? = nil,
+        actor: AuditActor, userID: Int64? = nil,
         coordinator: String? = nil, step: AuditStep, screen: String? = nil, detail: JSONObject = [:]
     ) {
         self.actor = actor
         self.userID = userID
-        self.username = username
         self.coordinator = coordinator
         self.step = step
         self.screen = screen

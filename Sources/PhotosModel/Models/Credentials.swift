@@ -37,14 +37,15 @@ public enum Credentials {
         }
     }
 
-    /// The detail of an `auth.signInFailed` step: `attemptedUsername` when the name is an existing
-    /// user's (`knownUsername`), else only `"unknownUser": true`. The text typed as a username is
-    /// never recorded when no user has it: it may be a password typed into the wrong field.
-    /// `limit` adds what the sign-in limits say of a refusal (which limit; how many went
-    /// unrecorded before it).
-    public static func refusedSignInDetail(knownUsername: String?, reason: String?, limit: JSONObject = [:]) -> JSONObject {
+    /// The detail of an `auth.signInFailed` step: `attemptedUserId` when the name is an existing
+    /// user's (`knownUserID`), else only `"unknownUser": true`. The text typed as a username is
+    /// never recorded: when no user has it, it may be a password typed into the wrong field; when
+    /// one has, the row names them by id, so that erasing them leaves no name in the trail (rows
+    /// from before migration 0011 said `attemptedUsername`). `limit` adds what the sign-in limits
+    /// say of a refusal (which limit; how many went unrecorded before it).
+    public static func refusedSignInDetail(knownUserID: Int64?, reason: String?, limit: JSONObject = [:]) -> JSONObject {
         var detail = limit
-        if let knownUsername { detail["attemptedUsername"] = .string(knownUsername) } else { detail["unknownUser"] = true }
+        if let knownUserID { detail["attemptedUserId"] = .int(knownUserID) } else { detail["unknownUser"] = true }
         if let reason { detail["reason"] = .string(reason) }
         return detail
     }
