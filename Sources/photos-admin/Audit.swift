@@ -97,6 +97,12 @@ extension PhotosAdmin.Audit {
                 throw PhotosAdmin.foundTampering
             }
             print("audit trail intact: \(Output.count(result.rowsChecked, "row")) verified, \(Output.count(result.checkpointsChecked, "checkpoint")) verified")
+            if result.redactedRows > 0 {
+                // Erased users: their rows are whole and verified, and show no name.
+                print("redacted: \(Output.count(result.redactedRows, "entry", plural: "entries")) name an erased user"
+                    + (result.redactedBeforeCommitments > 0
+                        ? " (\(result.redactedBeforeCommitments) of them written before name commitments: their place in the chain is proven, not their content)" : ""))
+            }
         }
     }
 
