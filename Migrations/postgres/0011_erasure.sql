@@ -5,7 +5,7 @@ ALTER TABLE users ADD COLUMN name_salt TEXT, ADD COLUMN erased_at TEXT;
 UPDATE users SET name_salt = encode(sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'hex');
 
 CREATE TABLE audit_redactions (
-    event_id BIGINT PRIMARY KEY REFERENCES audit_events(id),
+    event_id BIGINT PRIMARY KEY,                     -- audit_events.id (no foreign key: a TRUNCATE of audit_events must meet its trigger, not a foreign-key error)
     user_id  BIGINT NOT NULL REFERENCES users(id),
     at       TEXT NOT NULL
 );

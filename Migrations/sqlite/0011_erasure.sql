@@ -17,7 +17,7 @@ ALTER TABLE users ADD COLUMN erased_at TEXT;      -- ISO-8601 UTC; the name is `
 UPDATE users SET name_salt = lower(hex(randomblob(32)));
 
 CREATE TABLE audit_redactions (
-    event_id INTEGER PRIMARY KEY REFERENCES audit_events(id),
+    event_id INTEGER PRIMARY KEY,                    -- audit_events.id (no foreign key, as on PostgreSQL, where one would stop a TRUNCATE before its trigger)
     user_id  INTEGER NOT NULL REFERENCES users(id),   -- the erased user the row named
     at       TEXT NOT NULL
 );

@@ -373,7 +373,7 @@ extension PhotosMigrations {
                 UPDATE users SET name_salt = lower(hex(randomblob(32)));
                 
                 CREATE TABLE audit_redactions (
-                    event_id INTEGER PRIMARY KEY REFERENCES audit_events(id),
+                    event_id INTEGER PRIMARY KEY,                    -- audit_events.id (no foreign key, as on PostgreSQL, where one would stop a TRUNCATE before its trigger)
                     user_id  INTEGER NOT NULL REFERENCES users(id),   -- the erased user the row named
                     at       TEXT NOT NULL
                 );
@@ -775,7 +775,7 @@ extension PhotosMigrations {
                 UPDATE users SET name_salt = encode(sha256(convert_to(gen_random_uuid()::text || gen_random_uuid()::text, 'UTF8')), 'hex');
                 
                 CREATE TABLE audit_redactions (
-                    event_id BIGINT PRIMARY KEY REFERENCES audit_events(id),
+                    event_id BIGINT PRIMARY KEY,                     -- audit_events.id (no foreign key: a TRUNCATE of audit_events must meet its trigger, not a foreign-key error)
                     user_id  BIGINT NOT NULL REFERENCES users(id),
                     at       TEXT NOT NULL
                 );

@@ -621,6 +621,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/AuditRow/actor`.
             public var actor: Swift.String
+            /// The signed-in user's name, from the users table (the row holds only their id); absent once that user is erased (photos-admin users erase).
+            ///
             /// - Remark: Generated from `#/components/schemas/AuditRow/username`.
             public var username: Swift.String?
             /// e.g. app/buy/terms
@@ -642,7 +644,7 @@ extension Components {
             ///   - seq:
             ///   - at: ISO-8601 UTC with milliseconds, e.g. 2026-11-23T16:40:29.123Z: the audit_trail views text, sorted as it reads (plain text, not date-time: a default decoder refuses the fraction).
             ///   - actor: client, operator:<name> or system
-            ///   - username:
+            ///   - username: The signed-in user's name, from the users table (the row holds only their id); absent once that user is erased (photos-admin users erase).
             ///   - coordinator: e.g. app/buy/terms
             ///   - step:
             ///   - screen:

@@ -101,7 +101,7 @@ public struct AuthService: Sendable {
 
     /// Finds a user by name inside a transaction.
     public static func user(named username: String, on connection: any DatabaseConnection) async throws -> User? {
-        try await connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ?", username)
+        try await connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ? AND erased_at IS NULL", username)
             .map { User(id: try $0.int64(0), username: try $0.string(1), createdAt: try $0.string(2)) }
     }
 
@@ -165,7 +165,7 @@ public struct AuthService: Sendable {
     /// bcrypt against the user's hash, or against a decoy for an unknown user (same time).
     private func checkPassword(username: String, password: String) async throws -> User? {
         let found = try await database.read { connection -> (user: User, hash: String)? in
-            guard let row = try await connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ?", username) else { return nil }
+            guard let row = try await connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ? AND erased_at IS NULL", username) else { return nil }
             return (User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2)), try row.string(3))
         }
         let cost = found == nil ? try await decoyCost.cost(on: database) : bcryptCost

@@ -49,7 +49,7 @@ final class DecoyCost: Sendable {
 
     /// The most common prefix (algorithm and cost) of the newest thousand users' hashes.
     static let users = """
-        SELECT substr(password_hash, 1, 7) AS prefix FROM (SELECT password_hash FROM users ORDER BY id DESC LIMIT 1000) recent
+        SELECT substr(password_hash, 1, 7) AS prefix FROM (SELECT password_hash FROM users WHERE erased_at IS NULL ORDER BY id DESC LIMIT 1000) recent
         GROUP BY substr(password_hash, 1, 7) ORDER BY count(*) DESC, prefix LIMIT 1
         """
     /// The same for the console's operators.
