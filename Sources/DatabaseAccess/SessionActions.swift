@@ -113,13 +113,19 @@ public struct SessionRowRead: Sendable {
     /// Its trail's head: the last seq and its hash.
     public var trailSeq: Int
     public var trailHash: String
+    /// When it was last written (what idle expiry counts from).
+    public var updatedAt: String
+    /// When it ended; nil while it lives.
+    public var endedAt: String?
 
     /// Creates a row read.
-    public init(version: Int, stateText: String?, trailSeq: Int, trailHash: String) {
+    public init(version: Int, stateText: String?, trailSeq: Int, trailHash: String, updatedAt: String, endedAt: String?) {
         self.version = version
         self.stateText = stateText
         self.trailSeq = trailSeq
         self.trailHash = trailHash
+        self.updatedAt = updatedAt
+        self.endedAt = endedAt
     }
 }
 

@@ -18,13 +18,16 @@ public struct SessionActionsOnConnection: SessionActions {
     public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
         let row = try await connection.queryOne(
             """
-            SELECT version, CASE WHEN version = ? THEN NULL ELSE state END, trail_seq, trail_hash, user_id, layout, token_id, photo_ids
+            SELECT version, CASE WHEN version = ? THEN NULL ELSE state END, trail_seq, trail_hash, user_id, layout, token_id, photo_ids,
+                   updated_at, ended_at
             FROM sessions WHERE id = ?
             """, read.heldVersion ?? -1, read.sessionID)
         var covered = read.facts
         var session: SessionRowRead?
         if let row {
-            session = SessionRowRead(version: try row.int(0), stateText: row.optionalString(1), trailSeq: try row.int(2), trailHash: try row.string(3))
+            session = SessionRowRead(
+                version: try row.int(0), stateText: row.optionalString(1), trailSeq: try row.int(2), trailHash: try row.string(3),
+                updatedAt: try row.string(8), endedAt: row.optionalString(9))
             if covered.namedByRow {
                 // A column that does not parse names nothing: the caller finds the state's needs
                 // not covered and reads them by name.

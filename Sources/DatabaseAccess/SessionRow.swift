@@ -24,11 +24,13 @@ public struct SessionRow: Sendable, Equatable {
     public var tokenID: Int64?
     /// Every photo the state names.
     public var photoIDs: Set<Int64>
+    /// When the session ended (idle past `sessions.idleExpirySeconds`); nil while it lives.
+    public var endedAt: String?
 
     /// Creates a row.
     public init(
         id: String, version: Int, state: String, userID: Int64?, createdAt: String, updatedAt: String, trailSeq: Int, trailHash: String,
-        layout: String, topScreen: String?, tokenID: Int64?, photoIDs: Set<Int64>
+        layout: String, topScreen: String?, tokenID: Int64?, photoIDs: Set<Int64>, endedAt: String? = nil
     ) {
         self.id = id
         self.version = version
@@ -42,6 +44,7 @@ public struct SessionRow: Sendable, Equatable {
         self.topScreen = topScreen
         self.tokenID = tokenID
         self.photoIDs = photoIDs
+        self.endedAt = endedAt
     }
 
     /// One column written: its name, whether it holds an integer (else text), its value.
@@ -65,6 +68,7 @@ public struct SessionRow: Sendable, Equatable {
             Column("trail_seq", integer: true, trailSeq), Column("trail_hash", integer: false, trailHash),
             Column("layout", integer: false, layout), Column("top_screen", integer: false, topScreen),
             Column("token_id", integer: true, tokenID), Column("photo_ids", integer: false, IDList.text(photoIDs)),
+            Column("ended_at", integer: false, endedAt),
         ]
     }
 

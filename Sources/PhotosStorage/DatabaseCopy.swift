@@ -67,6 +67,7 @@ public enum DatabaseCopy {
         Table(name: "sign_in_trusted_addresses", key: ["username_key", "address"], identity: false),
         Table(name: "operators", key: ["id"], identity: true),
         Table(name: "console_sessions", key: ["id_hash"], identity: false),
+        Table(name: "maintenance_leases", key: ["name"], identity: false),
     ]
 
     /// The bookkeeping table each database keeps for itself.

@@ -420,6 +420,27 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 12,
+            name: "0012_sessions_end.sql",
+            sql: #"""
+                -- 0012: sessions end. A session idle for `sessions.idleExpirySeconds` ends with a `session.expired`
+                -- step (actor `system`): `ended_at` is set, its state is dropped (`{}`), and every request on it
+                -- is answered `410 session_expired`; its audit trail stays readable. It is ended at its next
+                -- request, or by photosd's sweep, whichever comes first.
+                ALTER TABLE sessions ADD COLUMN ended_at TEXT;
+                
+                -- Who runs a periodic job now, for jobs that one instance at a time should run (the sweep): a
+                -- holder takes the row when `until` has passed, and keeps it by moving `until` on.
+                CREATE TABLE maintenance_leases (
+                    name   TEXT PRIMARY KEY,
+                    holder TEXT NOT NULL,
+                    until  TEXT NOT NULL            -- ISO-8601 UTC
+                );
+                INSERT INTO maintenance_leases (name, holder, until) VALUES ('session-sweep', '', '1970-01-01T00:00:00.000Z');
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -826,6 +847,22 @@ extension PhotosMigrations {
                        e.coordinator, e.step, e.screen, e.detail
                 FROM audit_events e LEFT JOIN users u ON u.id = e.user_id
                 ORDER BY e.id;
+
+                """#
+        ),
+        Migration(
+            version: 12,
+            name: "0012_sessions_end.sql",
+            sql: #"""
+                -- 0012: sessions end (see the SQLite migration of this number).
+                ALTER TABLE sessions ADD COLUMN ended_at TEXT;
+                
+                CREATE TABLE maintenance_leases (
+                    name   TEXT PRIMARY KEY,
+                    holder TEXT NOT NULL,
+                    until  TEXT NOT NULL
+                );
+                INSERT INTO maintenance_leases (name, holder, until) VALUES ('session-sweep', '', '1970-01-01T00:00:00.000Z');
 
                 """#
         ),

@@ -124,7 +124,7 @@ struct ActionReadStatement: PostgresPreparedStatement {
     static let bound: BoundSQL<ActionRead> = """
         WITH s AS (
             SELECT version, CASE WHEN version = \({ $0.heldVersion ?? -1 }, .bigint) THEN NULL ELSE state END AS state, trail_seq, trail_hash,
-                user_id, layout, token_id, photo_ids
+                user_id, layout, token_id, photo_ids, updated_at, ended_at
             FROM sessions WHERE id = \({ $0.sessionID }, .text)
         ),
         wanted AS (
@@ -139,7 +139,7 @@ struct ActionReadStatement: PostgresPreparedStatement {
                     OR coalesce((SELECT s.layout = 'tabs' FROM s WHERE \(flag: { $0.facts.namedByRow })), false) AS lists,
                 coalesce(\({ $0.facts.tokenID }, .bigint), (SELECT s.token_id FROM s WHERE \(flag: { $0.facts.namedByRow }))) AS token_id
         )
-        SELECT s.version, s.state, s.trail_seq, s.trail_hash,
+        SELECT s.version, s.state, s.trail_seq, s.trail_hash, s.updated_at, s.ended_at,
             w.photos::text AS photo_ids, w.users::text AS user_ids, w.lists AS purchase_lists, w.token_id,
             (SELECT coalesce(jsonb_agg(jsonb_build_array(p.id, p.title, p.url, p.price_cents)), '[]')
                 FROM photos p WHERE p.id = ANY(w.photos))::text AS photos,
@@ -164,7 +164,7 @@ struct ActionReadStatement: PostgresPreparedStatement {
         if let version = try row.optionalInt64("version") {
             session = SessionRowRead(
                 version: Int(version), stateText: try row.optionalString("state"), trailSeq: Int(try row.int64("trail_seq")),
-                trailHash: try row.string("trail_hash"))
+                trailHash: try row.string("trail_hash"), updatedAt: try row.string("updated_at"), endedAt: try row.optionalString("ended_at"))
         }
         guard let photoIDs = IDList.ids(try row.string("photo_ids")), let userIDs = IDList.ids(try row.string("user_ids")) else {
             throw PostgresStoreError.undecodable(column: "photo_ids or user_ids", type: "bigint[]")

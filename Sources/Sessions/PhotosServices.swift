@@ -36,7 +36,8 @@ public struct PhotosServices: Sendable {
         catalog = CatalogService(database: database)
         purchases = PurchaseService(database: database, now: now)
         idempotency = IdempotencyStore(secretPath: configuration.resolvedSecretKeyPath, retentionSeconds: configuration.idempotencyRetentionSeconds)
-        sessions = SessionCoordinator(database: database, auth: auth, idempotency: idempotency)
+        sessions = SessionCoordinator(
+            database: database, auth: auth, idempotency: idempotency, idleExpirySeconds: configuration.sessionIdleExpirySeconds)
         audit = AuditService(database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath, now: now)
         operators = OperatorService(database: database, bcryptCost: configuration.bcryptCost, now: now)
     }

@@ -18,7 +18,8 @@ struct PreparedWrite: Sendable {
     init(_ decision: SessionDecision, sessionID: String, lastSeq: Int, previousHash: String) {
         self.sessionID = sessionID
         self.decision = decision
-        self.stateText = decision.state.jsonText
+        // An ended session keeps no state: its row says only that it ended (and when).
+        self.stateText = decision.ended ? "{}" : decision.state.jsonText
         self.chained = AuditTrails.chain(decision.records, after: previousHash)
         self.trailSeq = lastSeq + decision.records.count
         self.trailHash = chained.last?.hash ?? previousHash
@@ -34,10 +35,15 @@ struct PreparedWrite: Sendable {
         let state = decision.state
         let at = decision.records.first?.at ?? at
         var write = ActionWrite(
-            row: SessionRow(
-                id: sessionID, version: decision.version, state: stateText, userID: state.user?.id, createdAt: at, updatedAt: at,
-                trailSeq: trailSeq, trailHash: trailHash, layout: state.sessionLayout.rawValue, topScreen: state.top?.screen.rawValue,
-                tokenID: state.tokenId, photoIDs: state.namedPhotoIDs),
+            row: decision.ended
+                ? SessionRow(
+                    id: sessionID, version: decision.version, state: stateText, userID: nil, createdAt: at, updatedAt: at,
+                    trailSeq: trailSeq, trailHash: trailHash, layout: state.sessionLayout.rawValue, topScreen: nil,
+                    tokenID: nil, photoIDs: [], endedAt: at)
+                : SessionRow(
+                    id: sessionID, version: decision.version, state: stateText, userID: state.user?.id, createdAt: at, updatedAt: at,
+                    trailSeq: trailSeq, trailHash: trailHash, layout: state.sessionLayout.rawValue, topScreen: state.top?.screen.rawValue,
+                    tokenID: state.tokenId, photoIDs: state.namedPhotoIDs),
             kind: kind, audit: chained.map { AuditRowValues($0.record, previousHash: $0.previousHash, hash: $0.hash) }, at: at,
             answer: answer, answersSince: answersSince, assumptions: assumptions)
         for effect in decision.effects {

@@ -142,6 +142,10 @@ extension SessionCoordinator {
                 return .done(try idempotency.answer(stored, key: key, sessionID: request.sessionID, fingerprint: request.action.fingerprint), written: nil)
             }
             let loaded = try loaded(snapshot, sessionID: request.sessionID, cached: cached)
+            if let idleSince = idleSince(loaded, now: now) {
+                return try await expire(request, loaded: loaded, idleSince: idleSince, on: store, stamp: stamp)
+            }
+            if case .expireIfIdle = request.decider { throw StillLive() }
             if let expectVersion = request.expectVersion, expectVersion != loaded.version {
                 throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
             }
@@ -198,14 +202,54 @@ extension SessionCoordinator {
     /// known, the version the client expects, no answer this process stored under the key (the
     /// read returns it), every fact known (`KnownFacts`).
     private func onKnownFacts(_ request: ActionRequest, cached: StateCache.Entry, storedKey: String?, now: String) -> Basis? {
-        guard request.credentials == nil, let trail = cached.trail else { return nil }
+        guard request.credentials == nil, let trail = cached.trail, case .client = request.decider else { return nil }
         if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
         if let storedKey, known.answered(storedKey, sessionID: request.sessionID) { return nil }
         let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: request.signingIn)
         guard let (facts, assumed) = known.facts(for: needs, now: now) else { return nil }
-        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash)
+        let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash, updatedAt: cached.updatedAt)
+        // Idle past the expiry, or not known since when: the read decides (and ends it).
+        guard idleExpiry == 0 || (cached.updatedAt != nil && idleSince(loaded, now: ISO8601Timestamp.parse(now) ?? Date()) == nil) else { return nil }
         return Basis(loaded: loaded, facts: facts, assumed: assumed, onKnownFacts: true)
     }
+
+    // MARK: Ending idle sessions
+
+    /// Ends `loaded`, idle since `idleSince`: the `session.expired` write, kept only if the
+    /// session is still as read. Then the request is answered `410` (an operator's sweep counts
+    /// it); if the session moved meanwhile, the loop reads it again (no longer idle, most likely).
+    private func expire(_ request: ActionRequest, loaded: LoadedSession, idleSince: String, on store: any SessionActions, stamp: String) async throws -> Round {
+        let decision = try SessionMachine.expire(SessionMachine.Input(
+            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
+            action: request.action, actor: .system, facts: SessionFacts(now: stamp)), idleSince: idleSince)
+        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
+        let outcome = try await store.writeDecision(prepared.write(
+            .update(expectedVersion: loaded.version, expectedTrailSeq: loaded.trailSeq), at: stamp))
+        switch outcome {
+        case .written:
+            cache.store(prepared)
+            throw Self.ended(at: stamp)
+        case .moved, .stale, .answered:
+            return .refused(.moved)
+        }
+    }
+
+    /// Ends the session `sessionID` if it is idle past the expiry (photosd's sweep); true when it
+    /// ended it or found it ended, false when it lives on.
+    public func expireIfIdle(sessionID: String) async throws -> Bool {
+        do {
+            _ = try await run(
+                ActionRequest(action: ClientAction(.back), sessionID: sessionID, actor: .system, decider: .expireIfIdle), address: AuthService.localAddress)
+            return false
+        } catch is StillLive {
+            return false
+        } catch let error as PhotosError where error.code == .sessionExpired {
+            return true
+        }
+    }
+
+    /// Thrown by a round of `expireIfIdle` on a session that is not idle: nothing to do.
+    struct StillLive: Error {}
 
     // MARK: Credentials
 
@@ -260,6 +304,8 @@ struct ActionRequest: Sendable {
         case operatorPurchase
         /// `SessionMachine.operatorSignOut`, giving this reason.
         case operatorSignOut(reason: String)
+        /// Nothing unless the session is idle past the expiry (`SessionMachine.expire`).
+        case expireIfIdle
     }
 
     /// The user this action may sign in.
@@ -297,6 +343,8 @@ struct ActionRequest: Sendable {
             return try SessionMachine.decide(input)
         case .operatorSignOut(let reason):
             return try SessionMachine.operatorSignOut(input, reason: reason)
+        case .expireIfIdle:
+            throw SessionCoordinator.StillLive()
         }
     }
 }

@@ -18,13 +18,19 @@ public struct SessionCoordinator: Sendable {
     let idempotency: IdempotencyStore
     let cache: StateCache
     let known: KnownFacts
+    /// A session idle this long ends at its next request (or the sweep's); 0 = never.
+    let idleExpiry: TimeInterval
+    /// `sessions.idleExpirySeconds` as configured (0 = never).
+    public var idleExpirySeconds: Int { Int(idleExpiry) }
 
     /// Creates the coordinator over `database`, signing users in through `auth` (whose clock
-    /// also stamps every step) and answering retries from `idempotency`.
-    public init(database: any DatabaseStore, auth: AuthService, idempotency: IdempotencyStore) {
+    /// also stamps every step) and answering retries from `idempotency`; sessions idle for
+    /// `idleExpirySeconds` end (0: never, the default here; photosd's configuration says 30 days).
+    public init(database: any DatabaseStore, auth: AuthService, idempotency: IdempotencyStore, idleExpirySeconds: Int = 0) {
         self.database = database
         self.auth = auth
         self.idempotency = idempotency
+        self.idleExpiry = TimeInterval(max(0, idleExpirySeconds))
         self.cache = StateCache()
         self.known = KnownFacts()
     }
@@ -57,13 +63,19 @@ public struct SessionCoordinator: Sendable {
         return decision.result
     }
 
-    /// The session as it is now. Throws `not_found`.
+    /// The session as it is now. Throws `not_found`, and `session_expired` for a session that
+    /// has ended — or that this read finds idle past the expiry, which ends it.
     public func session(id: String) async throws -> SessionView {
-        let stamp = auth.timestamp()
+        let now = auth.now()
+        let stamp = ISO8601Timestamp.string(from: now)
         let cached = cache.entry(id)
         let snapshot = try await database.readForAction(ActionRead(
             sessionID: id, heldVersion: cached?.version, facts: FactsWanted(namedByRow: true), answerKey: nil, answersSince: stamp))
         let loaded = try loaded(snapshot, sessionID: id, cached: cached)
+        if idleSince(loaded, now: now) != nil {
+            _ = try await expireIfIdle(sessionID: id)
+            return try await session(id: id)
+        }
         let needs = SessionMachine.needs(state: loaded.state, action: nil)
         guard let facts = try await facts(for: needs, of: id, on: loaded, from: snapshot, store: database, now: stamp) else {
             // Moved between the two reads: the newest is as good an answer.
@@ -110,19 +122,36 @@ public struct SessionCoordinator: Sendable {
         /// The session's audit trail's last seq and its hash.
         var trailSeq: Int
         var trailHash: String
+        /// When its row was last written, when known (idle expiry counts from it).
+        var updatedAt: String?
     }
 
     /// The session `snapshot` read, its state decoded (or, when the read left it out because
     /// the row is at the version held, the state of `cached`). Throws `not_found`.
+    /// Throws `session_expired` for a session that has ended.
     func loaded(_ snapshot: ActionSnapshot, sessionID: String, cached: StateCache.Entry?) throws -> LoadedSession {
         guard let row = snapshot.session else { throw PhotosError.notFound("no session \(sessionID.prefix(64))") }
+        if let endedAt = row.endedAt { throw Self.ended(at: endedAt) }
         if let text = row.stateText {
-            return try Self.loaded(sessionID, version: row.version, text: text, trailSeq: row.trailSeq, trailHash: row.trailHash, cache: cache)
+            return try Self.loaded(
+                sessionID, version: row.version, text: text, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt, cache: cache)
         }
         guard let cached, cached.version == row.version else {
             throw SessionStateError(sessionID: sessionID, problem: "the read left out a state it was not given")
         }
-        return LoadedSession(version: row.version, state: cached.state, trailSeq: row.trailSeq, trailHash: row.trailHash)
+        return LoadedSession(version: row.version, state: cached.state, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt)
+    }
+
+    /// What every request on an ended session is answered (`410`).
+    static func ended(at: String) -> PhotosError {
+        PhotosError(.sessionExpired, "this session ended at \(at) after being idle; start a new one")
+    }
+
+    /// Since when `loaded` has been idle, when that is past the idle expiry (nil: it lives on).
+    func idleSince(_ loaded: LoadedSession, now: Date) -> String? {
+        guard idleExpiry > 0, let text = loaded.updatedAt, let updated = ISO8601Timestamp.parse(text),
+              now.timeIntervalSince(updated) >= idleExpiry else { return nil }
+        return text
     }
 
     /// The facts `needs` names: from `snapshot` when it read them all, else read by name (the
@@ -142,15 +171,17 @@ public struct SessionCoordinator: Sendable {
     }
 
     /// A session row's state decoded, unless `cache` holds it for exactly this text.
-    static func loaded(_ sessionID: String, version: Int, text: String, trailSeq: Int, trailHash: String, cache: StateCache?) throws -> LoadedSession {
+    static func loaded(
+        _ sessionID: String, version: Int, text: String, trailSeq: Int, trailHash: String, updatedAt: String?, cache: StateCache?
+    ) throws -> LoadedSession {
         func loaded(_ state: SessionState) -> LoadedSession {
-            LoadedSession(version: version, state: state, trailSeq: trailSeq, trailHash: trailHash)
+            LoadedSession(version: version, state: state, trailSeq: trailSeq, trailHash: trailHash, updatedAt: updatedAt)
         }
         let trail = StateCache.TrailHead(seq: trailSeq, hash: trailHash)
-        if let state = cache?.state(sessionID, text: text, version: version, trail: trail) { return loaded(state) }
+        if let state = cache?.state(sessionID, text: text, version: version, trail: trail, updatedAt: updatedAt) { return loaded(state) }
         do {
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
-            cache?.store(sessionID, version: version, text: text, state: state, trail: trail)
+            cache?.store(sessionID, version: version, text: text, state: state, trail: trail, updatedAt: updatedAt)
             return loaded(state)
         } catch {
             throw SessionStateError(sessionID: sessionID, problem: "unreadable state: \(error)")

@@ -23,6 +23,8 @@ final class StateCache: Sendable {
         let state: SessionState
         /// The session's trail head (last seq, its hash) with this state, when known.
         let trail: TrailHead?
+        /// When the row was written with this state, when known (idle expiry counts from it).
+        let updatedAt: String?
     }
 
     /// The last seq of a session's audit trail, and its hash.
@@ -41,11 +43,11 @@ final class StateCache: Sendable {
 
     /// The cached state of `sessionID` if it was decoded from exactly `text`; the entry then
     /// takes `version` and `trail` (a session may come back to a state it had before).
-    func state(_ sessionID: String, text: String, version: Int, trail: TrailHead?) -> SessionState? {
+    func state(_ sessionID: String, text: String, version: Int, trail: TrailHead?, updatedAt: String?) -> SessionState? {
         entries.withLock { entries in
             guard let entry = entries[sessionID], entry.text == text else { return nil }
-            if entry.version != version || entry.trail != trail {
-                entries[sessionID] = Entry(version: version, text: text, state: entry.state, trail: trail)
+            if entry.version != version || entry.trail != trail || entry.updatedAt != updatedAt {
+                entries[sessionID] = Entry(version: version, text: text, state: entry.state, trail: trail, updatedAt: updatedAt)
             }
             return entry.state
         }
@@ -58,17 +60,22 @@ final class StateCache: Sendable {
 
     /// Keeps `state`, decoded from (or encoded as) `text`, the committed state of `sessionID` at
     /// `version`, with its trail head `trail` when known.
-    func store(_ sessionID: String, version: Int, text: String, state: SessionState, trail: TrailHead?) {
+    func store(_ sessionID: String, version: Int, text: String, state: SessionState, trail: TrailHead?, updatedAt: String?) {
         entries.withLock { entries in
             if entries.count >= capacity && entries[sessionID] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[sessionID] = Entry(version: version, text: text, state: state, trail: trail)
+            entries[sessionID] = Entry(version: version, text: text, state: state, trail: trail, updatedAt: updatedAt)
         }
     }
 
-    /// Keeps the state `prepared` wrote, once its write has committed.
+    /// Keeps the state `prepared` wrote, once its write has committed (an ended session's
+    /// entry is dropped: it has no state).
     func store(_ prepared: PreparedWrite) {
+        guard !prepared.decision.ended else {
+            entries.withLock { _ = $0.removeValue(forKey: prepared.sessionID) }
+            return
+        }
         store(
             prepared.sessionID, version: prepared.decision.version, text: prepared.stateText, state: prepared.decision.state,
-            trail: TrailHead(seq: prepared.trailSeq, hash: prepared.trailHash))
+            trail: TrailHead(seq: prepared.trailSeq, hash: prepared.trailHash), updatedAt: prepared.decision.records.first?.at)
     }
 }

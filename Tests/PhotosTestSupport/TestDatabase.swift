@@ -134,9 +134,11 @@ public struct TestDatabase: Sendable {
     }
 
     /// The session coordinator over `auth`, with a server secret in the test's directory.
-    public func sessions(auth: AuthService, idempotencyRetentionSeconds: Int = 86_400) throws -> SessionCoordinator {
+    public func sessions(auth: AuthService, idempotencyRetentionSeconds: Int = 86_400, idleExpirySeconds: Int = 0) throws -> SessionCoordinator {
         let secret = try ServerSecret.loadOrCreate(path: directory.file("photosd-secret.key"))
-        return SessionCoordinator(database: database, auth: auth, idempotency: IdempotencyStore(secret: secret, retentionSeconds: idempotencyRetentionSeconds))
+        return SessionCoordinator(
+            database: database, auth: auth, idempotency: IdempotencyStore(secret: secret, retentionSeconds: idempotencyRetentionSeconds),
+            idleExpirySeconds: idleExpirySeconds)
     }
 
     public var catalog: CatalogService { CatalogService(database: database) }

@@ -154,6 +154,21 @@ public enum SessionMachine {
         return finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
     }
 
+    /// Ends a session idle since `idleSince`: a `session.expired` step by the system, its token
+    /// revoked, and (`ended`) its state dropped by the write. Every later request on it is
+    /// answered `410 session_expired`; its audit trail stays.
+    public static func expire(_ input: Input, idleSince: String) throws -> SessionDecision {
+        let context = NavigationContext(state: input.state, sessionID: input.sessionID, lastSeq: input.lastSeq, actor: .system, facts: input.facts)
+        guard let treeState = input.state.coordinators else {
+            throw SessionStateError(sessionID: input.sessionID, problem: "no coordinator tree")
+        }
+        let tree = Coordinator.restore(treeState, context: context)
+        context.expire(idleSince: idleSince)
+        var decision = finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
+        decision.ended = true
+        return decision
+    }
+
     /// The session as the API shows it, from its state and the facts read for it.
     public static func view(id: String, version: Int, state: SessionState, facts: SessionFacts) -> SessionView {
         guard let user = state.user else { return SessionView(id: id, version: version, state: state, owned: [], purchases: []) }
@@ -222,6 +237,8 @@ public struct SessionDecision: Sendable {
     public var effects: [SessionEffect]
     /// The answer to the client.
     public var result: ActionResult
+    /// True when the session ends with this write (`expire`): its state is dropped.
+    public var ended = false
 }
 
 /// Thrown when a `submit` reached a sign-in screen whose credentials were not checked

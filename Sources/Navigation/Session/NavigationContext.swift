@@ -165,6 +165,17 @@ final class NavigationContext {
         outcome = .signedOut
     }
 
+    /// Ends the session (idle too long): its token revoked, a `session.expired` step by the
+    /// system saying since when it was idle.
+    func expire(idleSince: String) {
+        if let tokenId = state.tokenId {
+            effects.append(.revokeToken(id: tokenId))
+        }
+        record(.sessionExpired, coordinator: nil, detail: ["idleSince": .string(idleSince)], actor: .system)
+        state.user = nil
+        state.tokenId = nil
+    }
+
     /// `photoId` if that photo exists, else `not_found`.
     func existingPhoto(_ photoId: Int64?) throws -> Int64 {
         guard let photoId, facts.photos[photoId] != nil else {

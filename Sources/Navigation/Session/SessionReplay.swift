@@ -88,7 +88,8 @@ public enum SessionReplay {
                 // An erased user's rows show no name: the state shows the tombstone `users` keeps.
                 state.user = SessionUser(id: userId, username: row.username ?? NameCommitment.erasedName(userID: userId))
                 state.tokenId = detail.tokenId
-            case .authSignOut:
+            case .authSignOut, .sessionExpired:
+                // An ended session's row keeps no state; its replay keeps the screens it ended on.
                 state.user = nil
                 state.tokenId = nil
             case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved, .userErased:

@@ -68,6 +68,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var auditCheckpointIntervalSeconds = 10
     /// How long the answer to an `Idempotency-Key` is kept for retries.
     public var idempotencyRetentionSeconds = 86_400
+    /// `sessions.idleExpirySeconds`: a session idle this long ends (`session.expired`, then
+    /// `410 session_expired`); 0 = never. 30 days by default.
+    public var sessionIdleExpirySeconds = 30 * 86_400
     /// Failed sign-ins allowed per (username, client address) within the window.
     public var signInMaxAttempts = 5
     /// Failed sign-ins allowed per client address within the window, all usernames (bounds the
@@ -195,6 +198,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "auth.signInMaxAttemptsPerAddress": .init(.int(defaults.signInMaxAttemptsPerAddress), isSecret: false),
             "auth.signInMaxAttemptsPerUsername": .init(.int(defaults.signInMaxAttemptsPerUsername), isSecret: false),
             "idempotency.retentionSeconds": .init(.int(defaults.idempotencyRetentionSeconds), isSecret: false),
+            "sessions.idleExpirySeconds": .init(.int(defaults.sessionIdleExpirySeconds), isSecret: false),
             "audit.signingKeyPath": .init(.string(defaults.auditSigningKeyPath), isSecret: false),
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
@@ -314,6 +318,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         bcryptCost = try int("auth.bcryptCost", 4...31)
         secretKeyPath = try string("auth.secretKeyPath")
         idempotencyRetentionSeconds = try int("idempotency.retentionSeconds", 1...(366 * 86_400))
+        sessionIdleExpirySeconds = try int("sessions.idleExpirySeconds", 0...(10 * 366 * 86_400))
         auditSigningKeyPath = try string("audit.signingKeyPath")
         guard !auditSigningKeyPath.isEmpty else { throw PhotosError.badRequest("configuration audit.signingKeyPath must not be empty") }
         auditCheckpointIntervalSeconds = try int("audit.checkpointIntervalSeconds", 1...86_400)

@@ -20,6 +20,8 @@ public struct AuthService: Sendable {
     let sharedLimiter: SharedSignInLimiter?
     /// Which limit refusals get an audit row (one per limit and key per window).
     let refusals: SignInRefusalTally
+    /// The sign-in limits' settings.
+    let limits: SignInLimits
     /// The cost of the decoy checked for an unknown username: the stored hashes'.
     let decoyCost: DecoyCost
     /// The one clock for token issue, expiry and revocation, the sign-in limits, and the times
@@ -42,11 +44,17 @@ public struct AuthService: Sendable {
         let limits = SignInLimits(
             perUsernameAndAddress: signInMaxAttempts, perAddress: signInMaxAttemptsPerAddress,
             perUsername: signInMaxAttemptsPerUsername, windowSeconds: signInWindowSeconds)
+        self.limits = limits
         self.limiter = SignInLimiter(limits: limits, now: now)
         self.sharedLimiter = database.writersRunConcurrently ? SharedSignInLimiter(database: database, limits: limits, now: now) : nil
         self.refusals = SignInRefusalTally(windowSeconds: signInWindowSeconds, now: now)
         self.decoyCost = DecoyCost(query: DecoyCost.users, configured: bcryptCost, now: now)
     }
+
+    /// How long a sign-in attempt counts against the limits (the sweep prunes older ones).
+    public var signInWindow: TimeInterval { TimeInterval(limits.windowSeconds) }
+    /// How long an address stays trusted after a sign-in from it (the sweep prunes older ones).
+    public var trustedAddressWindow: TimeInterval { TimeInterval(limits.trustedAddressSeconds) }
 
     /// The clock's time as stored (ISO-8601 UTC with milliseconds).
     public func timestamp() -> String { ISO8601Timestamp.string(from: now()) }

@@ -20,6 +20,7 @@ public enum AuditStep: String, Sendable, Codable, CaseIterable {
     case operatorCreated = "operator.created"
     case operatorRemoved = "operator.removed"
     case userErased = "user.erased"
+    case sessionExpired = "session.expired"
 }
 
 /// One step to append to a trail of the audit trail.

@@ -13,6 +13,8 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
         /// A request body that is not `application/json` (`415`).
         case unsupportedMediaType = "unsupported_media_type"
         case tooManyAttempts = "too_many_attempts"
+        /// The session ended (idle past `sessions.idleExpirySeconds`): start a new one (`410`).
+        case sessionExpired = "session_expired"
         /// Storage cannot take the request now (disk full, I/O error, lock held too long,
         /// writer overloaded); nothing of it was kept, and a retry may succeed (`503`).
         case unavailable = "unavailable"

@@ -74,6 +74,7 @@ public func buildApplication(
             DatabaseService(database: database, logger: logger),
         ] + console + [
             IdempotencyPruning(services: services, logger: logger, ready: ready),
+            SessionSweeping(services: services, logger: logger, ready: ready),
             // Last, so it stops first: its final checkpoint is written before the database closes.
             AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger),
         ],

@@ -27,6 +27,7 @@ extension PhotosError.Code {
         case .payloadTooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .tooManyAttempts: .tooManyRequests
+        case .sessionExpired: .gone
         case .unavailable: .serviceUnavailable
         case .internal: .internalServerError
         }

@@ -1,0 +1,43 @@
+import Foundation
+import Logging
+import PhotosCore
+import PhotosModel
+import ServiceLifecycle
+import Sessions
+
+/// Ends the sessions idle past `sessions.idleExpirySeconds` that no request has ended yet, and
+/// prunes tokens, sign-in attempts and trusted addresses past their windows: at start, then every
+/// tenth of the expiry (at most every ten minutes), until shutdown. Several instances on one
+/// PostgreSQL database take turns through a lease (`maintenance_leases`): one sweeps at a time.
+struct SessionSweeping: Service {
+    let services: PhotosServices
+    let logger: Logger
+    /// Opened once the schema is there (the application is prepared).
+    let ready: ReadyGate
+    /// This instance, as the lease names it.
+    let holder = "\(ProcessInfo.processInfo.hostName):\(ProcessInfo.processInfo.processIdentifier):\(SecureToken.random(byteCount: 6))"
+
+    var interval: Duration {
+        let expiry = services.sessions.idleExpirySeconds
+        return .seconds(expiry == 0 ? 600 : max(1, min(600, expiry / 10)))
+    }
+
+    func run() async throws {
+        await withTaskCancellationOrGracefulShutdownHandler { await ready.wait() } onCancelOrGracefulShutdown: { ready.open() }
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let report = try await services.sessions.sweep(holder: holder)
+                if report.ended > 0 || report.pruned != .init() {
+                    logger.info("session sweep", metadata: [
+                        "ended": "\(report.ended)", "tokensPruned": "\(report.pruned.tokens)",
+                        "signInAttemptsPruned": "\(report.pruned.signInAttempts)", "trustedAddressesPruned": "\(report.pruned.trustedAddresses)",
+                    ])
+                }
+            } catch {
+                // Storage trouble is reported by the requests that meet it; try again later.
+                logger.warning("session sweep failed", metadata: ["error": "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import DatabaseAccess
+import Foundation
+import Navigation
+import PhotosCore
+import PhotosModel
+import PhotosTestSupport
+import Sessions
+import Testing
+
+/// `sessions.idleExpirySeconds` on both stores: an idle session ends at its next request or at
+/// the sweep, with a `session.expired` step; afterwards it answers `410 session_expired`.
+@Suite("Session expiry")
+struct SessionExpiryTests {
+    static let hour: TimeInterval = 3_600
+
+    static func world(_ store: TestStore) async throws -> (TestDatabase, TestClock, AuthService, SessionCoordinator) {
+        let test = try await TestDatabase.make(store)
+        let clock = TestClock()
+        let auth = test.auth(tokenLifetimeSeconds: 86_400 * 30, now: clock.now)
+        let sessions = try test.sessions(auth: auth, idleExpirySeconds: Int(hour))
+        _ = try await CatalogService(database: test.database).add(NewPhoto(title: "Sunset", priceCents: 250), actor: .system)
+        _ = try await auth.createUser(username: "alice", password: "password123", actor: testOperator)
+        return (test, clock, auth, sessions)
+    }
+
+    static func expectExpired(_ body: () async throws -> Void) async {
+        do {
+            try await body()
+            Issue.record("expected session_expired")
+        } catch let error as PhotosError {
+            #expect(error.code == .sessionExpired, "\(error)")
+        } catch {
+            Issue.record("expected session_expired, got \(error)")
+        }
+    }
+
+    @Test("an idle session ends at its next action (even one this process decided on known facts); then every request is 410; its events stay", arguments: TestStore.all)
+    func endsAtNextAction(store: TestStore) async throws {
+        let (test, clock, _, sessions) = try await Self.world(store)
+        defer { test.close() }
+        let id = try await sessions.createSession().session.id
+        _ = try await sessions.apply(ClientAction(.signIn), to: id)
+        _ = try await sessions.apply(ClientAction(.submit, username: "alice", password: "password123"), to: id)
+        _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
+        // Used just under the expiry: lives on.
+        clock.advance(seconds: Self.hour - 1)
+        _ = try await sessions.apply(ClientAction(.back), to: id)
+        clock.advance(seconds: Self.hour)
+        await Self.expectExpired { _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id) }
+
+        let events = try await sessions.events(sessionID: id, after: 0, limit: 1_000)
+        let last = try #require(events.last)
+        #expect(last.step == "session.expired" && last.actor == "system")
+        let count = events.count
+        // Every later request: 410, nothing written.
+        await Self.expectExpired { _ = try await sessions.apply(ClientAction(.back), to: id) }
+        await Self.expectExpired { _ = try await sessions.session(id: id) }
+        #expect(try await sessions.events(sessionID: id, after: 0, limit: 1_000).count == count)
+        // The state is dropped, the token revoked.
+        let row = try #require(try await test.database.read { try await $0.queryOne("SELECT state, ended_at, token_id, user_id FROM sessions WHERE id = ?", id) })
+        #expect(try row.string(0) == "{}" && row.optionalString(1) != nil && row.optionalInt64(2) == nil && row.optionalInt64(3) == nil)
+        let live = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM tokens WHERE revoked_at IS NULL")?.int(0) }
+        #expect(live == 0)
+        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+    }
+
+    @Test("reading an idle session ends it", arguments: TestStore.all)
+    func endsAtRead(store: TestStore) async throws {
+        let (test, clock, _, sessions) = try await Self.world(store)
+        defer { test.close() }
+        let id = try await sessions.createSession().session.id
+        clock.advance(seconds: Self.hour + 1)
+        await Self.expectExpired { _ = try await sessions.session(id: id) }
+        #expect(try await sessions.events(sessionID: id, after: 0, limit: 100).last?.step == "session.expired")
+    }
+
+    @Test("the sweep ends the idle sessions and only those, prunes expired tokens, and runs on one holder at a time", arguments: TestStore.all)
+    func sweep(store: TestStore) async throws {
+        let (test, clock, _, sessions) = try await Self.world(store)
+        defer { test.close() }
+        let idle = try await (0..<3).asyncMap { _ in try await sessions.createSession().session.id }
+        clock.advance(seconds: Self.hour + 1)
+        let fresh = try await sessions.createSession().session.id
+        let report = try await sessions.sweep(holder: "a")
+        #expect(report.ran && report.ended == 3)
+        for id in idle { #expect(try await sessions.events(sessionID: id, after: 0, limit: 100).last?.step == "session.expired") }
+        #expect(try await sessions.session(id: fresh).top?.screen == .photos)
+        // Another holder while "a" holds the lease: nothing.
+        #expect(try await sessions.sweep(holder: "b").ran == false)
+        // Past the lease (and the expiry of `fresh`), "b" may; a token past its expiry is pruned.
+        clock.advance(seconds: Self.hour)
+        _ = try await test.database.write { connection in
+            try await connection.execute(
+                "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES ('x', 1, '2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z')")
+        }
+        let second = try await sessions.sweep(holder: "b")
+        #expect(second.ran && second.pruned.tokens == 1 && second.ended == 1)  // `fresh`, idle by now
+        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+    }
+}
+
+extension Sequence {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}
