@@ -16,6 +16,9 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
     case unauthorized(message: String)
     /// No such session, photo or link target.
     case notFound(message: String)
+    /// The session ended: it was idle longer than the server keeps sessions
+    /// (`sessions.idleExpirySeconds`). Start a new one; nothing was changed.
+    case sessionExpired(message: String)
     /// The request was malformed (a bad link, a missing parameter).
     case badRequest(message: String)
     /// A limit refused the request (sign-in attempts, sessions per address); try again after
@@ -36,7 +39,7 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
         switch self {
         case .actionNotAvailable(let allowed, let message): "\(message) (allowed: \(allowed.joined(separator: ", ")))"
         case .versionConflict(let message), .invalidCredentials(let message), .unauthorized(let message),
-             .notFound(let message), .badRequest(let message), .transport(let message):
+             .notFound(let message), .sessionExpired(let message), .badRequest(let message), .transport(let message):
             message
         case .tooManyAttempts(_, let message), .unavailable(_, let message): message
         case .server(let status, let code, let message): "HTTP \(status)\(code.map { " \($0)" } ?? ""): \(message)"

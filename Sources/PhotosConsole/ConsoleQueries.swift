@@ -30,17 +30,20 @@ enum ConsoleQueries {
         var layout: String?
         var createdAt: String
         var updatedAt: String
+        /// When it ended (idle past the expiry); nil while it lives.
+        var endedAt: String?
 
         var values: [String: Any] {
             [
-                "id": id, "short": String(id.prefix(12)), "version": version, "username": username ?? "", "top": topScreen ?? "",
-                "layout": layout ?? "", "createdAt": createdAt, "updatedAt": updatedAt,
+                "id": id, "short": String(id.prefix(12)), "version": version, "username": username ?? "",
+                "top": endedAt == nil ? topScreen ?? "" : "ended", "layout": layout ?? "", "createdAt": createdAt, "updatedAt": updatedAt,
+                "ended": endedAt != nil,
             ]
         }
     }
 
     private static let sessionColumns = """
-        SELECT s.id, s.version, u.username, s.top_screen, s.layout, s.created_at, s.updated_at
+        SELECT s.id, s.version, u.username, s.top_screen, s.layout, s.created_at, s.updated_at, s.ended_at
         FROM sessions s LEFT JOIN users u ON u.id = s.user_id
         """
 
@@ -109,6 +112,6 @@ enum ConsoleQueries {
     private static func line(_ row: Row) throws -> SessionLine {
         SessionLine(
             id: try row.string(0), version: try row.int(1), username: row.optionalString(2), topScreen: row.optionalString(3),
-            layout: row.optionalString(4), createdAt: try row.string(5), updatedAt: try row.string(6))
+            layout: row.optionalString(4), createdAt: try row.string(5), updatedAt: try row.string(6), endedAt: row.optionalString(7))
     }
 }

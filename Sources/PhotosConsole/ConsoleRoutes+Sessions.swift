@@ -140,10 +140,16 @@ extension ConsoleRoutes {
             return from
         } ?? 1
         let view: SessionView
+        var ended: String?
         do {
             view = try await services.sessions.session(id: id)
         } catch let error as PhotosError where error.code == .notFound {
             throw ConsoleRefusal(status: .notFound, message: "There is no session \(id).")
+        } catch let error as PhotosError where error.code == .sessionExpired {
+            // Its row keeps no state: show where its trail left it.
+            let rows = try await services.sessions.events(sessionID: id, after: 0, limit: 100_000)
+            view = SessionView(id: id, version: 0, state: try SessionReplay.state(from: rows), owned: [])
+            ended = error.message
         }
         let steps = try await services.sessions.events(sessionID: id, after: from - 1, limit: Self.stepsPerPage + 1)
         let lastSeq = try await services.database.read { connection in try await ConsoleQueries.lastSeq(of: id, on: connection) }
@@ -158,7 +164,7 @@ extension ConsoleRoutes {
         values["version"] = view.version
         values["lastSeq"] = lastSeq
         values["asOf"] = at as Any
-        values["canAct"] = session.operator.role == .operator && at == nil
+        values["canAct"] = session.operator.role == .operator && at == nil && ended == nil
         values["groups"] = SessionPresentation.timeline(Array(steps.prefix(Self.stepsPerPage)), current: at)
         let more = steps.count > Self.stepsPerPage
         values["olderSteps"] = more ? "/console/sessions/\(id)?from=\(from + Self.stepsPerPage)" as Any : nil as Any?
@@ -169,6 +175,7 @@ extension ConsoleRoutes {
         case "purchased": "Purchase completed." as Any
         default: nil as Any?
         }
+        values["ended"] = ended.map { "Ended: \($0.replacingOccurrences(of: "; start a new one", with: "")). Shown as its trail left it." } as Any
         return pages.page("session", title: "Session \(id.prefix(8))", values: values, session: session)
     }
 

@@ -114,6 +114,7 @@ enum EmbeddedAssets {
               <pre>{{tree}}</pre>
               {{#actions}}<p>Top screen accepts: {{actions}}</p>{{/actions}}
             </section>
+            {{#ended}}<p class="notice" role="status">{{ended}}</p>{{/ended}}
             {{#canAct}}
             <section class="operator-actions" aria-label="operator actions">
               <h2>Act on this session</h2>

@@ -31,7 +31,7 @@ final class ShopApp {
                     let commands = try await driver.refresh()
                     message = commands.isEmpty ? "Up to date." : "Refreshed: \(Rendering.describe(commands))"
                 } catch {
-                    message = Rendering.words(for: error)
+                    message = try await recover(from: error, layout: layout)
                 }
                 continue
             }
@@ -43,9 +43,17 @@ final class ShopApp {
                 let step = try await driver.send(action)
                 message = Rendering.describe(step)
             } catch {
-                message = Rendering.words(for: error)
+                message = try await recover(from: error, layout: layout)
             }
         }
+    }
+
+    /// The line to show for `error`; a session the server ended (idle too long) is replaced by
+    /// a new one first, and the line says so.
+    private func recover(from error: any Error, layout: Components.Schemas.Layout) async throws -> String {
+        guard case .sessionExpired? = error as? NavigationError else { return Rendering.words(for: error) }
+        try await driver.start(layout: layout, link: nil)
+        return "Your session ended after a long idle time; this is a new one."
     }
 
     /// The action `key` stands for on the top screen, asking for what it needs (a photo's

@@ -13,8 +13,8 @@ final class LiveServer: Sendable {
     let directory: TemporaryDirectory
     let process: PhotosdProcess
 
-    /// Migrates, adds alice, then starts photosd (`--seed-demo`).
-    init() async throws {
+    /// Migrates, adds alice, then starts photosd (`--seed-demo`), its environment plus `environment`.
+    init(environment: [String: String] = [:]) async throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
         let admin = BuiltProducts.binDirectory + "/photos-admin"
@@ -22,7 +22,7 @@ final class LiveServer: Sendable {
             let result = try await runProcess(admin, arguments, stdin: Self.password, in: directory.path, environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4"])
             #expect(result.status == 0, "\(result.output)")
         }
-        process = try await Self.start(in: directory.path)
+        process = try await Self.start(in: directory.path, environment: environment)
     }
 
     private init(directory: TemporaryDirectory) async throws {
@@ -30,11 +30,11 @@ final class LiveServer: Sendable {
         process = try await Self.start(in: directory.path)
     }
 
-    static func start(in path: String) async throws -> PhotosdProcess {
+    static func start(in path: String, environment: [String: String] = [:]) async throws -> PhotosdProcess {
         try await offThePool {
             try PhotosdProcess(
                 binary: BuiltProducts.binDirectory + "/photosd", arguments: ["--seed-demo"], directory: path,
-                environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4", "PHOTOSD_DATABASE_DURABILITY": "normal"])
+                environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4", "PHOTOSD_DATABASE_DURABILITY": "normal"].merging(environment) { $1 })
         }
     }
 

@@ -73,6 +73,22 @@ struct PhotosAppTests {
         }
     }
 
+    @Test("a session the server ended (idle) is replaced by a new one, with a line saying why")
+    func endedSession() async throws {
+        let server = try await LiveServer(environment: ["PHOTOSD_SESSIONS_IDLE_EXPIRY_SECONDS": "1"])
+        defer { server.stop() }
+        let pane = try Pane(["--url", server.url.absoluteString])
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo")
+        try await Task.sleep(for: .milliseconds(1_500))
+        try pane.keys("3")
+        try await pane.waitFor("Your session ended after a long idle time; this is a new one.", "1-9 open a photo")
+        // The new session works.
+        try pane.keys("3")
+        try await pane.waitFor("Stack: Photos › Snow, at night")
+        try pane.keys("q")
+    }
+
     @Test("sign in on the sign-in screen (password not shown) and buy a photo")
     func buyAfterSigningIn() async throws {
         #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux"), "tmux is missing: scripts/install-dependencies installs it")

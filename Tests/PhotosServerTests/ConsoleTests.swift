@@ -149,6 +149,25 @@ struct ConsoleTests {
         #expect(try await f.harness.query("SELECT count(*) FROM console_sessions").first?.int(0) == 0)
     }
 
+    @Test("a client session that ended (idle past sessions.idleExpirySeconds) shows as ended: in the list, and on its page as its trail left it, with no action", arguments: TestStore.all)
+    func endedClientSession(store: TestStore) async throws {
+        let f = try await Fixture.start(store)
+        defer { f.close() }
+        let id = try await f.sessionWaitingToBuy()
+        // Idle since long before the 30 days photosd keeps sessions: the next request ends it.
+        try await f.harness.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", "2020-01-01T00:00:00.000Z", id)
+        let (status, body) = try await f.daemon.request("GET", "/v1/sessions/\(id)")
+        #expect(status == 410 && (body["error"] as? [String: Any])?["code"] as? String == "session_expired", "\(body)")
+        #expect(try await f.trail(id).last == "system session.expired")
+        try await f.console.signIn("otto", password: Self.operatorPassword)
+        let page = try await f.console.get("/console/sessions/\(id)")
+        #expect(page.status == 200)
+        #expect(page.body.contains("Ended:") && !page.body.contains("data-action=\"purchase\""), "\(page.body.prefix(2_000))")
+        #expect(page.body.contains("signIn"), "the page should show the screens the trail left")
+        let list = try await f.console.get("/console/sessions")
+        #expect(list.body.contains(">ended<"), "\(list.body.prefix(3_000))")
+    }
+
     @Test("a viewer sees no action and is refused when it posts one; an operator's actions need the CSRF token and are audited as operator:<name>", arguments: TestStore.all)
     func rolesAndActions(store: TestStore) async throws {
         let f = try await Fixture.start(store)

@@ -42,6 +42,7 @@ extension Components {
                     case unsupported_media_type = "unsupported_media_type"
                     case request_timeout = "request_timeout"
                     case too_many_attempts = "too_many_attempts"
+                    case session_expired = "session_expired"
                     case unavailable = "unavailable"
                     case _internal = "internal"
                 }
