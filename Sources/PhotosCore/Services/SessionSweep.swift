@@ -48,8 +48,12 @@ public struct SessionSweep: Sendable {
         public var signInAttempts = 0
         public var trustedAddresses = 0
 
-        /// Nothing pruned.
-        public init() {}
+        /// Counts of rows pruned.
+        public init(tokens: Int = 0, signInAttempts: Int = 0, trustedAddresses: Int = 0) {
+            self.tokens = tokens
+            self.signInAttempts = signInAttempts
+            self.trustedAddresses = trustedAddresses
+        }
     }
 
     /// Deletes tokens past their expiry, sign-in attempts older than `signInWindow`, and trusted
