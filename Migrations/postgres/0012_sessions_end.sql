@@ -6,4 +6,3 @@ CREATE TABLE maintenance_leases (
     holder TEXT NOT NULL,
     until  TEXT NOT NULL
 );
-INSERT INTO maintenance_leases (name, holder, until) VALUES ('session-sweep', '', '1970-01-01T00:00:00.000Z');

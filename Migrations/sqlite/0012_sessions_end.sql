@@ -5,10 +5,10 @@
 ALTER TABLE sessions ADD COLUMN ended_at TEXT;
 
 -- Who runs a periodic job now, for jobs that one instance at a time should run (the sweep): a
--- holder takes the row when `until` has passed, and keeps it by moving `until` on.
+-- holder takes the row when `until` has passed, and keeps it by moving `until` on. The first
+-- holder inserts it (a migrated database has no rows, so `photos-admin copy` sees it empty).
 CREATE TABLE maintenance_leases (
     name   TEXT PRIMARY KEY,
     holder TEXT NOT NULL,
     until  TEXT NOT NULL            -- ISO-8601 UTC
 );
-INSERT INTO maintenance_leases (name, holder, until) VALUES ('session-sweep', '', '1970-01-01T00:00:00.000Z');
