@@ -1,4 +1,5 @@
 import Foundation
+import PhotosCore
 import PhotosTestSupport
 import Testing
 
@@ -97,6 +98,54 @@ struct ErasureEndToEndTests {
         let (old, _) = try await daemon.request(
             "POST", "/v1/sessions/\(freshID)/actions", body: #"{"action":"submit","username":"\#(Self.name)","password":"\#(Self.password)"}"#)
         #expect(old == 401, "the erased user's password still signs in")
+    }
+
+    @Test("on either store, erase while photosd serves: the name in no stored byte (SQLite's files; PostgreSQL's dump and log), verify passes", arguments: TestStore.all)
+    func eraseWhileServingOnEitherStore(store: TestStore) async throws {
+        let harness = try await ServerHarness.make(store)
+        defer { harness.close() }
+        let database = harness.configuration.databasePath
+        let admin = Daemon.binDirectory + "/photos-admin"
+        let env = ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": harness.configuration.auditSigningKeyPath, "PHOTOSD_AUTH_BCRYPT_COST": "4"]
+        let (added, addOutput) = try await runTool(admin, ["users", "add", Self.name, "--password-stdin", "--db", database], stdin: Self.password, in: harness.directory.path, environment: env)
+        #expect(added == 0, "\(addOutput)")
+        let daemon = try await Daemon(["--db", database], in: harness.directory.path, environment: env)
+        defer { _ = daemon.stop() }
+        for index in 0..<4 {
+            let (_, created) = try await daemon.request("POST", "/v1/sessions")
+            let id = try #require(created["id"] as? String)
+            _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"signIn"}"#)
+            let (status, _) = try await daemon.request(
+                "POST", "/v1/sessions/\(id)/actions", body: #"{"action":"submit","username":"\#(Self.name)","password":"\#(Self.password)"}"#,
+                headers: ["Idempotency-Key": "k\(index)"])
+            #expect(status == 200)
+            _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":2}"#)
+        }
+        #expect(try await Self.storedBytes(harness).range(of: Data(Self.name.utf8)) != nil, "the name is not stored before the erasure")
+
+        let (erased, output) = try await runTool(admin, ["users", "erase", Self.name, "--yes", "--db", database], in: harness.directory.path, environment: env)
+        #expect(erased == 0, "\(output)")
+        #expect(output.contains("signed out 4 sessions"), "\(output)")
+        // photosd still running: what is stored now holds no trace of the name.
+        #expect(try await Self.storedBytes(harness).range(of: Data(Self.name.utf8)) == nil, "the erased name is still stored")
+        let (status, _) = try await daemon.request("POST", "/v1/sessions")
+        #expect(status == 201)
+        let (verified, verifyOutput) = try await runTool(admin, ["audit", "verify", "--db", database], in: harness.directory.path, environment: env)
+        #expect(verified == 0 && verifyOutput.contains("redacted"), "\(verifyOutput)")
+    }
+
+    /// What the store keeps, as bytes: SQLite's database files, or a dump of the PostgreSQL
+    /// database followed by the server's log.
+    static func storedBytes(_ harness: ServerHarness) async throws -> Data {
+        if let postgres = harness.postgres {
+            var bytes = try await postgres.dump()
+            bytes.append(PostgresTestDatabase.serverLog() ?? Data())
+            return bytes
+        }
+        let path = harness.configuration.databasePath
+        var bytes = Data()
+        for suffix in ["", "-wal", "-shm"] { bytes.append(FileManager.default.contents(atPath: path + suffix) ?? Data()) }
+        return bytes
     }
 
     /// The database's files (the file, its WAL, its shared-memory index) that hold `text`'s bytes.
