@@ -6,7 +6,7 @@ import Testing
 /// `message`; a request's line has its status, client address and `durationMs` as fields.
 @Suite("JSON logs")
 struct JSONLogTests {
-    @Test("with log.format json every line is a JSON object, and a request's line has durationMs")
+    @Test("with log.format json every line is a JSON object, and a request's line has durationMs and the port really listened on; a key file made at start is said once, by path")
     func jsonLines() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -36,6 +36,21 @@ struct JSONLogTests {
         #expect((created["hb.request.id"] as? String)?.isEmpty == false, "the request id: \(created)")
         let duration = try #require(created["durationMs"] as? Double, "\(created)")
         #expect(duration >= 0 && duration < 10_000)
+        // --port 0: the line says the port the system picked, not 0.
+        #expect(created["address"] as? String == "127.0.0.1:\(daemon.port)", "\(created)")
+
+        // A fresh directory: photosd made the audit signing key and the server secret, and said so
+        // (where, never what: the key's bytes are not in the log).
+        let made = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { ($0["message"] as? String)?.hasPrefix("created the ") == true }
+        #expect(made.count == 2, "\(made) in \(daemon.log)")
+        #expect(made.contains { ($0["message"] as? String)?.contains("audit signing key") == true && ($0["path"] as? String)?.hasSuffix("audit-signing.key") == true })
+        let key = try #require(FileManager.default.contents(atPath: directory.file("data/audit-signing.key")))
+        #expect(!daemon.log.contains(key.base64EncodedString()) && !daemon.log.contains(key.map { String(format: "%02x", $0) }.joined()))
+        // A second start finds them and says nothing of them.
+        let again = try await Daemon(["--no-console"], in: directory.path, environment: ["PHOTOSD_LOG_FORMAT": "json"])
+        #expect(again.stop() == 0)
+        #expect(!again.log.contains("created the "), "\(again.log)")
     }
 
     @Test("a log.format that is neither text nor json stops photosd with one line naming it")

@@ -45,8 +45,17 @@ public func buildApplication(
     let ready = ReadyGate()
     let prepare: @Sendable () async throws -> Void = {
         try await opened.prepare()
+        // A key file made now is said once, with where it is (never its contents): an operator
+        // must keep it — backed up, beside the database — as long as the data it protects.
+        let keyFiles = [
+            (configuration.resolvedAuditSigningKeyPath, "audit signing key (audit.signingKeyPath)"),
+            (configuration.resolvedSecretKeyPath, "server secret (auth.secretKeyPath)"),
+        ].filter { !FileManager.default.fileExists(atPath: $0.0) }
         _ = try await services.audit.checkedSigningKey()
         try services.idempotency.loadSecret()
+        for (path, what) in keyFiles where FileManager.default.fileExists(atPath: path) {
+            logger.notice("created the \(what): keep it and back it up with the database", metadata: ["path": "\(path)"])
+        }
         if configuration.seedDemoData {
             try await DemoData.seed(services.catalog)
         }
@@ -55,7 +64,10 @@ public func buildApplication(
     let api = PhotosAPI(
         services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger),
         sessionsPerAddress: AddressLimiter(limit: configuration.sessionsPerMinutePerAddress, window: .seconds(60)))
-    let address = "\(configuration.host):\(configuration.port)"
+    // The API's address as every server log line says it: the port it really listens on once it
+    // does (with `server.port` 0, the one the system picked), not the configured 0.
+    // (A value the handlers turn into text as each line is written.)
+    let boundAddress = BoundAddress(host: configuration.host, port: configuration.port)
     // PostgreSQL's pool first, so that it stops last: after the server, the final checkpoint
     // and the store's close.
     let pool: [any Service] = opened.pool.map { [$0] } ?? []
@@ -80,11 +92,12 @@ public func buildApplication(
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
+            boundAddress.port = port
             logger.notice("photosd listening on \(configuration.host):\(port)", metadata: [
                 "database": "\(database)", "durability": "\(configuration.durability.rawValue)",
             ])
         },
-        logger: logger.with(metadataKey: "address", value: "\(address)"))
+        logger: logger.with(metadataKey: "address", value: .stringConvertible(boundAddress)))
     application.beforeServerStarts(perform: prepare)
     return application
 }
@@ -104,6 +117,26 @@ func buildRouter(_ api: PhotosAPI, proxies: TrustedProxies = .none) -> Router<Ph
     router.add(middleware: RequestDeadlineMiddleware())
     api.addRoutes(to: router)
     return router
+}
+
+/// The API's `host:port`, the port set once it listens. `@unchecked Sendable`: the port is
+/// read and written only under the lock.
+private final class BoundAddress: CustomStringConvertible, @unchecked Sendable {
+    private let lock = NSLock()
+    private let host: String
+    private var bound: Int
+
+    init(host: String, port: Int) {
+        self.host = host
+        self.bound = port
+    }
+
+    var port: Int {
+        get { lock.withLock { bound } }
+        set { lock.withLock { bound = newValue } }
+    }
+
+    var description: String { "\(host):\(port)" }
 }
 
 extension Logger {
