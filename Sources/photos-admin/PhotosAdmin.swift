@@ -56,7 +56,7 @@ struct PhotosAdmin: AsyncParsableCommand {
             if code == .success {
                 print(fullMessage(for: error))  // --help, --version: the full text, on stdout
             } else if let line = operatorMessage(for: error).split(separator: "\n").first {
-                Output.note("photos-admin: \(line)")
+                Output.note("photos-admin: \(line)\(suggestion(for: String(line), arguments: Array(CommandLine.arguments.dropFirst())))")
             }
             Foundation.exit(code.rawValue)
         }
@@ -91,6 +91,26 @@ extension PhotosAdmin {
             return [path, FileErrors.reason(error)].compactMap { $0 }.joined(separator: ": ")
         }
         return message(for: error)
+    }
+}
+
+extension PhotosAdmin {
+    /// For `Unexpected argument 'lst'` (or the first of several) after the subcommands `arguments` named so far: the
+    /// nearest subcommand of that level (` (did you mean 'list'?)`), or when none is near, the
+    /// level's subcommands; empty for any other error, or a command that takes no subcommand.
+    static func suggestion(for line: String, arguments: [String]) -> String {
+        guard let match = line.firstMatch(of: /^(?:Unexpected argument|\d+ unexpected arguments:) '([^']+)'/) else { return "" }
+        let word = String(match.1)
+        var level = configuration.subcommands
+        for argument in arguments {
+            if argument == word { break }
+            guard let next = level.first(where: { $0._commandName == argument }) else { continue }
+            level = next.configuration.subcommands
+        }
+        let names = level.map { $0._commandName }
+        guard !names.isEmpty, !word.hasPrefix("-") else { return "" }
+        if let nearest = Spelling.nearest(to: word, in: names) { return " (did you mean '\(nearest)'?)" }
+        return " (the commands here: \(names.joined(separator: ", ")))"
     }
 }
 

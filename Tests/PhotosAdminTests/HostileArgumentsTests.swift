@@ -135,6 +135,28 @@ struct HostileArgumentsTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a database or a key was created")
     }
 
+    @Test("a mistyped subcommand is named with the nearest one of its level, or the level's list; usage exit 64")
+    func didYouMean() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cases: [([String], String)] = [
+            (["users", "lst"], "Unexpected argument 'lst' (did you mean 'list'?)"),
+            (["audit", "verfy"], "(did you mean 'verify'?)"),
+            (["users", "erse", "alice"], "(did you mean 'erase'?)"),
+            (["lst"], "(the commands here: migrate, photos, users,"),
+        ]
+        for (arguments, expected) in cases {
+            let result = try await runProcess(BuiltProducts.binDirectory + "/photos-admin", arguments, in: directory.path)
+            #expect(result.status == 64, "\(arguments): \(result.output)")
+            #expect(result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(arguments): \(result.stderr)")
+        }
+        // Nothing is suggested where nothing was mistyped as a command: an option value.
+        let value = try await runProcess(BuiltProducts.binDirectory + "/photos-admin", ["users", "list", "extra"], in: directory.path)
+        #expect(value.status == 64 && !value.stderr.contains("did you mean"), "\(value.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
     @Test("migrate creates a database only in a directory that exists")
     func migrateNeedsDirectory() async throws {
         let directory = try TemporaryDirectory()

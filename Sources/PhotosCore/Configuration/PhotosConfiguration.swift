@@ -147,25 +147,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     static func unknownKeyWarnings(_ keys: [String], in path: String) -> [String] {
         let known = defaultValues.keys.map { $0.components.joined(separator: ".") }
         return keys.filter { !known.contains($0) }.map { key in
-            let nearest = known.min { editDistance(key, $0) < editDistance(key, $1) }
-            let hint = nearest.map { editDistance(key, $0) <= max(3, key.count / 3) ? " (did you mean \($0)?)" : "" } ?? ""
+            let hint = Spelling.nearest(to: key, in: known, slack: 3).map { " (did you mean \($0)?)" } ?? ""
             return "config file \(path): \(key) is not a setting and is ignored\(hint)"
         }
-    }
-
-    /// Levenshtein distance, case-insensitive.
-    static func editDistance(_ a: String, _ b: String) -> Int {
-        let a = Array(a.lowercased()), b = Array(b.lowercased())
-        if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
-        var previous = Array(0...b.count)
-        for i in 1...a.count {
-            var current = [i] + Array(repeating: 0, count: b.count)
-            for j in 1...b.count {
-                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-            }
-            previous = current
-        }
-        return previous[b.count]
     }
 
     /// The keys, as written in the JSON file (dotted paths) and their defaults.
