@@ -84,6 +84,32 @@ public enum DatabaseMaintenance {
         try await database.read { try await AuditLog.rows(sessionID: sessionID, limit: limit, on: $0) }
     }
 
+    /// One page of `photos-admin audit`: at most `limit` rows of the `audit_trail` view, oldest
+    /// first, after the cursor `after` — a seq with `sessionID`, else a row id — or with `tail`
+    /// the newest `limit`; and the cursor of the next page, nil when this one is the last.
+    public static func auditPage(
+        _ database: any DatabaseStore, sessionID: String?, after: Int64, tail: Bool, limit: Int
+    ) async throws -> (rows: [AuditRow], nextAfter: Int64?) {
+        if let sessionID {
+            let rows = try await database.read { connection -> [AuditRow] in
+                var start = after
+                if tail {
+                    let last = try await connection.queryOne("SELECT max(seq) FROM audit_events WHERE session_id = ?", sessionID)?.optionalInt64(0) ?? 0
+                    start = max(0, last - Int64(limit))
+                }
+                return try await AuditLog.rows(sessionID: sessionID, after: Int(start), limit: limit + 1, on: connection)
+            }
+            let page = Array(rows.prefix(limit))
+            return (page, rows.count > limit ? page.last.map { Int64($0.seq) } : nil)
+        }
+        let rows = try await AuditLog.readSettled(database) { connection, settled in
+            let start = tail ? max(0, settled - Int64(limit)) : after
+            return try await AuditLog.rows(afterID: start, sessionID: nil, limit: limit + 1, on: connection).filter { $0.id <= settled }
+        }
+        let page = Array(rows.prefix(limit))
+        return (page.map(\.row), rows.count > limit ? page.last?.id : nil)
+    }
+
     /// Settled rows after the row with id `afterID`, with their ids (for following the trail):
     /// none with an id past `AuditLog.settledNewestID`, so a row that commits late (PostgreSQL
     /// gives ids before commit) is never skipped by a follower that moved past a newer one.

@@ -16,17 +16,29 @@ extension PhotosAdmin {
 
 extension PhotosAdmin.Audit {
     struct Show: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print audit rows, oldest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print audit rows, oldest first, a page at a time.",
+            discussion: """
+                A page cut by --limit is followed by a line on stderr naming the next page's --after (a seq with \
+                --session, else a row id). --tail shows the newest rows instead of the oldest.
+                Examples: photos-admin audit --tail --limit 20 · photos-admin audit --session ID --after 40
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: OutputOptions
         @Option(help: "Only this session (or the reserved ids 'operator' and 'api').") var session: String?
         @Option(parsing: .unconditional, help: "At most this many rows.") var limit = 1_000
+        @Option(parsing: .unconditional, help: "Only rows after this cursor: a seq with --session, else a row id (a cut page names the next).")
+        var after: Int64 = 0
+        @Flag(help: "The newest rows (the last --limit of them), oldest first.") var tail = false
         @Flag(help: "Keep printing new rows as they are written (one JSON object per line with --format json), until interrupted.")
         var follow = false
 
         func validate() throws {
             guard (1...1_000_000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000000") }
+            guard after >= 0 else { throw ValidationError("--after must be 0 or more") }
+            guard !(tail && after > 0) else { throw ValidationError("give --tail or --after, not both") }
+            guard !(follow && (tail || after > 0)) else { throw ValidationError("--follow starts from the newest rows by itself; leave out --tail and --after") }
         }
 
         static let header = ["SESSION", "SEQ", "AT", "ACTOR", "USER", "COORDINATOR", "STEP", "SCREEN", "DETAIL"]
@@ -37,12 +49,12 @@ extension PhotosAdmin.Audit {
 
         func run() async throws {
             if follow { return try await runFollowing() }
-            var rows = try await global.withServices { context in
-                try await DatabaseMaintenance.auditRows(context.database, sessionID: session, limit: limit + 1)
+            let page = try await global.withServices { context in
+                try await DatabaseMaintenance.auditPage(context.database, sessionID: session, after: after, tail: tail, limit: limit)
             }
-            if rows.count > limit {
-                rows.removeLast()
-                Output.note("showing the first \(Output.count(limit, "row")); more with --limit \(min(limit * 10, 1_000_000)) (or --follow)")
+            let rows = page.rows
+            if let next = page.nextAfter {
+                Output.note("showing \(Output.count(limit, "row")); the next page: --after \(next)")
             }
             switch output.format {
             case .json: try Output.json(rows)

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 import PhotosTestSupport
 import Testing
 
@@ -63,6 +64,32 @@ struct AdminEndToEndTests {
         // The shipped file has no such key.
         let shipped = try await AdminProcess.admin(["users", "list", "--config", BuiltProducts.packageRoot + "/config/photosd.json"] + db, in: directory.path)
         #expect(!shipped.stderr.contains("warning"), "\(shipped.stderr)")
+    }
+
+    @Test("audit pages: a cut page names the next page's --after; --after goes on from it; --tail shows the newest; --session pages by seq")
+    func auditPages() async throws {
+        let (directory, db) = try await freshDatabase()
+        defer { directory.remove() }
+        for title in ["A", "B", "C", "D", "E"] {
+            _ = try await AdminProcess.admin(["photos", "add", "--title", title, "--price", "1.00"] + db, in: directory.path)
+        }
+        func details(_ stdout: String) throws -> [String] {
+            try JSONDecoder().decode([AuditRow].self, from: Data(stdout.utf8)).map(\.detail)
+        }
+        let all = try details(try await AdminProcess.admin(["audit", "--format", "json"] + db, in: directory.path).stdout)
+        #expect(all.count == 5, "\(all)")
+        let first = try await AdminProcess.admin(["audit", "--limit", "2", "--format", "json"] + db, in: directory.path)
+        #expect(try details(first.stdout) == Array(all[0..<2]))
+        let next = try #require(first.stderr.firstMatch(of: /the next page: --after (\d+)/).map { String($0.1) }, "\(first.stderr)")
+        let second = try await AdminProcess.admin(["audit", "--limit", "2", "--after", next, "--format", "json"] + db, in: directory.path)
+        #expect(try details(second.stdout) == Array(all[2..<4]))
+        let tail = try await AdminProcess.admin(["audit", "--tail", "--limit", "2", "--format", "json"] + db, in: directory.path)
+        #expect(try details(tail.stdout) == Array(all[3..<5]))
+        #expect(!tail.stderr.contains("next page"), "\(tail.stderr)")
+        let bySeq = try await AdminProcess.admin(["audit", "--session", "operator", "--after", "3", "--format", "json"] + db, in: directory.path)
+        #expect(try JSONDecoder().decode([AuditRow].self, from: Data(bySeq.stdout.utf8)).map(\.seq) == [4, 5])
+        let both = try await AdminProcess.admin(["audit", "--tail", "--after", "2"] + db, in: directory.path)
+        #expect(both.status == 64 && both.stderr.contains("--tail or --after"), "\(both.stderr)")
     }
 
     @Test("audit verify passes on a clean database and fails, naming the row, after tampering")
