@@ -9,7 +9,9 @@ import Testing
 
 /// `sessions.idleExpirySeconds` on both stores: an idle session ends at its next request or at
 /// the sweep, with a `session.expired` step; afterwards it answers `410 session_expired`.
-@Suite("Session expiry")
+/// One test at a time, as the suites that start photosd are: together they loaded the machine
+/// enough that the PostgreSQL outage test's timing bound failed.
+@Suite("Session expiry", .serialized)
 struct SessionExpiryTests {
     static let hour: TimeInterval = 3_600
 

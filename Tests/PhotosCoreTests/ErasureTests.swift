@@ -8,7 +8,9 @@ import Sessions
 import Testing
 
 /// `users erase` on both stores: what goes, what stays, and that every proof still holds.
-@Suite("Erasure")
+/// One test at a time, as the suites that start photosd are: together they loaded the machine
+/// enough that the PostgreSQL outage test's timing bound failed.
+@Suite("Erasure", .serialized)
 struct ErasureTests {
     /// A name no other part of the database contains, so that a byte search means something.
     static let name = "zq7erasable"
