@@ -60,6 +60,8 @@ public enum DatabaseCopy {
         Table(name: "audit_chain_cutover", key: [], identity: false),
         Table(name: "audit_checkpoints", key: ["number"], identity: false),
         Table(name: "audit_redactions", key: ["event_id"], identity: false),
+        Table(name: "audit_archives", key: ["number"], identity: false),
+        Table(name: "audit_archived_trails", key: ["trail", "first_seq"], identity: false),
         Table(name: "idempotency_keys", key: ["session_id", "key"], identity: false),
         Table(name: "funnel_marks", key: ["day", "stage", "session_id"], identity: false),
         Table(name: "funnel_marks_progress", key: [], identity: false),

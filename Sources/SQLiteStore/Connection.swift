@@ -94,6 +94,12 @@ public final class Connection {
                 // Asked only when not WAL already: on a read-only file (with read-only -wal and
                 // -shm) even setting the mode it has fails, and such a database must still be
                 // readable (its writes then fail with SQLITE_READONLY).
+                // A new file returns the pages that deletions free (an archive moving old trails
+                // out) to the file system, a step at a time (`incremental_vacuum`): set before
+                // its first table, or never without a full VACUUM.
+                if try queryOne("PRAGMA page_count")?.int(0) == 0 {
+                    try execute("PRAGMA auto_vacuum = INCREMENTAL")
+                }
                 if try query("PRAGMA journal_mode").first?.string(0).lowercased() != "wal" {
                     try execute("PRAGMA journal_mode = WAL")
                 }

@@ -76,6 +76,18 @@ public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupSt
     private static func truncateWAL(path: String, options: Connection.Options) throws {
         let connection = try Connection(path: path, mode: .readWrite, options: options)
         defer { connection.close() }
+        // With incremental auto-vacuum (every file made since migration 0013's release), give
+        // the free pages back to the file system, a thousand at a time so that the writer waits
+        // for one short step at most.
+        if try connection.queryOne("PRAGMA auto_vacuum")?.int(0) == 2 {
+            var free = try connection.queryOne("PRAGMA freelist_count")?.int(0) ?? 0
+            while free > 0 {
+                _ = try connection.query("PRAGMA incremental_vacuum(1000)")
+                let left = try connection.queryOne("PRAGMA freelist_count")?.int(0) ?? 0
+                if left >= free { break }  // another writer frees pages as fast: leave them to it
+                free = left
+            }
+        }
         // A reader that stays on an older snapshot makes the checkpoint report busy: try again
         // a few times before saying so.
         for attempt in 1...20 {

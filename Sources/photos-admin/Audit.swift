@@ -9,7 +9,7 @@ extension PhotosAdmin {
     struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read and verify the audit trail.",
-            subcommands: [Show.self, Verify.self, Checkpoint.self, Key.self],
+            subcommands: [Show.self, Verify.self, Checkpoint.self, Key.self, Archive.self],
             defaultSubcommand: Show.self)
     }
 }
@@ -97,18 +97,31 @@ extension PhotosAdmin.Audit {
         @OptionGroup var global: GlobalOptions
         @Option(help: "The trusted public key, hex (photos-admin audit key prints it).") var publicKey: String?
         @Option(help: "An exported checkpoint (audit checkpoint --export) the database must still hold.") var against: String?
+        @Option(help: "An archive (audit archive --to) to verify with the live rows as one history; repeat for each (all of them).")
+        var archive: [String] = []
 
         func run() async throws {
+            let archives = archive.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
             let result = try await global.withServices(migrate: false) { context in
                 let key = try context.services.audit.trustedKey(explicit: publicKey)
                 let exported = try against.map { try AuditService.readExport(path: $0) }
-                return try await context.services.audit.verify(publicKey: key, against: exported)
+                return try await context.services.audit.verify(
+                    publicKey: key, against: exported, archives: archives, openArchive: AuditArchiveFiles.openForReading)
             }
             if let problem = result.problem {
                 Output.note("audit verify FAILED after \(Output.count(result.rowsChecked, "row")) and \(Output.count(result.checkpointsChecked, "checkpoint")): \(problem)")
                 throw PhotosAdmin.foundTampering
             }
             print("audit trail intact: \(Output.count(result.rowsChecked, "row")) verified, \(Output.count(result.checkpointsChecked, "checkpoint")) verified")
+            if result.archivesChecked > 0 {
+                print("archives: \(Output.count(result.archivesChecked, "archive")) verified with the live rows as one history (\(Output.count(result.archiveRowsChecked, "row")))")
+            } else if result.archives > 0 {
+                // Their statements and segments are verified; their rows, with --archive.
+                print("archived: \(Output.count(result.archivedRows, "row")) in \(Output.count(result.archives, "archive")) (signed statements verified; give --archive FILE for each to verify their rows)")
+            }
+            if let number = result.archiveInProgress {
+                print("archive \(number) is being written now: the trails it has moved so far are not verified yet")
+            }
             if result.redactedRows > 0 {
                 // Erased users: their rows are whole and verified, and show no name.
                 print("redacted: \(Output.count(result.redactedRows, "entry", plural: "entries")) name an erased user"
@@ -155,6 +168,56 @@ extension PhotosAdmin.Audit {
             // Through the database: a new key is not made for a database whose checkpoints another signed.
             let key = try await global.withServices { context in try await context.services.audit.checkedSigningKey() }
             print(key.publicKeyHex)
+        }
+    }
+
+    struct Archive: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Move old trails out of the database into an archive file.",
+            discussion: """
+                Moves the trails of sessions that ended before --before, and the rows of the reserved trails \
+                ('operator', 'api') written before it, into a new SQLite file with the same audit_trail view and \
+                a statement signed with the audit key. photosd may keep running. The rows leave the database \
+                step by step as they reach the file; if the command is stopped, run it again: it finishes the \
+                interrupted archive first (its file is FILE.partial until then).
+                Keep every archive: `audit verify --archive FILE …` checks them with the live rows as one history.
+                Example: photos-admin audit archive --before 2026-01-01 --to /var/lib/photosd/archive-2025.sqlite
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: OutputOptions
+        @Option(help: "Move what ended (or, for the reserved trails, was written) before this time: YYYY-MM-DD or an ISO-8601 UTC time.")
+        var before: String
+        @Option(help: "The archive file to write (must not exist).") var to: String
+        @Option(help: .hidden) var sessionsPerStep = 200
+        @Option(help: .hidden) var rowsPerStep = 5_000
+
+        func validate() throws {
+            guard ISO8601Timestamp.parse(before) != nil else {
+                throw ValidationError("--before must be a date like 2026-01-01 or a time like 2026-01-01T00:00:00Z")
+            }
+            guard sessionsPerStep > 0, rowsPerStep > 0 else { throw ValidationError("the step sizes must be 1 or more") }
+        }
+
+        func run() async throws {
+            guard let cut = ISO8601Timestamp.parse(before) else { return }
+            let path = URL(fileURLWithPath: to).standardizedFileURL.path
+            let (sessionsPerStep, rowsPerStep) = (self.sessionsPerStep, self.rowsPerStep)
+            let reports = try await global.withServices { context in
+                try await context.services.audit.archive(before: cut, to: path, openFile: AuditArchiveFiles.openForWriting) { archiver in
+                    archiver.sessionsPerStep = sessionsPerStep
+                    archiver.rowsPerStep = rowsPerStep
+                }
+            }
+            switch output.format {
+            case .json: try Output.json(["archives": reports])
+            case .table:
+                for report in reports {
+                    print("\(report.resumed ? "finished interrupted archive" : "archive") \(report.number): \(Output.count(report.rows, "row")) "
+                        + "(\(Output.count(report.sessions, "ended session")), \(Output.count(report.segments, "trail segment"))) "
+                        + "before \(report.before) moved to \(report.path)")
+                }
+            }
         }
     }
 }

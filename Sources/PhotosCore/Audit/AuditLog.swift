@@ -133,6 +133,16 @@ public enum AuditLog {
         /// Of those, rows written before migration 0011 whose clear name was removed: their hash
         /// can no longer be recomputed, so the chain proves their place, not their content.
         public var redactedBeforeCommitments: Int = 0
+        /// Archives this database has moved rows to (`audit archive`), finished.
+        public var archives: Int = 0
+        /// Rows those archives hold.
+        public var archivedRows: Int = 0
+        /// Of those archives, the files checked with the live rows (`--archive`).
+        public var archivesChecked: Int = 0
+        /// Rows read in those files.
+        public var archiveRowsChecked: Int = 0
+        /// An archive being written right now (its rows are moving), if any.
+        public var archiveInProgress: Int?
         /// The first thing that does not check out, if any.
         public var problem: Problem?
         /// True when nothing was found.
@@ -149,6 +159,8 @@ public enum AuditLog {
         public var seq: Int?
         /// The checkpoint's number, when the problem is a checkpoint.
         public var checkpoint: Int?
+        /// The archive's number, when the problem is an archive.
+        public var archive: Int?
         /// What is wrong.
         public var reason: String
 
@@ -158,6 +170,8 @@ public enum AuditLog {
                 place = "row id \(rowID) (session \(sessionID), seq \(seq))"
             } else if let checkpoint {
                 place = "checkpoint \(checkpoint)"
+            } else if let archive {
+                place = "archive \(archive)"
             } else if let sessionID {
                 place = "trail \(sessionID)"
             } else {
@@ -172,11 +186,17 @@ public enum AuditLog {
     /// checkpoints cannot be trusted, and their existence is a problem); `against`, an exported
     /// checkpoint the database must still hold.
     /// `progress` is told how many trail rows were checked, every 10,000.
+    /// `archives`: archive files to check with the live rows as one history, opened with
+    /// `openArchive` (read-only).
     public static func verify(
         on connection: any DatabaseConnection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil,
+        archives: [String] = [], openArchive: (@Sendable (String) throws -> any DatabaseConnection)? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Verification {
-        try await AuditVerifier(connection: connection, publicKey: publicKey, against: against, progress: progress).run()
+        var verifier = AuditVerifier(connection: connection, publicKey: publicKey, against: against, progress: progress)
+        verifier.archivePaths = archives
+        verifier.openArchive = openArchive
+        return try await verifier.run()
     }
 }
 

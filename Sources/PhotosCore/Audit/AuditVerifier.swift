@@ -18,6 +18,12 @@ import PhotosModel
 ///    `user.created` step (or, for users created before migration 0011, the clear name that step
 ///    recorded). Erased users are skipped: their name is gone, which is the point.
 ///
+/// Rows moved to archives (`AuditArchiver`) are proven through the archives' signed statements:
+/// each archive's segments in `audit_archived_trails` must match the digest its statement signed,
+/// a reserved trail goes on from its last archived segment, and a checkpoint's head that was
+/// archived must lie in a segment. Given the archive files (`archivePaths`), their rows are
+/// checked too, in archive order before the live rows, as one history (see `checkArchiveFiles`).
+///
 /// A row listed in `audit_redactions` (a row from before 0011 that named a user since erased,
 /// and lost that name) is chained like any other, but its hash is not recomputed: the content it
 /// covered is gone. The listing must name an erased user.
@@ -28,15 +34,21 @@ struct AuditVerifier {
     /// Told the number of trail rows checked so far, every `progressEvery` rows.
     var progress: (@Sendable (Int) -> Void)? = nil
     static let progressEvery = 10_000
+    /// Archive files to check with the live database, as one history (any order).
+    var archivePaths: [String] = []
+    /// Opens an archive file read-only.
+    var openArchive: (@Sendable (String) throws -> any DatabaseConnection)? = nil
+    /// Now, to tell an archive being written from an interrupted one.
+    var now: @Sendable () -> Date = Date.init
 
     /// What a checkpoint signed about one trail.
-    private struct Covered {
+    struct Covered {
         var seq: Int
         var hash: String
         var checkpoint: Int
     }
 
-    private struct Failure: Error {
+    struct Failure: Error {
         let problem: AuditLog.Problem
     }
 
@@ -51,7 +63,27 @@ struct AuditVerifier {
             try await checkGlobalChain(upTo: cutover, redacted: redacted)
             var covered: [String: Covered] = [:]
             if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: &covered) }
-            verification.rowsChecked = try await checkTrails(cutover: cutover, covered: &covered, redacted: redacted)
+            var continuations: [String: Head] = [:]
+            if try await connection.tableExists("audit_archives") {
+                let archives = try await checkArchiveRecords(into: &verification)
+                continuations = try await liveContinuations()
+                if !archivePaths.isEmpty {
+                    let carried = try await checkArchiveFiles(archives, covered: &covered, verification: &verification)
+                    for (trail, head) in continuations where carried[trail] != head {
+                        throw Failure(problem: AuditLog.Problem(
+                            sessionID: trail, reason: "goes on after seq \(head.seq) in this database's segments, but the archives end it at seq \(carried[trail]?.seq ?? 0)"))
+                    }
+                }
+            } else if !archivePaths.isEmpty {
+                throw Failure(problem: AuditLog.Problem(reason: "this database has no archives (its schema predates them), yet --archive was given"))
+            }
+            verification.rowsChecked += try await checkTrails(cutover: cutover, covered: &covered, redacted: redacted, continuations: continuations)
+            if !covered.isEmpty, try await connection.tableExists("audit_archived_trails") { try await resolveArchived(&covered) }
+            if let missing = covered.min(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+                throw Failure(problem: AuditLog.Problem(
+                    sessionID: missing.key,
+                    reason: "checkpoint \(missing.value.checkpoint) signed it up to seq \(missing.value.seq) but it has no rows (the whole trail was deleted)"))
+            }
             if try await connection.tableExists("audit_redactions") {
                 try await checkNames()
                 verification.redactedRows = try await connection.queryOne(
@@ -141,7 +173,7 @@ struct AuditVerifier {
 
     // MARK: 3. Trails
 
-    private func checkTrails(cutover: Int64, covered: inout [String: Covered], redacted: Set<Int64>) async throws -> Int {
+    private func checkTrails(cutover: Int64, covered: inout [String: Covered], redacted: Set<Int64>, continuations: [String: Head]) async throws -> Int {
         var checked = 0
         var trail: String?
         var lastSeq = 0
@@ -162,8 +194,9 @@ struct AuditVerifier {
             if rowTrail != trail {
                 try finishTrail()
                 trail = rowTrail
-                lastSeq = 0
-                lastHash = AuditLog.genesisHash
+                // A reserved trail whose older rows were archived goes on from there.
+                lastSeq = continuations[rowTrail]?.seq ?? 0
+                lastHash = continuations[rowTrail]?.hash ?? AuditLog.genesisHash
             }
             checked += 1
             if checked % Self.progressEvery == 0 { progress?(checked) }
@@ -186,11 +219,6 @@ struct AuditVerifier {
             lastHash = try row.string(12)
         }
         try finishTrail()
-        if let missing = covered.min(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            throw Failure(problem: AuditLog.Problem(
-                sessionID: missing.key,
-                reason: "checkpoint \(missing.value.checkpoint) signed it up to seq \(missing.value.seq) but it has no rows (the whole trail was deleted)"))
-        }
         return checked
     }
 
@@ -223,20 +251,24 @@ struct AuditVerifier {
             WHERE u.erased_at IS NULL ORDER BY u.id
             """
         ) { row in
-            let id = try row.int64(0)
-            let name = try row.string(1)
-            let committed = (try? JSONDecoder().decode(CreatedDetail.self, from: Data(try row.string(4).utf8)))?.nameCommitment
-            let matches: Bool
-            if let committed {
-                matches = row.optionalString(2).map { NameCommitment.of(name: name, salt: $0) == committed } ?? false
-            } else {
-                // Created before 0011: the step recorded the clear name.
-                matches = row.optionalString(3) == name
-            }
-            guard matches else {
-                throw Failure(problem: AuditLog.Problem(
-                    reason: "user \(id)'s name is not the one their user.created step committed to (the users row was altered)"))
-            }
+            try Self.checkName(userID: try row.int64(0), name: try row.string(1), salt: row.optionalString(2), recorded: row.optionalString(3), detail: try row.string(4))
+        }
+    }
+
+    /// Whether a user's `name` (with their `salt`) is the one their `user.created` step (its
+    /// `detail`, and the clear name a step before 0011 `recorded`) committed to.
+    static func checkName(userID: Int64, name: String, salt: String?, recorded: String?, detail: String) throws {
+        let committed = (try? JSONDecoder().decode(CreatedDetail.self, from: Data(detail.utf8)))?.nameCommitment
+        let matches: Bool
+        if let committed {
+            matches = salt.map { NameCommitment.of(name: name, salt: $0) == committed } ?? false
+        } else {
+            // Created before 0011: the step recorded the clear name.
+            matches = recorded == name
+        }
+        guard matches else {
+            throw Failure(problem: AuditLog.Problem(
+                reason: "user \(userID)'s name is not the one their user.created step committed to (the users row was altered)"))
         }
     }
 
@@ -254,7 +286,7 @@ struct AuditVerifier {
             step: try row.string(8), screen: row.optionalString(9), detail: try row.string(10))
     }
 
-    private func rowFailure(_ row: Row, _ reason: String) -> Failure {
+    func rowFailure(_ row: Row, _ reason: String) -> Failure {
         Failure(problem: AuditLog.Problem(rowID: row.optionalInt64(0), sessionID: row.optionalString(1), seq: row.optionalInt(2), reason: reason))
     }
 }

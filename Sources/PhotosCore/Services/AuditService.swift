@@ -95,10 +95,27 @@ public struct AuditService: Sendable {
     }
 
     /// Re-checks the whole trail and its checkpoints in one snapshot (see `AuditVerifier`).
+    /// With `archives` (files opened by `openArchive`), checks them and the live rows as one
+    /// history.
     public func verify(
-        publicKey: AuditPublicKey?, against: AuditCheckpoint? = nil, progress: (@Sendable (Int) -> Void)? = nil
+        publicKey: AuditPublicKey?, against: AuditCheckpoint? = nil,
+        archives: [String] = [], openArchive: (@Sendable (String) throws -> any DatabaseConnection)? = nil,
+        progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> AuditLog.Verification {
-        try await database.read { try await AuditLog.verify(on: $0, publicKey: publicKey, against: against, progress: progress) }
+        try await database.read {
+            try await AuditLog.verify(on: $0, publicKey: publicKey, against: against, archives: archives, openArchive: openArchive, progress: progress)
+        }
+    }
+
+    /// Moves the trails that ended before `before` (and reserved-trail rows written before it)
+    /// to a new archive at `path` (see `AuditArchiver`), after finishing an interrupted one.
+    public func archive(
+        before: Date, to path: String, openFile: @escaping AuditArchiver.OpenFile,
+        configure: (inout AuditArchiver) -> Void = { _ in }
+    ) async throws -> [AuditArchiver.Report] {
+        var archiver = AuditArchiver(database: database, key: try await checkedSigningKey(), openFile: openFile, now: now)
+        configure(&archiver)
+        return try await archiver.archive(before: before, to: path)
     }
 
     /// Reads an exported checkpoint (`audit checkpoint --export`).

@@ -18,16 +18,7 @@ public struct SessionSweep: Sendable {
     /// now; true when `holder` holds it. One instance at a time sweeps (PostgreSQL: several
     /// instances share the database; SQLite: one process, the lease is always free).
     public func takeLease(holder: String, now: Date, until: Date) async throws -> Bool {
-        let nowText = ISO8601Timestamp.string(from: now)
-        return try await database.write { connection in
-            // The first sweep ever makes the row (taken by none: its time has passed).
-            try await connection.execute(
-                "INSERT INTO maintenance_leases (name, holder, until) VALUES (?, '', ?) ON CONFLICT (name) DO NOTHING",
-                Self.lease, "1970-01-01T00:00:00.000Z")
-            return try await connection.execute(
-                "UPDATE maintenance_leases SET holder = ?, until = ? WHERE name = ? AND (until < ? OR holder = ?)",
-                holder, ISO8601Timestamp.string(from: until), Self.lease, nowText, holder) == 1
-        }
+        try await MaintenanceLease(database: database, name: Self.lease).take(holder: holder, now: now, until: until)
     }
 
     /// One page of the sessions walk: of the (at most `limit`) sessions with ids after
