@@ -43,7 +43,7 @@ public struct SessionCoordinator: Sendable {
     /// and `not_found` for a photo that does not exist, creating nothing.
     public func createSession(layout: SessionLayout = .stack, link: DeepLink? = nil, actor: AuditActor = .client) async throws -> ActionResult {
         try link?.check(for: layout)
-        let id = SecureToken.random(byteCount: 18)
+        let id = SessionID.make()
         let at = auth.timestamp()
         let needs = SessionMachine.needs(state: nil, action: nil, link: link)
         var facts = SessionFacts(now: at)

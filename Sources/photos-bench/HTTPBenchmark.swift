@@ -53,10 +53,13 @@ enum HTTPBenchmark {
         case tabs
         /// Every fourth user the tabs journey, the others the stack journey.
         case mixed
+        /// Every user creates sessions, one per request (`POST /v1/sessions`, counted as an
+        /// action): what a database's growth costs new visitors.
+        case create
 
         func walksTabs(_ index: Int) -> Bool {
             switch self {
-            case .stack: false
+            case .stack, .create: false
             case .tabs: true
             case .mixed: index % 4 == 3
             }
@@ -124,6 +127,9 @@ enum HTTPBenchmark {
         private var photo = 1
         private var other = 1
         private var lastBody = ""
+
+        /// True when the user's journey is creating sessions.
+        var creates = false
 
         init(index: Int, host: String, port: Int, photos: Int, tabs: Bool) throws {
             self.index = index
@@ -201,6 +207,9 @@ enum HTTPBenchmark {
             switch mode {
             case .healthz:
                 return HTTPConnection.requestBytes("GET", "/healthz", host: host)
+            case .journey where creates:
+                lastBody = "{}"
+                return HTTPConnection.requestBytes("POST", "/v1/sessions", host: host, body: lastBody)
             case .journey:
                 lastBody = nextActionBody()
                 return HTTPConnection.requestBytes("POST", "/v1/sessions/\(session)/actions", host: host, body: lastBody)
@@ -208,7 +217,7 @@ enum HTTPBenchmark {
         }
 
         func received(status: Int, nanoseconds: UInt64) {
-            guard status == 200 else {
+            guard status == (mode == .journey && creates ? 201 : 200) else {
                 errors += 1
                 if errors <= 3 && index == 0 {
                     FileHandle.standardError.write(Data("virtual user 0: \(status) for \(lastBody.prefix(80))\n".utf8))
@@ -260,6 +269,7 @@ enum HTTPBenchmark {
         for index in 0..<virtualUsers {
             let port = ports[index % ports.count]
             let user = try VirtualUser(index: index, host: host, port: port, photos: photos, tabs: journeys.walksTabs(index))
+            user.creates = journeys == .create
             try user.prepare()
             users.append(user)
         }

@@ -80,7 +80,14 @@ public struct AuditArchiver: Sendable {
             if let pending = try await pendingArchive() {
                 reports.append(try await move(pending, resumed: true))
             }
-            // The same command run again after it was stopped: finishing was all it had left.
+            // The same command run again after it was stopped: finishing was all it had left
+            // (at most the space to give back, which was the last thing it did).
+            if !reports.contains(where: { $0.path == path }), let newest = try await newestFinished(), newest.path == path,
+               FileManager.default.fileExists(atPath: path)
+            {
+                try await reclaimSpace()
+                reports.append(newest)
+            }
             if reports.contains(where: { $0.path == path }) {
                 try await releaseLease()
                 return reports
@@ -123,7 +130,18 @@ public struct AuditArchiver: Sendable {
     /// The newest archive finished in both databases but stopped before its file was renamed:
     /// renamed now.
     private func finishRename() async throws -> Report? {
-        guard let record = try await database.read({ connection in
+        guard let record = try await newestFinished() else { return nil }
+        let partial = record.path + ".partial"
+        guard !FileManager.default.fileExists(atPath: record.path), FileManager.default.fileExists(atPath: partial) else { return nil }
+        var report = record
+        report.sessions = try await openFile(partial, false).queryOne("SELECT count(*) FROM sessions")?.int(0) ?? 0
+        try Self.rename(partial, to: record.path)
+        return report
+    }
+
+    /// The newest finished archive, as a report of a resumed run (its sessions not counted).
+    private func newestFinished() async throws -> Report? {
+        try await database.read { connection in
             try await connection.queryOne(
                 "SELECT number, path, before, rows, segments, hash FROM audit_archives WHERE finished_at IS NOT NULL ORDER BY number DESC LIMIT 1"
             ).map { row in
@@ -131,13 +149,13 @@ public struct AuditArchiver: Sendable {
                     number: try row.int(0), path: try row.string(1), before: try row.string(2), sessions: 0, rows: try row.int(3),
                     segments: try row.int(4), resumed: true, hash: try row.string(5))
             }
-        }) else { return nil }
-        let partial = record.path + ".partial"
-        guard !FileManager.default.fileExists(atPath: record.path), FileManager.default.fileExists(atPath: partial) else { return nil }
-        var report = record
-        report.sessions = try await openFile(partial, false).queryOne("SELECT count(*) FROM sessions")?.int(0) ?? 0
-        try Self.rename(partial, to: record.path)
-        return report
+        }
+    }
+
+    /// Gives the space the moved rows held back: on SQLite with incremental auto-vacuum, the
+    /// free pages to the file system and the WAL emptied; PostgreSQL vacuums the tables.
+    private func reclaimSpace() async throws {
+        try await database.purgeDeletedContent(tables: ["audit_events", "sessions", "audit_redactions", "idempotency_keys", "audit_archived_trails"])
     }
 
     private func move(_ archive: Pending, resumed: Bool) async throws -> Report {
@@ -169,9 +187,7 @@ public struct AuditArchiver: Sendable {
         }
         let report = try await finish(archive, file: file, resumed: resumed)
         try Self.rename(partial, to: archive.path)
-        // Return the freed pages to the file system (SQLite with incremental auto-vacuum) and
-        // the WAL to empty; PostgreSQL vacuums the tables.
-        try await database.purgeDeletedContent(tables: ["audit_events", "sessions", "audit_redactions", "idempotency_keys"])
+        try await reclaimSpace()
         return report
     }
 
