@@ -216,6 +216,9 @@ extension PhotosAdmin.Audit {
                     print("\(report.resumed ? "finished interrupted archive" : "archive") \(report.number): \(Output.count(report.rows, "row")) "
                         + "(\(Output.count(report.sessions, "ended session")), \(Output.count(report.segments, "trail segment"))) "
                         + "before \(report.before) moved to \(report.path)")
+                    if !report.spaceReclaimed {
+                        Output.note("the space the rows held was not given back now (readers kept the WAL busy): new rows reuse it; running the command again gives it back")
+                    }
                 }
             }
         }

@@ -48,3 +48,30 @@ struct RandomSecretsTests {
         #expect((tokens + ids).allSatisfy { !$0.hasPrefix("-") && !$0.hasPrefix("_") })
     }
 }
+
+@Suite("Session ids")
+struct SessionIDTests {
+    @Test("a session id is a time prefix that sorts in creation order (bytes and lower-case collations alike), then 144 random bits")
+    func growsWithTime() {
+        let start = Date(timeIntervalSince1970: 1_795_000_000)
+        let ids = (0..<2_000).map { SessionID.make(now: start.addingTimeInterval(Double($0) * 0.5)) }
+        #expect(ids.allSatisfy { $0.count == 33 })
+        // Creation order is byte order, and the same ignoring case (what a collation may do).
+        #expect(ids == ids.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        #expect(ids.map { $0.prefix(9) } == ids.map { $0.prefix(9).lowercased()[...] })
+        // The random part is as long and as varied as the whole id was before.
+        let random = ids.map { String($0.dropFirst(9)) }
+        #expect(Set(random).count == random.count && random.allSatisfy { $0.count == 24 })
+        #expect(Set(random.map { $0.prefix(1) }).count > 30)
+        // Two ids of the same millisecond share the prefix and still differ.
+        #expect(SessionID.make(now: start) != SessionID.make(now: start))
+        // Known prefixes: 0 ms, and the millisecond this test was written.
+        #expect(SessionID.timePrefix(Date(timeIntervalSince1970: 0)) == "000000000")
+        #expect(SessionID.timePrefix(Date(timeIntervalSince1970: 1_795_000_000)) == String(1_795_000_000_000, radix: 36).leftPadded(to: 9))
+        #expect(!ids.contains { $0.hasPrefix("-") || $0.hasPrefix("_") })
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String { String(repeating: "0", count: max(0, length - count)) + self }
+}

@@ -66,6 +66,8 @@ public struct AuditArchiver: Sendable {
         public var resumed: Bool
         /// Its signed statement's hash.
         public var hash: String
+        /// Whether the space the rows held went back (false: reused by new rows instead).
+        public var spaceReclaimed = true
     }
 
     /// Finishes an interrupted archive if there is one, then archives what ended before `before`
@@ -85,8 +87,9 @@ public struct AuditArchiver: Sendable {
             if !reports.contains(where: { $0.path == path }), let newest = try await newestFinished(), newest.path == path,
                FileManager.default.fileExists(atPath: path)
             {
-                try await reclaimSpace()
-                reports.append(newest)
+                var finished = newest
+                finished.spaceReclaimed = await reclaimSpace()
+                reports.append(finished)
             }
             if reports.contains(where: { $0.path == path }) {
                 try await releaseLease()
@@ -153,9 +156,16 @@ public struct AuditArchiver: Sendable {
     }
 
     /// Gives the space the moved rows held back: on SQLite with incremental auto-vacuum, the
-    /// free pages to the file system and the WAL emptied; PostgreSQL vacuums the tables.
-    private func reclaimSpace() async throws {
-        try await database.purgeDeletedContent(tables: ["audit_events", "sessions", "audit_redactions", "idempotency_keys", "audit_archived_trails"])
+    /// free pages to the file system and the WAL emptied; PostgreSQL vacuums the tables. False
+    /// when that could not be done now (readers on old snapshots kept the WAL): the archive is
+    /// complete all the same, and the free pages are reused by new rows.
+    private func reclaimSpace() async -> Bool {
+        do {
+            try await database.purgeDeletedContent(tables: ["audit_events", "sessions", "audit_redactions", "idempotency_keys", "audit_archived_trails"])
+            return true
+        } catch {
+            return false
+        }
     }
 
     private func move(_ archive: Pending, resumed: Bool) async throws -> Report {
@@ -176,18 +186,18 @@ public struct AuditArchiver: Sendable {
         var afterSession = ""
         while let page = try await sessionPage(endedBefore: archive.before, after: afterSession, cutover: cutover) {
             afterSession = page.last
-            moved += try await step(page.batch, archive: archive.number, into: file)
+            moved += try await step(page.batch, archive: archive, into: file)
             progress?(moved)
         }
         for trail in [AuditTrails.apiSession, AuditTrails.operatorSession] {
             while let batch = try await reservedBatch(trail, before: archive.before, cutover: cutover) {
-                moved += try await step(batch, archive: archive.number, into: file)
+                moved += try await step(batch, archive: archive, into: file)
                 progress?(moved)
             }
         }
-        let report = try await finish(archive, file: file, resumed: resumed)
+        var report = try await finish(archive, file: file, resumed: resumed)
         try Self.rename(partial, to: archive.path)
-        try await reclaimSpace()
+        report.spaceReclaimed = await reclaimSpace()
         return report
     }
 
@@ -321,7 +331,8 @@ public struct AuditArchiver: Sendable {
 
     /// One step: into the file (committed), then out of the live database (committed). Returns
     /// the rows moved.
-    private func step(_ batch: Batch, archive number: Int, into file: any DatabaseConnection) async throws -> Int {
+    private func step(_ batch: Batch, archive: Pending, into file: any DatabaseConnection) async throws -> Int {
+        let (number, before) = (archive.number, archive.before)
         guard !batch.rows.isEmpty || !batch.sessionIDs.isEmpty else { return 0 }
         try await file.execute("BEGIN IMMEDIATE")
         do {
@@ -346,9 +357,6 @@ public struct AuditArchiver: Sendable {
         }
         let leaseUntil = ISO8601Timestamp.string(from: now().addingTimeInterval(Self.leaseSeconds))
         let holder = self.holder
-        let before = try await database.read { connection in
-            try await connection.queryOne("SELECT before FROM audit_archives WHERE number = ?", number)?.string(0) ?? ""
-        }
         try await database.write { connection in
             guard try await connection.execute(
                 "UPDATE maintenance_leases SET until = ? WHERE name = ? AND holder = ?", leaseUntil, Self.lease, holder) == 1

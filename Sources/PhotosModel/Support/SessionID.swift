@@ -20,7 +20,7 @@ public enum SessionID {
     }
 
     /// The time prefix of `date`: its milliseconds since 1970 in base 36, 9 digits.
-    static func timePrefix(_ date: Date) -> String {
+    public static func timePrefix(_ date: Date) -> String {
         var value = UInt64(max(0, (date.timeIntervalSince1970 * 1_000).rounded(.down)))
         var digits = [UInt8](repeating: alphabet[0], count: timeDigits)
         for index in stride(from: timeDigits - 1, through: 0, by: -1) {
