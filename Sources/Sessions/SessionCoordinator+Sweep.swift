@@ -37,4 +37,10 @@ extension SessionCoordinator {
         report.pruned = try await sweep.prune(now: auth.now(), signInWindow: auth.signInWindow, trustedFor: auth.trustedAddressWindow)
         return report
     }
+
+    /// Gives the sweep's lease up, if `holder` has it (at shutdown: the next instance, or this
+    /// one restarted, sweeps at once instead of waiting for the lease to run out).
+    public func releaseSweepLease(holder: String) async throws {
+        try await MaintenanceLease(database: database, name: SessionSweep.lease).release(holder: holder)
+    }
 }

@@ -152,6 +152,9 @@ struct ArchiveEndToEndTests {
         let live = try await PhotosDatabase.open(harness.configuration)
         defer { Task { await live.close() } }
         #expect(try await Self.count(live, "SELECT count(*) FROM sessions WHERE ended_at IS NULL") == 0)
+        // photosd gave the sweep's lease up as it stopped: the next start sweeps at once.
+        #expect(try await live.read { try await $0.queryOne("SELECT until FROM maintenance_leases WHERE name = 'session-sweep'")?.string(0) }
+            == "1970-01-01T00:00:00.000Z")
         let total = try await Self.count(live, "SELECT count(*) FROM audit_events")
         let sizeBefore = try Self.fileSize(database)
 

@@ -37,6 +37,37 @@ struct ConnectionTests {
         }
     }
 
+    @Test("a read-write connection zeroes what it frees (secure_delete), and a new file gives freed pages back (incremental auto-vacuum)")
+    func freedContent() throws {
+        try withDatabase { connection, directory in
+            #expect(try connection.queryOne("PRAGMA secure_delete")?.int(0) == 1)
+            #expect(try connection.queryOne("PRAGMA auto_vacuum")?.int(0) == 2, "2 = incremental")
+            let secret = "zq7secret-bytes"
+            try connection.transaction {
+                for index in 0..<2_000 {
+                    try connection.execute("INSERT INTO items (name, data) VALUES (?, zeroblob(500))", "\(secret)-\(index)")
+                }
+            }
+            let grown = try #require(try connection.queryOne("PRAGMA page_count")?.int(0))
+            try connection.execute("DELETE FROM items")
+            _ = try connection.query("PRAGMA incremental_vacuum")
+            _ = try connection.query("PRAGMA wal_checkpoint(TRUNCATE)")
+            #expect(try connection.queryOne("PRAGMA page_count")?.int(0) ?? grown < grown / 10, "the freed pages went back")
+            let bytes = FileManager.default.contents(atPath: directory.file("test.db")) ?? Data()
+            #expect(bytes.range(of: Data(secret.utf8)) == nil, "deleted text is still in the file")
+        }
+        // A file made before (no auto-vacuum) keeps its setting: only a VACUUM could change it.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let old = try Connection(path: directory.file("old.db"), mode: .readWrite)
+        try old.execute("PRAGMA auto_vacuum = NONE")
+        try old.execute("VACUUM")
+        old.close()
+        let reopened = try Connection(path: directory.file("old.db"), mode: .readWrite)
+        defer { reopened.close() }
+        #expect(try reopened.queryOne("PRAGMA auto_vacuum")?.int(0) == 0)
+    }
+
     @Test("values round-trip through binding and reading")
     func roundTrip() throws {
         try withDatabase { connection, _ in

@@ -7,7 +7,7 @@ import PhotosModel
 public struct SessionSweep: Sendable {
     let database: any DatabaseStore
     /// The lease's name in `maintenance_leases`.
-    static let lease = "session-sweep"
+    public static let lease = "session-sweep"
 
     /// Creates the sweep's queries over `database`.
     public init(database: any DatabaseStore) {

@@ -39,5 +39,6 @@ struct SessionSweeping: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
         }
+        try? await services.sessions.releaseSweepLease(holder: holder)
     }
 }
