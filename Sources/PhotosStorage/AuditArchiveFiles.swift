@@ -22,6 +22,12 @@ public enum AuditArchiveFiles {
         }
     }
 
+    /// A private temporary SQLite database (SQLite's own: deleted when closed, spilled to disk
+    /// past its cache), for what `audit verify` would otherwise hold in memory.
+    @Sendable public static func openScratch() throws -> any DatabaseConnection {
+        try Connection(path: "", mode: .readWrite)
+    }
+
     /// Opens the archive at `path` read-only.
     @Sendable public static func openForReading(_ path: String) throws -> any DatabaseConnection {
         guard FileManager.default.fileExists(atPath: path) else {

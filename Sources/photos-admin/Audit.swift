@@ -106,7 +106,8 @@ extension PhotosAdmin.Audit {
                 let key = try context.services.audit.trustedKey(explicit: publicKey)
                 let exported = try against.map { try AuditService.readExport(path: $0) }
                 return try await context.services.audit.verify(
-                    publicKey: key, against: exported, archives: archives, openArchive: AuditArchiveFiles.openForReading)
+                    publicKey: key, against: exported, archives: archives, openArchive: AuditArchiveFiles.openForReading,
+                    openScratch: AuditArchiveFiles.openScratch)
             }
             if let problem = result.problem {
                 Output.note("audit verify FAILED after \(Output.count(result.rowsChecked, "row")) and \(Output.count(result.checkpointsChecked, "checkpoint")): \(problem)")

@@ -187,15 +187,18 @@ public enum AuditLog {
     /// checkpoint the database must still hold.
     /// `progress` is told how many trail rows were checked, every 10,000.
     /// `archives`: archive files to check with the live rows as one history, opened with
-    /// `openArchive` (read-only).
+    /// `openArchive` (read-only); `openScratch`, a scratch database that holds what the
+    /// checkpoints signed instead of memory (see `CoveredHeads`).
     public static func verify(
         on connection: any DatabaseConnection, publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil,
         archives: [String] = [], openArchive: (@Sendable (String) throws -> any DatabaseConnection)? = nil,
+        openScratch: (@Sendable () throws -> any DatabaseConnection)? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> Verification {
         var verifier = AuditVerifier(connection: connection, publicKey: publicKey, against: against, progress: progress)
         verifier.archivePaths = archives
         verifier.openArchive = openArchive
+        verifier.openScratch = openScratch
         return try await verifier.run()
     }
 }

@@ -86,21 +86,19 @@ extension AuditVerifier {
 
     /// Checkpoint heads of trails with no live rows at that seq: each must lie in an archived
     /// segment (and, at a segment's end, have its hash). Reads the segments once, in order.
-    func resolveArchived(_ covered: inout [String: Covered]) async throws {
-        var resolved = covered
+    func resolveArchived(_ covered: CoveredHeads) async throws {
         try await connection.forEachRow(
             "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails ORDER BY trail, first_seq"
         ) { row in
             let segment = try AuditArchiveSegment.segment(row)
-            guard let signed = resolved[segment.trail], signed.seq >= segment.firstSeq, signed.seq <= segment.lastSeq else { return }
+            guard let signed = try await covered.get(segment.trail), signed.seq >= segment.firstSeq, signed.seq <= segment.lastSeq else { return }
             if signed.seq == segment.lastSeq, signed.hash != segment.lastHash {
                 throw Failure(problem: AuditLog.Problem(
                     sessionID: segment.trail,
                     reason: "its archived segment ends with a hash other than the one checkpoint \(signed.checkpoint) signed at seq \(signed.seq)"))
             }
-            resolved.removeValue(forKey: segment.trail)
+            try await covered.remove(segment.trail)
         }
-        covered = resolved
     }
 
     /// The archive files, checked with the live database as one history: each file's statement
@@ -110,7 +108,7 @@ extension AuditVerifier {
     /// it), hashed over their contents, match what checkpoints signed, and are exactly the rows
     /// its statement's digest signed. Returns where the reserved trails end in the archives.
     func checkArchiveFiles(
-        _ records: [Int: ArchiveRecord], covered: inout [String: Covered], verification: inout AuditLog.Verification
+        _ records: [Int: ArchiveRecord], covered: CoveredHeads, verification: inout AuditLog.Verification
     ) async throws -> [String: Head] {
         guard let openArchive else { return [:] }
         var files: [Int: String] = [:]
@@ -137,7 +135,7 @@ extension AuditVerifier {
         for number in files.keys.sorted() {
             guard let path = files[number], let statement = records[number]?.statement else { continue }
             let file = try openArchive(path)
-            verification.archiveRowsChecked += try await checkArchiveRows(file, path: path, statement: statement, carried: &carried, covered: &covered)
+            verification.archiveRowsChecked += try await checkArchiveRows(file, path: path, statement: statement, carried: &carried, covered: covered)
             var segments = AuditArchiveDigest()
             try await file.forEachRow("SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails ORDER BY trail, first_seq") {
                 segments.add(segment: try AuditArchiveSegment.segment($0))
@@ -152,7 +150,7 @@ extension AuditVerifier {
 
     private func checkArchiveRows(
         _ file: any DatabaseConnection, path: String, statement: AuditArchiveStatement,
-        carried: inout [String: Head], covered: inout [String: Covered]
+        carried: inout [String: Head], covered: CoveredHeads
     ) async throws -> Int {
         // Rows from before name commitments whose name an erasure removed: their hash cannot be
         // recomputed; each listing must name a user the live database has erased.
@@ -173,11 +171,12 @@ extension AuditVerifier {
         var checked = 0
         var created: [(user: Int64, recorded: String?, detail: String)] = []
         let number = statement.number
+        var signedHere: Covered?
         func finishTrail() throws {
             guard let trail else { return }
             if AuditTrails.isReserved(trail) {
                 carried[trail] = last
-            } else if let signed = covered[trail], signed.seq > last.seq {
+            } else if let signed = signedHere, signed.seq > last.seq {
                 throw Failure(problem: AuditLog.Problem(
                     sessionID: trail, reason: "ends at seq \(last.seq) in archive \(number) but checkpoint \(signed.checkpoint) signed it up to seq \(signed.seq) (its newest rows were removed)"))
             }
@@ -189,6 +188,7 @@ extension AuditVerifier {
             if rowTrail != trail {
                 try finishTrail()
                 trail = rowTrail
+                signedHere = try await covered.get(rowTrail)
                 last = carried[rowTrail] ?? Head(seq: 0, hash: AuditLog.genesisHash)
             }
             let seq = try row.int(2)
@@ -201,9 +201,9 @@ extension AuditVerifier {
             if try !redacted.contains(row.int64(0)), try hash != Self.fields(row).hash(previous: last.hash) {
                 throw fail("hash does not match the row's contents (the row was altered)")
             }
-            if let signed = covered[rowTrail], signed.seq == seq {
+            if let signed = signedHere, signed.seq == seq {
                 guard hash == signed.hash else { throw fail("differs from what checkpoint \(signed.checkpoint) signed") }
-                covered.removeValue(forKey: rowTrail)
+                try await covered.remove(rowTrail)
             }
             if try row.string(8) == "user.created", let user = row.optionalInt64(5) {
                 created.append((user, row.optionalString(6), try row.string(10)))

@@ -38,6 +38,8 @@ struct AuditVerifier {
     var archivePaths: [String] = []
     /// Opens an archive file read-only.
     var openArchive: (@Sendable (String) throws -> any DatabaseConnection)? = nil
+    /// Opens a scratch database for what the checkpoints signed (nil: kept in memory).
+    var openScratch: (@Sendable () throws -> any DatabaseConnection)? = nil
     /// Now, to tell an archive being written from an interrupted one.
     var now: @Sendable () -> Date = Date.init
 
@@ -61,14 +63,14 @@ struct AuditVerifier {
                 : Int64.max
             let redacted = try await redactedRows()
             try await checkGlobalChain(upTo: cutover, redacted: redacted)
-            var covered: [String: Covered] = [:]
-            if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: &covered) }
+            let covered = try await CoveredHeads(scratch: try openScratch?())
+            if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: covered) }
             var continuations: [String: Head] = [:]
             if try await connection.tableExists("audit_archives") {
                 let archives = try await checkArchiveRecords(into: &verification)
                 continuations = try await liveContinuations()
                 if !archivePaths.isEmpty {
-                    let carried = try await checkArchiveFiles(archives, covered: &covered, verification: &verification)
+                    let carried = try await checkArchiveFiles(archives, covered: covered, verification: &verification)
                     for (trail, head) in continuations where carried[trail] != head {
                         throw Failure(problem: AuditLog.Problem(
                             sessionID: trail, reason: "goes on after seq \(head.seq) in this database's segments, but the archives end it at seq \(carried[trail]?.seq ?? 0)"))
@@ -77,12 +79,12 @@ struct AuditVerifier {
             } else if !archivePaths.isEmpty {
                 throw Failure(problem: AuditLog.Problem(reason: "this database has no archives (its schema predates them), yet --archive was given"))
             }
-            verification.rowsChecked += try await checkTrails(cutover: cutover, covered: &covered, redacted: redacted, continuations: continuations)
-            if !covered.isEmpty, try await connection.tableExists("audit_archived_trails") { try await resolveArchived(&covered) }
-            if let missing = covered.min(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            verification.rowsChecked += try await checkTrails(cutover: cutover, covered: covered, redacted: redacted, continuations: continuations)
+            if try await !covered.isEmpty, try await connection.tableExists("audit_archived_trails") { try await resolveArchived(covered) }
+            if let missing = try await covered.first() {
                 throw Failure(problem: AuditLog.Problem(
-                    sessionID: missing.key,
-                    reason: "checkpoint \(missing.value.checkpoint) signed it up to seq \(missing.value.seq) but it has no rows (the whole trail was deleted)"))
+                    sessionID: missing.trail,
+                    reason: "checkpoint \(missing.covered.checkpoint) signed it up to seq \(missing.covered.seq) but it has no rows (the whole trail was deleted)"))
             }
             if try await connection.tableExists("audit_redactions") {
                 try await checkNames()
@@ -119,11 +121,12 @@ struct AuditVerifier {
 
     // MARK: 2. Checkpoints
 
-    private func checkCheckpoints(into covered: inout [String: Covered]) async throws -> Int {
+    private func checkCheckpoints(into covered: CoveredHeads) async throws -> Int {
         var expected = 1
         var previousHash = AuditLog.genesisHash
         var previousCovers: Int64 = 0
         var foundAgainst = false
+        try await covered.beginBatch()
         try await connection.forEachRow(
             "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number"
         ) { row in
@@ -150,12 +153,13 @@ struct AuditVerifier {
                 foundAgainst = true
             }
             for head in checkpoint.heads {
-                covered[head.trail] = Covered(seq: head.seq, hash: head.hash, checkpoint: number)
+                try await covered.set(head.trail, Covered(seq: head.seq, hash: head.hash, checkpoint: number))
             }
             previousHash = checkpoint.hash
             previousCovers = checkpoint.coversUntilID
             expected += 1
         }
+        try await covered.endBatch()
         if let against {
             guard let publicKey, publicKey.isValidSignature(against.signature, for: against.statement),
                   AuditCheckpoint.hash(statement: against.statement, signature: against.signature) == against.hash
@@ -173,14 +177,16 @@ struct AuditVerifier {
 
     // MARK: 3. Trails
 
-    private func checkTrails(cutover: Int64, covered: inout [String: Covered], redacted: Set<Int64>, continuations: [String: Head]) async throws -> Int {
+    private func checkTrails(cutover: Int64, covered: CoveredHeads, redacted: Set<Int64>, continuations: [String: Head]) async throws -> Int {
         var checked = 0
         var trail: String?
         var lastSeq = 0
         var lastHash = AuditLog.genesisHash
-        func finishTrail() throws {
+        /// What a checkpoint signed of the trail being walked.
+        var signedHere: Covered?
+        func finishTrail() async throws {
             guard let trail else { return }
-            if let signed = covered.removeValue(forKey: trail), signed.seq > lastSeq {
+            if let signed = try await covered.remove(trail), signed.seq > lastSeq {
                 throw Failure(problem: AuditLog.Problem(
                     sessionID: trail,
                     reason: "ends at seq \(lastSeq) but checkpoint \(signed.checkpoint) signed it up to seq \(signed.seq) (its newest rows were removed)"))
@@ -192,8 +198,9 @@ struct AuditVerifier {
         ) { row in
             let rowTrail = try row.string(1)
             if rowTrail != trail {
-                try finishTrail()
+                try await finishTrail()
                 trail = rowTrail
+                signedHere = try await covered.get(rowTrail)
                 // A reserved trail whose older rows were archived goes on from there.
                 lastSeq = continuations[rowTrail]?.seq ?? 0
                 lastHash = continuations[rowTrail]?.hash ?? AuditLog.genesisHash
@@ -212,13 +219,13 @@ struct AuditVerifier {
                     throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
                 }
             }
-            if let signed = covered[rowTrail], signed.seq == seq, try row.string(12) != signed.hash {
+            if let signed = signedHere, signed.seq == seq, try row.string(12) != signed.hash {
                 throw rowFailure(row, "differs from what checkpoint \(signed.checkpoint) signed (altered, or the trail's hashes recomputed without the key)")
             }
             lastSeq = seq
             lastHash = try row.string(12)
         }
-        try finishTrail()
+        try await finishTrail()
         return checked
     }
 

@@ -100,10 +100,12 @@ public struct AuditService: Sendable {
     public func verify(
         publicKey: AuditPublicKey?, against: AuditCheckpoint? = nil,
         archives: [String] = [], openArchive: (@Sendable (String) throws -> any DatabaseConnection)? = nil,
+        openScratch: (@Sendable () throws -> any DatabaseConnection)? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> AuditLog.Verification {
         try await database.read {
-            try await AuditLog.verify(on: $0, publicKey: publicKey, against: against, archives: archives, openArchive: openArchive, progress: progress)
+            try await AuditLog.verify(
+                on: $0, publicKey: publicKey, against: against, archives: archives, openArchive: openArchive, openScratch: openScratch, progress: progress)
         }
     }
 
