@@ -76,7 +76,27 @@ public enum DatabaseMaintenance {
             throw PhotosError.badRequest(
                 "backup copies a SQLite file; for \(database) use pg_dump, or photos-admin copy --to FILE for a SQLite copy")
         }
+        try checkNewFile(path, for: "backup")
         try await store.backup(to: path)
+    }
+
+    /// Refuses, naming the path, a file that exists, a directory that does not, or one this
+    /// process cannot write into: SQLite would say only "unable to open database file".
+    public static func checkNewFile(_ path: String, for what: String) throws {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            throw PhotosError(.conflict, isDirectory.boolValue
+                ? "\(path) is a directory; give the \(what) a file name in it" : "\(path) already exists; choose a new path for the \(what)")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let parent = directory.isEmpty ? "." : directory
+        guard files.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PhotosError.notFound("no directory \(parent) for the \(what) \(path); create it first")
+        }
+        guard files.isWritableFile(atPath: parent) else {
+            throw PhotosError.badRequest("cannot write into \(parent) (permission denied) for the \(what) \(path)")
+        }
     }
 
     /// Rows of the `audit_trail` view (see `AuditLog.rows(sessionID:after:limit:on:)`).

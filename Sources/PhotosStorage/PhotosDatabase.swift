@@ -122,6 +122,10 @@ public enum PhotosDatabase {
         create: Creation = .fileAndDirectory
     ) throws -> SQLiteDatabase {
         try refusePostgresURL(path)
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw PhotosError.badRequest("\(path) is a directory, not a database file")
+        }
         if !FileManager.default.fileExists(atPath: path) {
             let directory = (path as NSString).deletingLastPathComponent
             let directoryExists = directory.isEmpty || FileManager.default.fileExists(atPath: directory)

@@ -100,6 +100,29 @@ struct HostileArgumentsTests {
         #expect(try digest() == before, "a failed command changed the database")
     }
 
+    @Test("a backup onto a file that exists, into a missing or read-only directory, and --db a directory: one line naming the path")
+    func pathsNamed() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = ["--db", directory.file("photos.db")]
+        await #expect(try AdminProcess.admin(["migrate"] + db, in: directory.path).status == 0)
+        try FileManager.default.createDirectory(atPath: directory.file("locked"), withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.posixPermissions: 0o500], ofItemAtPath: directory.file("locked"))
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.file("locked")) }
+        var cases: [([String], String)] = [
+            (["backup", directory.file("photos.db")] + db, "\(directory.file("photos.db")) already exists"),
+            (["backup", directory.file("missing/copy.db")] + db, "no directory \(directory.file("missing"))"),
+            (["users", "list", "--db", directory.path], "\(directory.path) is a directory, not a database file"),
+        ]
+        // root writes anywhere: the read-only directory is refused only for others.
+        if geteuid() != 0 { cases.append((["backup", directory.file("locked/copy.db")] + db, "cannot write into \(directory.file("locked"))")) }
+        for (arguments, expected) in cases {
+            let result = try await AdminProcess.admin(arguments, in: directory.path)
+            #expect(result.status != 0 && result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(expected), "\(arguments): \(result.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("missing")))
+    }
+
     @Test("every command but migrate, given a database that does not exist: one line, and no file or directory created")
     func missingDatabase() async throws {
         let directory = try TemporaryDirectory()

@@ -52,7 +52,7 @@ public struct MaintenanceLease: Sendable {
     /// Gives the lease up, if `holder` has it.
     public func release(holder: String) async throws {
         let name = self.name
-        try await database.write { connection in
+        _ = try await database.write { connection in
             try await connection.execute(
                 "UPDATE maintenance_leases SET until = ? WHERE name = ? AND holder = ?", "1970-01-01T00:00:00.000Z", name, holder)
         }
