@@ -33,9 +33,9 @@ public enum DatabaseMaintenance {
     public static func check(path: String, publicKey: AuditPublicKey?) async throws -> CheckReport {
         try PhotosDatabase.refusePostgresURL(path)
         guard FileManager.default.fileExists(atPath: path) else { throw PhotosError.notFound("no database at \(path)") }
-        let connection = try Connection(path: path, mode: .readOnly)
-        defer { connection.close() }
         do {
+            let connection = try Connection(path: path, mode: .readOnly)
+            defer { connection.close() }
             let integrity = try await connection.query("PRAGMA integrity_check").map { try $0.string(0) }
             let migrations = try PhotosMigrations.migrator.status(connection)
             var audit: AuditLog.Verification?

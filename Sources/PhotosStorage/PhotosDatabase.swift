@@ -126,6 +126,11 @@ public enum PhotosDatabase {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw PhotosError.badRequest("\(path) is a directory, not a database file")
         }
+        // An empty file (a `touch`, a failed copy) is no database either: only migrate makes one.
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        if size == 0, !migrate || create == .never {
+            throw PhotosError.notFound("\(path) is an empty file, not a database; photos-admin migrate creates one there")
+        }
         if !FileManager.default.fileExists(atPath: path) {
             let directory = (path as NSString).deletingLastPathComponent
             let directoryExists = directory.isEmpty || FileManager.default.fileExists(atPath: directory)

@@ -100,7 +100,7 @@ struct HostileArgumentsTests {
         #expect(try digest() == before, "a failed command changed the database")
     }
 
-    @Test("a backup onto a file that exists, into a missing or read-only directory, and --db a directory: one line naming the path")
+    @Test("a backup onto a file that exists, into a missing or read-only directory; --db a directory, an empty file, not a database: one line naming the path")
     func pathsNamed() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -113,7 +113,11 @@ struct HostileArgumentsTests {
             (["backup", directory.file("photos.db")] + db, "\(directory.file("photos.db")) already exists"),
             (["backup", directory.file("missing/copy.db")] + db, "no directory \(directory.file("missing"))"),
             (["users", "list", "--db", directory.path], "\(directory.path) is a directory, not a database file"),
+            (["users", "list", "--db", directory.file("empty.db")], "\(directory.file("empty.db")) is an empty file, not a database"),
+            (["check", "--db", directory.file("junk.db")], "\(directory.file("junk.db")) is not a SQLite database"),
         ]
+        #expect(FileManager.default.createFile(atPath: directory.file("empty.db"), contents: Data()))
+        #expect(FileManager.default.createFile(atPath: directory.file("junk.db"), contents: Data(String(repeating: "not a database ", count: 20).utf8)))
         // root writes anywhere: the read-only directory is refused only for others.
         if geteuid() != 0 { cases.append((["backup", directory.file("locked/copy.db")] + db, "cannot write into \(directory.file("locked"))")) }
         for (arguments, expected) in cases {
@@ -121,6 +125,8 @@ struct HostileArgumentsTests {
             #expect(result.status != 0 && result.stderr.split(separator: "\n").count == 1 && result.stderr.contains(expected), "\(arguments): \(result.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.file("missing")))
+        let empty = try FileManager.default.attributesOfItem(atPath: directory.file("empty.db"))[.size] as? Int
+        #expect(empty == 0, "the empty file was made a database")
     }
 
     @Test("every command but migrate, given a database that does not exist: one line, and no file or directory created")
