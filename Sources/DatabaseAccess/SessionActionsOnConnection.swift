@@ -42,17 +42,17 @@ public struct SessionActionsOnConnection: SessionActions {
         var photos: [PhotoRecord] = []
         if !photoIDs.isEmpty {
             photos = try await connection.query(
-                "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(Self.marks(photoIDs.count)))", arguments: Self.bindable(photoIDs)
+                "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(SQLPlaceholders.list(photoIDs.count)))", arguments: SQLPlaceholders.arguments(photoIDs)
             ).map(Self.photo)
         }
         var purchases: [Int64: [PhotoRecord]] = [:]
         for userID in covered.userIDs.sorted() where covered.purchaseLists || !photoIDs.isEmpty {
-            let among = covered.purchaseLists ? "" : " AND b.photo_id IN (\(Self.marks(photoIDs.count)))"
+            let among = covered.purchaseLists ? "" : " AND b.photo_id IN (\(SQLPlaceholders.list(photoIDs.count)))"
             purchases[userID] = try await connection.query(
                 """
                 SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
                 WHERE b.user_id = ?\(among) ORDER BY b.id DESC
-                """, arguments: Self.bindable([userID] + (covered.purchaseLists ? [] : photoIDs))
+                """, arguments: SQLPlaceholders.arguments([userID] + (covered.purchaseLists ? [] : photoIDs))
             ).map(Self.photo)
         }
         var token: TokenRecord?
@@ -118,7 +118,7 @@ public struct SessionActionsOnConnection: SessionActions {
     /// The session row's insert and conditional update, from its columns' one definition.
     static let insertSession: String = {
         let columns = SessionRow.shape.insertedColumns
-        return "INSERT INTO sessions (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(marks(columns.count))) ON CONFLICT (id) DO NOTHING"
+        return "INSERT INTO sessions (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(SQLPlaceholders.list(columns.count))) ON CONFLICT (id) DO NOTHING"
     }()
     static let updateSession: String =
         "UPDATE sessions SET \(SessionRow.shape.updatedColumns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ? AND version = ? AND trail_seq = ?"
@@ -149,7 +149,7 @@ public struct SessionActionsOnConnection: SessionActions {
     private func owns(_ userID: Int64, _ photoIDs: Set<Int64>) async throws -> Bool {
         let ids = photoIDs.sorted()
         return try await connection.queryOne(
-            "SELECT 1 FROM purchases WHERE user_id = ? AND photo_id IN (\(Self.marks(ids.count))) LIMIT 1", arguments: Self.bindable([userID] + ids)) != nil
+            "SELECT 1 FROM purchases WHERE user_id = ? AND photo_id IN (\(SQLPlaceholders.list(ids.count))) LIMIT 1", arguments: SQLPlaceholders.arguments([userID] + ids)) != nil
     }
 
     private func storedAnswer(sessionID: String, key: String, since: String) async throws -> StoredAnswerRecord? {
@@ -162,13 +162,6 @@ public struct SessionActionsOnConnection: SessionActions {
         PhotoRecord(id: try row.int64(0), title: try row.string(1), url: try row.string(2), priceCents: try row.int(3))
     }
 
-    private static func bindable(_ ids: [Int64]) -> [any DatabaseBindable] {
-        ids.map { $0 as any DatabaseBindable }
-    }
-
-    private static func marks(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
 }
 
 /// The contract inside a transaction that goes on after a refusal (`withSessionLocked`): each
@@ -225,7 +218,7 @@ extension AuditRowValues {
 
     /// The insert of `rows` rows.
     static func insertStatement(rows: Int) -> String {
-        let marks = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
+        let marks = "(" + SQLPlaceholders.list(columns.count) + ")"
         return "INSERT INTO audit_events (\(columns.joined(separator: ", "))) VALUES " + Array(repeating: marks, count: rows).joined(separator: ", ")
     }
 

@@ -245,8 +245,8 @@ public struct AuditArchiver: Sendable {
             var ids = try sessions.map { try $0.string(0) }
             if cutover > 0 {
                 let old = Set(try await connection.query(
-                    "SELECT DISTINCT session_id FROM audit_events WHERE id <= ? AND session_id IN (\(Self.marks(ids.count)))",
-                    arguments: [cutover] + Self.bindable(ids)
+                    "SELECT DISTINCT session_id FROM audit_events WHERE id <= ? AND session_id IN (\(SQLPlaceholders.list(ids.count)))",
+                    arguments: [cutover] + SQLPlaceholders.arguments(ids)
                 ).map { try $0.string(0) })
                 ids.removeAll { old.contains($0) }
             }
@@ -255,8 +255,8 @@ public struct AuditArchiver: Sendable {
             guard !ids.isEmpty else { return (batch, last) }
             batch.sessions = sessions.filter { (try? ids.contains($0.string(0))) == true }.map(\.values)
             batch.rows = try await connection.query(
-                "SELECT \(ArchivedRow.columns) FROM audit_events WHERE session_id IN (\(Self.marks(ids.count))) ORDER BY session_id, seq",
-                arguments: Self.bindable(ids)
+                "SELECT \(ArchivedRow.columns) FROM audit_events WHERE session_id IN (\(SQLPlaceholders.list(ids.count))) ORDER BY session_id, seq",
+                arguments: SQLPlaceholders.arguments(ids)
             ).map(ArchivedRow.init)
             try await Self.addRedactions(to: &batch, on: connection)
             batch.segments = try Self.segments(of: batch.rows, startingAfter: [:])
@@ -299,7 +299,7 @@ public struct AuditArchiver: Sendable {
         guard try await connection.queryOne("SELECT 1 FROM audit_redactions LIMIT 1") != nil else { return }
         for ids in batch.rows.map(\.id).chunked(500) {
             batch.redactions += try await connection.query(
-                "SELECT event_id, user_id, at FROM audit_redactions WHERE event_id IN (\(marks(ids.count)))", arguments: bindable(ids)
+                "SELECT event_id, user_id, at FROM audit_redactions WHERE event_id IN (\(SQLPlaceholders.list(ids.count)))", arguments: SQLPlaceholders.arguments(ids)
             ).map { (try $0.int64(0), try $0.int64(1), try $0.string(2)) }
         }
     }
@@ -337,7 +337,7 @@ public struct AuditArchiver: Sendable {
         try await file.execute("BEGIN IMMEDIATE")
         do {
             for row in batch.rows {
-                try await file.execute("INSERT INTO audit_events (\(ArchivedRow.columns)) VALUES (\(Self.marks(13)))", arguments: row.values)
+                try await file.execute("INSERT INTO audit_events (\(ArchivedRow.columns)) VALUES (\(SQLPlaceholders.list(13)))", arguments: row.values)
             }
             for redaction in batch.redactions {
                 try await file.execute("INSERT INTO audit_redactions (event_id, user_id, at) VALUES (?, ?, ?)", redaction.eventID, redaction.userID, redaction.at)
@@ -377,12 +377,12 @@ public struct AuditArchiver: Sendable {
                 throw PhotosError(.conflict, "the trails changed while they were being archived (\(deleted) rows found of \(batch.rows.count)); run photos-admin audit archive again")
             }
             for ids in batch.redactions.map(\.eventID).chunked(500) {
-                try await connection.execute("DELETE FROM audit_redactions WHERE event_id IN (\(Self.marks(ids.count)))", arguments: Self.bindable(ids))
+                try await connection.execute("DELETE FROM audit_redactions WHERE event_id IN (\(SQLPlaceholders.list(ids.count)))", arguments: SQLPlaceholders.arguments(ids))
             }
             for ids in batch.sessionIDs.chunked(500) {
-                try await connection.execute("DELETE FROM idempotency_keys WHERE session_id IN (\(Self.marks(ids.count)))", arguments: Self.bindable(ids))
+                try await connection.execute("DELETE FROM idempotency_keys WHERE session_id IN (\(SQLPlaceholders.list(ids.count)))", arguments: SQLPlaceholders.arguments(ids))
                 let ended = try await connection.execute(
-                    "DELETE FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? AND id IN (\(Self.marks(ids.count)))", arguments: [before] + Self.bindable(ids))
+                    "DELETE FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? AND id IN (\(SQLPlaceholders.list(ids.count)))", arguments: [before] + SQLPlaceholders.arguments(ids))
                 guard ended == ids.count else {
                     throw PhotosError(.conflict, "a session changed while it was being archived; run photos-admin audit archive again")
                 }
@@ -407,8 +407,8 @@ public struct AuditArchiver: Sendable {
             let trails = Array(Set(page.map(\.trail)))
             let recorded = try await database.read { connection in
                 Set(try await connection.query(
-                    "SELECT trail, first_seq FROM audit_archived_trails WHERE archive = ? AND trail IN (\(Self.marks(trails.count)))",
-                    arguments: [number] + Self.bindable(trails)
+                    "SELECT trail, first_seq FROM audit_archived_trails WHERE archive = ? AND trail IN (\(SQLPlaceholders.list(trails.count)))",
+                    arguments: [number] + SQLPlaceholders.arguments(trails)
                 ).map { "\(try $0.int(1)) \(try $0.string(0))" })
             }
             let unrecorded = page.filter { !recorded.contains("\($0.firstSeq) \($0.trail)") }
@@ -457,7 +457,7 @@ public struct AuditArchiver: Sendable {
         try statement.sign(with: key)
         try await file.execute("BEGIN IMMEDIATE")
         try await file.execute("DELETE FROM archive")
-        try await file.execute("INSERT INTO archive (\(AuditArchiveStatement.columns)) VALUES (\(Self.marks(11)))", arguments: statement.values)
+        try await file.execute("INSERT INTO archive (\(AuditArchiveStatement.columns)) VALUES (\(SQLPlaceholders.list(11)))", arguments: statement.values)
         try await file.execute("COMMIT")
         // One file to keep: the WAL folded in and gone.
         _ = try await file.query("PRAGMA journal_mode = DELETE")
@@ -518,13 +518,6 @@ public struct AuditArchiver: Sendable {
         }
     }
 
-    static func bindable<C: Collection>(_ values: C) -> [any DatabaseBindable] where C.Element: DatabaseBindable {
-        values.map { $0 as any DatabaseBindable }
-    }
-
-    static func marks(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
 }
 
 extension Array {

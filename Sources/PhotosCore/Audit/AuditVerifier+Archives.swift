@@ -182,7 +182,7 @@ extension AuditVerifier {
             }
         }
         try await file.forEachRow(
-            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events ORDER BY session_id, seq"
+            "SELECT \(AuditArchiver.ArchivedRow.columns) FROM audit_events ORDER BY session_id, seq"
         ) { row in
             let rowTrail = try row.string(1)
             if rowTrail != trail {
