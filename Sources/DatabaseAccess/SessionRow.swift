@@ -26,11 +26,14 @@ public struct SessionRow: Sendable, Equatable {
     public var photoIDs: Set<Int64>
     /// When the session ended (idle past `sessions.idleExpirySeconds`); nil while it lives.
     public var endedAt: String?
+    /// SHA-256 (hex) of the session's secret, the credential of every request on it (creation
+    /// only: it never changes; migration 0014).
+    public var secretHash: String?
 
     /// Creates a row.
     public init(
         id: String, version: Int, state: String, userID: Int64?, createdAt: String, updatedAt: String, trailSeq: Int, trailHash: String,
-        layout: String, topScreen: String?, tokenID: Int64?, photoIDs: Set<Int64>, endedAt: String? = nil
+        layout: String, topScreen: String?, tokenID: Int64?, photoIDs: Set<Int64>, endedAt: String? = nil, secretHash: String? = nil
     ) {
         self.id = id
         self.version = version
@@ -45,6 +48,7 @@ public struct SessionRow: Sendable, Equatable {
         self.tokenID = tokenID
         self.photoIDs = photoIDs
         self.endedAt = endedAt
+        self.secretHash = secretHash
     }
 
     /// One column written: its name, whether it holds an integer (else text), its value.
@@ -72,9 +76,10 @@ public struct SessionRow: Sendable, Equatable {
         ]
     }
 
-    /// The columns an insert sets: the id, the creation time, and the update's.
+    /// The columns an insert sets: the id, the creation time, the secret's hash, and the update's.
     public var insertedColumns: [Column] {
-        [Column("id", integer: false, id), Column("created_at", integer: false, createdAt)] + updatedColumns
+        [Column("id", integer: false, id), Column("created_at", integer: false, createdAt), Column("secret_hash", integer: false, secretHash)]
+            + updatedColumns
     }
 
     /// A row with no meaning, for the names and kinds of its columns (a statement's text).

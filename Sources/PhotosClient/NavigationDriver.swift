@@ -18,6 +18,12 @@ public actor NavigationDriver {
     public nonisolated let retry: RetryPolicy
     /// The session as the server last described it.
     public private(set) var session: Components.Schemas.Session?
+    /// The session's secret: its credential, sent as `Authorization: Session <secret>` on
+    /// every request on it. `start` receives it once; keep it as you would a password (on iOS,
+    /// in the Keychain, beside the session id) to `attach` again after the app restarts.
+    public private(set) var sessionSecret: String?
+    /// Sends the secret with the session's requests.
+    private nonisolated let credential: SessionSecretMiddleware
     /// What the app shows: the navigation every command so far led to.
     public private(set) var shown: NavigationState = NavigationState(stacks: [])
 
@@ -38,18 +44,21 @@ public actor NavigationDriver {
 
     /// A driver for the photosd at `serverURL` (e.g. `http://127.0.0.1:8080`), over URLSession.
     public init(serverURL: URL, retry: RetryPolicy = RetryPolicy(), transport: any ClientTransport = URLSessionTransport()) {
-        self.client = Client(serverURL: serverURL, transport: transport)
+        let credential = SessionSecretMiddleware()
+        self.credential = credential
+        self.client = Client(serverURL: serverURL, transport: transport, middlewares: [credential])
         self.retry = retry
     }
 
     // MARK: Sessions
 
     /// Creates a session (`layout` stack or tabs), optionally already at a deep link (`/photos/3/buy`),
-    /// and returns it; `shown` becomes its navigation (the app builds its first screens from it).
+    /// and returns it; `shown` becomes its navigation (the app builds its first screens from it),
+    /// `sessionSecret` its credential.
     @discardableResult
     public func start(layout: Components.Schemas.Layout = .stack, link: String? = nil) async throws(NavigationError) -> Components.Schemas.Session {
         let body = Components.Schemas.NewSessionRequest(layout: layout, link: link)
-        let created = try await withRetries { [client] () async throws -> Attempt<Components.Schemas.Session> in
+        let answer = try await withRetries { [client] () async throws -> Attempt<Components.Schemas.NewSession> in
             switch try await client.createSession(body: .json(body)) {
             case .created(let answer): return .done(try answer.body.json)
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
@@ -63,15 +72,21 @@ public actor NavigationDriver {
             case .undocumented(let status, _): throw Self.undocumented(status)
             }
         }
+        let created = answer.value1
+        sessionSecret = answer.value2.sessionSecret
+        credential.set(answer.value2.sessionSecret)
         session = created
         shown = NavigationState(created)
         return created
     }
 
-    /// Attaches to an existing session (after the app restarts, or on a second device) and
-    /// returns it; `shown` becomes its navigation.
+    /// Attaches to an existing session (after the app restarts, or on a second device), with the
+    /// secret its creation returned, and returns it; `shown` becomes its navigation. A wrong
+    /// secret is `unauthorized`.
     @discardableResult
-    public func attach(sessionID: String) async throws(NavigationError) -> Components.Schemas.Session {
+    public func attach(sessionID: String, secret: String) async throws(NavigationError) -> Components.Schemas.Session {
+        credential.set(secret)
+        sessionSecret = secret
         let current = try await fetch(sessionID)
         session = current
         shown = NavigationState(current)
@@ -152,6 +167,7 @@ public actor NavigationDriver {
             switch try await client.sessionEvents(path: .init(id: id), query: .init(after: seq, limit: limit)) {
             case .ok(let answer): return .done(try answer.body.json.events)
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
+            case .unauthorized(let answer): throw Self.failure(401, try? answer.body.json)
             case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
             case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)
             case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
@@ -178,6 +194,7 @@ public actor NavigationDriver {
             switch try await client.getSession(path: .init(id: id)) {
             case .ok(let answer): return .done(try answer.body.json)
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
+            case .unauthorized(let answer): throw Self.failure(401, try? answer.body.json)
             case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
             case .gone(let answer): throw Self.failure(410, try? answer.body.json)
             case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)

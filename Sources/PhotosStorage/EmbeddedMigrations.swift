@@ -522,6 +522,19 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 14,
+            name: "0014_session_secrets.sql",
+            sql: #"""
+                -- 0014: a session's credential. Creating a session returns a secret once (`sessionSecret`);
+                -- every request on the session carries it (`Authorization: Session <secret>`), so the id in the
+                -- URL — what proxies and load balancers log — no longer lets anyone act on the session. Only the
+                -- secret's SHA-256 (hex) is kept. Sessions created before this migration have none and answer
+                -- `401 unauthorized` (their apps start a new session).
+                ALTER TABLE sessions ADD COLUMN secret_hash TEXT;
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -1024,6 +1037,15 @@ extension PhotosMigrations {
                 DROP TRIGGER audit_redactions_no_delete ON audit_redactions;
                 CREATE TRIGGER audit_redactions_no_delete BEFORE DELETE ON audit_redactions
                     FOR EACH ROW EXECUTE FUNCTION audit_redactions_with_row_only();
+
+                """#
+        ),
+        Migration(
+            version: 14,
+            name: "0014_session_secrets.sql",
+            sql: #"""
+                -- 0014: a session's credential (see the SQLite migration of this number).
+                ALTER TABLE sessions ADD COLUMN secret_hash TEXT;
 
                 """#
         ),

@@ -18,6 +18,7 @@ public struct SessionCoordinator: Sendable {
     let idempotency: IdempotencyStore
     let cache: StateCache
     let known: KnownFacts
+    let secrets: SessionSecrets
     /// A session idle this long ends at its next request (or the sweep's); 0 = never.
     let idleExpiry: TimeInterval
     /// `sessions.idleExpirySeconds` as configured (0 = never).
@@ -33,6 +34,7 @@ public struct SessionCoordinator: Sendable {
         self.idleExpiry = TimeInterval(max(0, idleExpirySeconds))
         self.cache = StateCache()
         self.known = KnownFacts()
+        self.secrets = SessionSecrets()
     }
 
     // MARK: Sessions
@@ -40,7 +42,9 @@ public struct SessionCoordinator: Sendable {
     /// Starts a new session: `[photos]` with the coordinator tree `app` (stack layout), or a
     /// tab bar with one coordinator and stack per tab (tabs layout); with `link`, already at
     /// that place, built as if tapped. Throws `bad_request` for a link the layout does not have
-    /// and `not_found` for a photo that does not exist, creating nothing.
+    /// and `not_found` for a photo that does not exist, creating nothing. The answer carries the
+    /// session's secret (`sessionSecret`), the credential `authorize` asks of every client
+    /// request on it; only its SHA-256 is stored.
     public func createSession(layout: SessionLayout = .stack, link: DeepLink? = nil, actor: AuditActor = .client) async throws -> ActionResult {
         try link?.check(for: layout)
         let id = SessionID.make()
@@ -56,11 +60,42 @@ public struct SessionCoordinator: Sendable {
         }
         let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
         let prepared = PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash)
-        guard try await database.writeDecision(prepared.write(.create, at: at)) == .written else {
+        let secret = SessionSecrets.make()
+        var write = prepared.write(.create, at: at)
+        write.row.secretHash = SessionSecrets.hash(secret)
+        guard try await database.writeDecision(write) == .written else {
             throw PhotosError(.internal, "the new session was not written")
         }
         cache.store(prepared)
-        return decision.result
+        secrets.remember(id, hash: write.row.secretHash)
+        var result = decision.result
+        result.sessionSecret = secret
+        return result
+    }
+
+    /// Checks a client's credential for `sessionID`: `secret` must be the one its creation
+    /// returned. Throws `unauthorized` for no secret, another one, or a session created before
+    /// sessions had secrets; `not_found` when there is no such session. Operators (photos-admin,
+    /// the console) act through their own sign-in and never call this.
+    public func authorize(sessionID: String, secret: String?) async throws {
+        guard let secret, !secret.isEmpty else {
+            throw PhotosError.unauthorized("requests on a session need Authorization: Session <sessionSecret>, as returned when it was created")
+        }
+        let digest: [UInt8]?
+        if let known = secrets.digest(of: sessionID) {
+            digest = known
+        } else {
+            guard let read = try await database.read({ try await SessionDirectory.secretHash(ofSession: sessionID, on: $0) }) else {
+                throw PhotosError.notFound("no session \(sessionID.prefix(64))")
+            }
+            guard let stored = read else {
+                throw PhotosError.unauthorized("this session was created before sessions had secrets: start a new session")
+            }
+            digest = secrets.remember(sessionID, hash: stored)
+        }
+        guard let digest, SessionSecrets.matches(secret, digest: digest) else {
+            throw PhotosError.unauthorized("the session secret is not this session's")
+        }
     }
 
     /// The session as it is now. Throws `not_found`, and `session_expired` for a session that

@@ -117,6 +117,8 @@ enum HTTPBenchmark {
         let host: String
         let photos: Int
         var session = ""
+        /// `Authorization: Session <secret>` and its line end, for the session's requests.
+        var authorization = ""
         var mode = Mode.journey
         var histogram = Histogram<UInt64>(numberOfSignificantValueDigits: .three)
         var actions = 0
@@ -150,12 +152,13 @@ enum HTTPBenchmark {
         func prepare() throws {
             let created = try connection.request("POST", "/v1/sessions", body: tabs ? #"{"layout":"tabs"}"# : nil)
             let object = try? JSONSerialization.jsonObject(with: Data(created.body)) as? [String: Any]
-            guard created.status == 201, let id = object?["id"] as? String else {
+            guard created.status == 201, let id = object?["id"] as? String, let secret = object?["sessionSecret"] as? String else {
                 throw BenchError("POST /v1/sessions: \(created.status) \(created.text.prefix(200))")
             }
             session = id
+            authorization = "Authorization: Session \(secret)\r\n"
             for body in [#"{"action":"signIn"}"#, #"{"action":"submit","username":"bench-\#(index)","password":"\#(HTTPBenchmark.password)"}"#] {
-                let response = try connection.request("POST", "/v1/sessions/\(session)/actions", body: body)
+                let response = try connection.request("POST", "/v1/sessions/\(session)/actions", body: body, headers: authorization)
                 guard response.status == 200 else { throw BenchError("signing in bench-\(index): \(response.status) \(response.text.prefix(200))") }
             }
             // The measured phases open their own connections: the server holds one per user.
@@ -212,7 +215,7 @@ enum HTTPBenchmark {
                 return HTTPConnection.requestBytes("POST", "/v1/sessions", host: host, body: lastBody)
             case .journey:
                 lastBody = nextActionBody()
-                return HTTPConnection.requestBytes("POST", "/v1/sessions/\(session)/actions", host: host, body: lastBody)
+                return HTTPConnection.requestBytes("POST", "/v1/sessions/\(session)/actions", host: host, body: lastBody, headers: authorization)
             }
         }
 

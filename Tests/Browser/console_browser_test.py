@@ -40,11 +40,21 @@ def check(condition, what):
         raise SystemExit(1)
 
 
+SECRETS = {}  # session id -> its secret, as POST /v1/sessions returned it
+
+
 def api(method, path, body=None):
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(options.api + path, data=data, method=method, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    parts = [p for p in path.split("/") if p]
+    if len(parts) >= 3 and parts[:2] == ["v1", "sessions"] and parts[2] in SECRETS:
+        headers["Authorization"] = "Session " + SECRETS[parts[2]]
+    request = urllib.request.Request(options.api + path, data=data, method=method, headers=headers)
     with urllib.request.urlopen(request, timeout=10) as response:
-        return json.load(response)
+        answer = json.load(response)
+    if "sessionSecret" in answer:
+        SECRETS[answer["id"]] = answer["sessionSecret"]
+    return answer
 
 
 def browser():

@@ -73,7 +73,7 @@ struct CommandPropertyTests {
                     default: Issue.record("seed \(seed): \(action) → \(error)")
                     }
                     // A refusal changes no screen: the model still equals the server.
-                    let current = try await server.driver().attach(sessionID: journey.session.id)
+                    let current = try await server.driver().attach(sessionID: journey.session.id, secret: journey.secret)
                     #expect(journey.model.stacks == StackModel.screens(current), "seed \(seed): after refused \(action)")
                 }
             }

@@ -114,7 +114,7 @@ struct FlowTests {
         // Another device moves the session on: this one's next action is a version conflict,
         // and refresh() gives the commands to where the session is.
         let other = server.driver()
-        try await other.attach(sessionID: journey.session.id)
+        try await other.attach(sessionID: journey.session.id, secret: journey.secret)
         _ = try await other.send(.cancel)
         do {
             _ = try await driver.send(.cancel)
@@ -136,7 +136,7 @@ struct FlowTests {
         let before = journey.session
         server = try await server.restarted()
         let driver = server.driver()
-        let after = try await driver.attach(sessionID: before.id)
+        let after = try await driver.attach(sessionID: before.id, secret: journey.secret)
         #expect(after.navigation == before.navigation)
         #expect(after.tree == "app(buy)")
         let step = try await driver.send(.submit(username: LiveServer.username, password: LiveServer.password))

@@ -53,18 +53,25 @@ struct GeneratedClientTests {
         // Sessions: created, read, acted on, its events; errors typed by status.
         guard case .created(let created) = try await client.createSession(body: .json(.init(layout: .tabs))) else { Issue.record("create"); return }
         #expect(created.headers.Location?.hasPrefix("/v1/sessions/") == true)
-        let session = try created.body.json
+        let session = try created.body.json.value1
+        let secret = try created.body.json.value2.sessionSecret
         guard case .badRequest = try await client.createSession(body: .json(.init(layout: .stack, link: "/purchases"))) else { Issue.record("bad link"); return }
-        guard case .ok = try await client.getSession(path: .init(id: session.id)) else { Issue.record("get"); return }
-        guard case .notFound = try await client.getSession(path: .init(id: "no-such-session")) else { Issue.record("missing session"); return }
-        guard case .conflict(let conflict) = try await client.act(path: .init(id: session.id), body: .json(.init(action: .buy))) else {
+        // The id alone is 401; with the secret (SessionSecretMiddleware) the session answers.
+        guard case .unauthorized = try await client.getSession(path: .init(id: session.id)) else { Issue.record("get without the secret"); return }
+        let credential = SessionSecretMiddleware(secret: "not-this-sessions")
+        let owner = Client(serverURL: server.url, transport: URLSessionTransport(), middlewares: [credential])
+        guard case .unauthorized = try await owner.act(path: .init(id: session.id), body: .json(.init(action: .buy))) else { Issue.record("another secret"); return }
+        credential.set(secret)
+        guard case .ok = try await owner.getSession(path: .init(id: session.id)) else { Issue.record("get"); return }
+        guard case .notFound = try await owner.getSession(path: .init(id: "no-such-session")) else { Issue.record("missing session"); return }
+        guard case .conflict(let conflict) = try await owner.act(path: .init(id: session.id), body: .json(.init(action: .buy))) else {
             Issue.record("not available"); return
         }
         #expect(try conflict.body.json.error.allowed?.contains(.selectTab) == true)
-        guard case .ok(let events) = try await client.sessionEvents(path: .init(id: session.id), query: .init(after: 0, limit: 10)) else {
+        guard case .ok(let events) = try await owner.sessionEvents(path: .init(id: session.id), query: .init(after: 0, limit: 10)) else {
             Issue.record("events"); return
         }
         #expect(try events.body.json.events.first?.step == "session.start")
-        guard case .notFound = try await client.sessionEvents(path: .init(id: "api")) else { Issue.record("reserved trail"); return }
+        guard case .notFound = try await owner.sessionEvents(path: .init(id: "api")) else { Issue.record("reserved trail"); return }
     }
 }

@@ -8,6 +8,8 @@ final class Journey {
     let driver: NavigationDriver
     var model: StackModel
     private(set) var session: Components.Schemas.Session
+    /// The session's secret, as `start` received it (for another device to `attach`).
+    let secret: String
     /// The commands of the last step.
     private(set) var commands: [NavigationCommand] = []
     private(set) var outcome: Components.Schemas.ActionResult.outcomePayload?
@@ -15,6 +17,7 @@ final class Journey {
     init(_ driver: NavigationDriver, layout: Components.Schemas.Layout = .stack, link: String? = nil) async throws {
         self.driver = driver
         session = try await driver.start(layout: layout, link: link)
+        secret = await driver.sessionSecret ?? ""
         model = StackModel(session)
     }
 

@@ -74,7 +74,7 @@ struct RetryTests {
         let faulty = FaultyTransport(breaking: "act", with: [.loseAnswer, .loseAnswer])
         let retrying = NavigationDriver(serverURL: server.url, transport: faulty)
         let id = try #require(await driver.session?.id)
-        try await retrying.attach(sessionID: id)
+        try await retrying.attach(sessionID: id, secret: try #require(await driver.sessionSecret))
         let step = try await retrying.send(.buy)
         #expect(step.outcome == .purchased, "the first answer, not alreadyOwned")
         #expect(step.commands == [.pop(1), .replaceTop(Screen(screen: .photo, photoId: 2, purchased: true))])

@@ -286,6 +286,7 @@ struct ConnectionHandlingTests {
         _ = daemon.stop()
         let log = daemon.log
         #expect(!log.contains(id), "a session id in the log")
+        #expect(!log.contains(try #require(created["sessionSecret"] as? String)), "a session secret in the log (debug level)")
         #expect(log.contains(SessionIDs.logForm(id)), "the session's log form is missing: \(log.suffix(2_000))")
         let errors = log.split(separator: "\n").filter { $0.contains(" error ") || $0.contains("[error]") || $0.contains("error:") }
         #expect(errors.isEmpty, "\(errors.prefix(5))")

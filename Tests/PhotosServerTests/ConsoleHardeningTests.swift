@@ -193,20 +193,22 @@ struct ConsoleHardeningTests {
         defer { _ = daemon.stop() }
         let (_, created) = try await daemon.request("POST", "/v1/sessions")
         let id = try #require(created["id"] as? String)
+        let secret = try #require(created["sessionSecret"] as? String)
         for path in ["//v1/sessions/\(id)", "/v1//sessions/\(id)", "/v1/sessions//\(id)", "/v1/sessions/\(id)//events", "//v1/sessions/\(id)/events"] {
             let socket = try RawSocket(port: daemon.port)
-            let answer = socket.exchange("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let answer = socket.exchange("GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Session \(secret)\r\nConnection: close\r\n\r\n")
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(path): \(answer.prefix(100))")
         }
         let socket = try RawSocket(port: daemon.port)
         let body = #"{"action": "selectPhoto", "photoId": 1}"#
-        _ = socket.exchange("POST //v1/sessions/\(id)/actions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+        _ = socket.exchange("POST //v1/sessions/\(id)/actions HTTP/1.1\r\nHost: x\r\nAuthorization: Session \(secret)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
         for path in ["/v1/%73essions/\(id)", "/V1/SESSIONS/\(id)"] {
             _ = try RawSocket(port: daemon.port).exchange("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         }
         try await Task.sleep(for: .milliseconds(300))
         #expect(daemon.log.contains("http.path"), "no request lines logged")
         #expect(!daemon.log.contains(id), "a session id in the log")
+        #expect(!daemon.log.contains(secret), "a session secret in the log")
         #expect(!daemon.log.contains("//v1"))
     }
 

@@ -97,8 +97,12 @@ struct CrashTests {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
+        if let authorization = SessionSecretBook.authorization(for: path) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         guard let (data, response) = try? await URLSession.shared.data(for: request) else { return nil }
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        if status == 201 { SessionSecretBook.learn(json) }
+        return (status, json)
     }
 
     static func actions(_ session: [String: Any]) -> [String] {

@@ -41,7 +41,8 @@ final class Daemon: Sendable {
     /// Sends SIGTERM (or `signal`) and returns the exit status.
     func stop(signal: Int32 = SIGTERM) -> Int32 { process.stop(signal: signal) }
 
-    /// One HTTP request; returns the status and the JSON body.
+    /// One HTTP request; returns the status and the JSON body. A session's requests carry its
+    /// secret (`SessionSecretBook`) unless `headers` sets `Authorization`.
     func request(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
@@ -49,10 +50,13 @@ final class Daemon: Sendable {
             request.httpBody = Data(body.utf8)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
+        if let authorization = SessionSecretBook.authorization(for: path) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        return (status, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        if status == 201 { SessionSecretBook.learn(json) }
+        return (status, json)
     }
 }
 

@@ -20,11 +20,14 @@ struct HardeningTests {
             // Something in both reserved trails first: a token sign-in (api) and the users (operator).
             #expect(try await client.post("/v1/auth/sign-in", #"{"username": "alice", "password": "correct horse"}"#).status == .ok)
             for reserved in ["api", "operator"] {
-                let events = try await client.get("/v1/sessions/\(reserved)/events")
+                // Whatever secret is sent: no session of that id has one.
+                let anySecret: HTTPFields = [.authorization: "Session guessed"]
+                let events = try await client.get("/v1/sessions/\(reserved)/events", headers: anySecret)
                 #expect(events.status == .notFound, "\(reserved): \(events.text)")
                 #expect(events.errorCode == "not_found")
                 #expect(!events.text.contains("alice"))
-                #expect(try await client.get("/v1/sessions/\(reserved)").status == .notFound)
+                #expect(try await client.get("/v1/sessions/\(reserved)", headers: anySecret).status == .notFound)
+                #expect(try await client.get("/v1/sessions/\(reserved)/events").status == .unauthorized)
             }
             let id = try await client.newSession()
             #expect(try await client.get("/v1/sessions/\(id)/events").status == .ok)
@@ -113,7 +116,7 @@ struct HardeningTests {
                 #expect(try await client.post("/v1/auth/sign-in", body, headers: [.contentType: contentType]).status == .ok, "\(contentType)")
             }
             // No body at all needs no Content-Type.
-            #expect(try await client.execute(uri: "/v1/sessions", method: .post).status == .created)
+            #expect(try await client.createSession().status == .created)
         }
     }
 

@@ -16,7 +16,7 @@ struct NavigationRoutesTests {
         let h = try await ServerHarness.make()
         defer { h.close() }
         try await h.test { client in
-            let plain = try await client.execute(uri: "/v1/sessions", method: .post)
+            let plain = try await client.createSession()
             #expect(plain.status == .created)
             #expect(plain.json["layout"] as? String == "stack")
             #expect(plain.json["tabs"] is NSNull)

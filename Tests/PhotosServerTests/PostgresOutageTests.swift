@@ -39,10 +39,12 @@ struct PostgresOutageTests {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        if let authorization = SessionSecretBook.authorization(for: path) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         let start = ContinuousClock.now
         do {
             let (data, response) = try await URLSession.shared.data(for: request)
             let http = response as? HTTPURLResponse
+            if http?.statusCode == 201, let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] { SessionSecretBook.learn(json) }
             var headers: [String: String] = [:]
             for (name, value) in http?.allHeaderFields ?? [:] { headers["\(name)".lowercased()] = "\(value)" }
             let seconds = Double((ContinuousClock.now - start).components.attoseconds) / 1e18 + Double((ContinuousClock.now - start).components.seconds)

@@ -33,7 +33,7 @@ struct RouterTests {
         let h = try await ServerHarness.make(store)
         defer { h.close() }
         try await h.test { client in
-            let created = try await client.execute(uri: "/v1/sessions", method: .post)
+            let created = try await client.createSession()
             #expect(created.status == .created)
             let id = try #require(created.json["id"] as? String)
             #expect(created.json["version"] as? Int == 1)
@@ -56,7 +56,7 @@ struct RouterTests {
             #expect(Set(rows[0].keys) == ["sessionId", "seq", "at", "actor", "coordinator", "step", "detail"])
             #expect(try await client.get("/v1/sessions/\(id)/events?limit=5000").errorCode == "bad_request")
             #expect(try await client.get("/v1/sessions/\(id)/events?after=x").errorCode == "bad_request")
-            #expect(try await client.get("/v1/sessions/unknown-session/events").status == .notFound)
+            #expect(try await client.get("/v1/sessions/unknown-session/events", headers: [.authorization: "Session any"]).status == .notFound)
         }
     }
 
@@ -91,8 +91,8 @@ struct RouterTests {
             let plain = try await client.act(id, #"{"action": "back"}"#, headers: [.contentType: "text/plain"])
             #expect(plain.status == .unsupportedMediaType)
             #expect(plain.errorCode == "unsupported_media_type")
-            let invalidUTF8 = try await client.execute(
-                uri: "/v1/sessions/\(id)/actions", method: .post, headers: [.contentType: "application/json"],
+            let invalidUTF8 = try await client.send(
+                "/v1/sessions/\(id)/actions", method: .post, headers: [.contentType: "application/json"],
                 body: ByteBuffer(bytes: [0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x7D]))
             #expect(invalidUTF8.status == .badRequest)
 
@@ -102,7 +102,7 @@ struct RouterTests {
 
             let missingPhoto = try await client.act(id, #"{"action": "selectPhoto", "photoId": 9223372036854775807}"#)
             #expect(missingPhoto.status == .notFound)
-            #expect(try await client.act("no-such-session", #"{"action": "back"}"#).status == .notFound)
+            #expect(try await client.act("no-such-session", #"{"action": "back"}"#, headers: [.contentType: "application/json", .authorization: "Session any"]).status == .notFound)
             #expect(try await client.act(String(repeating: "s", count: 300), #"{"action": "back"}"#).status == .notFound)
             #expect(try await client.act("'%20OR%201=1", #"{"action": "back"}"#).status == .notFound)
 

@@ -111,17 +111,33 @@ extension TestResponse {
 }
 
 extension TestClientProtocol {
+    /// A request as a client sends it: on a session's path, with its secret when the test has
+    /// not set an `Authorization` of its own (`SessionSecretBook`); a session created is learnt.
+    func send(_ uri: String, method: HTTPRequest.Method, headers: HTTPFields = [:], body: ByteBuffer? = nil) async throws -> TestResponse {
+        var headers = headers
+        if headers[.authorization] == nil, let authorization = SessionSecretBook.authorization(for: uri) {
+            headers[.authorization] = authorization
+        }
+        let response = try await execute(uri: uri, method: method, headers: headers, body: body)
+        if method == .post, response.status == .created { SessionSecretBook.learn(response.json) }
+        return response
+    }
+
     func post(_ uri: String, _ body: String, headers: HTTPFields = [.contentType: "application/json"]) async throws -> TestResponse {
-        try await execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(string: body))
+        try await send(uri, method: .post, headers: headers, body: ByteBuffer(string: body))
     }
 
     func get(_ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
-        try await execute(uri: uri, method: .get, headers: headers)
+        try await send(uri, method: .get, headers: headers)
+    }
+
+    /// `POST /v1/sessions` with no body; its secret is learnt.
+    func createSession() async throws -> TestResponse {
+        try await send("/v1/sessions", method: .post)
     }
 
     func newSession() async throws -> String {
-        let response = try await execute(uri: "/v1/sessions", method: .post)
-        return response.json["id"] as? String ?? ""
+        try await createSession().json["id"] as? String ?? ""
     }
 
     func act(_ id: String, _ body: String, headers: HTTPFields = [.contentType: "application/json"]) async throws -> TestResponse {

@@ -11,9 +11,11 @@ struct StorageFailureTests {
     static func post(_ daemon: Daemon, _ path: String) async throws -> (status: Int, retryAfter: String?, code: String?, body: [String: Any]) {
         var request = URLRequest(url: URL(string: daemon.baseURL + path)!)
         request.httpMethod = "POST"
+        if let authorization = SessionSecretBook.authorization(for: path) { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         let (data, response) = try await URLSession.shared.data(for: request)
         let http = response as? HTTPURLResponse
         let body = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        if http?.statusCode == 201 { SessionSecretBook.learn(body) }
         return (http?.statusCode ?? 0, http?.value(forHTTPHeaderField: "Retry-After"), (body["error"] as? [String: Any])?["code"] as? String, body)
     }
 

@@ -43,7 +43,7 @@ struct StorageFaultTests {
                 for index in 0..<16 {
                     group.addTask {
                         index % 2 == 0
-                            ? try await client.execute(uri: "/v1/sessions", method: .post)
+                            ? try await client.createSession()
                             : try await client.act(id, #"{"action": "back"}"#)
                     }
                 }
@@ -65,7 +65,7 @@ struct StorageFaultTests {
             let back = try await client.act(id, #"{"action": "back"}"#)
             #expect(back.status == .ok)
             #expect((back.json["session"] as? [String: Any])?["version"] as? Int == 3)
-            #expect(try await client.execute(uri: "/v1/sessions", method: .post).status == .created)
+            #expect(try await client.createSession().status == .created)
             // Fewer failed writes than refused requests: the writer batched them, and each batch
             // failed whole.
             #expect(vfs.statistics.injectedFailures < 16 + 2)

@@ -16,6 +16,9 @@ public struct ActionResult: Codable, Sendable, Equatable {
     /// Set on an answer read back from its `Idempotency-Key` (a retry), until the session
     /// coordinator has decided what of it the retry may have; never stored or sent.
     public var isReplay = false
+    /// The new session's secret, on the answer that created it only (`sessionSecret` of the
+    /// `201`); never stored (the row keeps its SHA-256) or sent again.
+    public var sessionSecret: String?
 
     enum CodingKeys: String, CodingKey {
         case session, events, outcome, token, error

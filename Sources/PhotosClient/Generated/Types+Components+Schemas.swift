@@ -140,6 +140,52 @@ extension Components {
                 case link
             }
         }
+        /// A new session, and its secret (shown once).
+        ///
+        /// - Remark: Generated from `#/components/schemas/NewSession`.
+        public struct NewSession: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/NewSession/value1`.
+            public var value1: Components.Schemas.Session
+            /// - Remark: Generated from `#/components/schemas/NewSession/value2`.
+            public struct Value2Payload: Codable, Hashable, Sendable {
+                /// The session's credential: send `Authorization: Session <sessionSecret>` on its every request. Shown only here.
+                ///
+                /// - Remark: Generated from `#/components/schemas/NewSession/value2/sessionSecret`.
+                public var sessionSecret: Swift.String
+                /// Creates a new `Value2Payload`.
+                ///
+                /// - Parameters:
+                ///   - sessionSecret: The session's credential: send `Authorization: Session <sessionSecret>` on its every request. Shown only here.
+                public init(sessionSecret: Swift.String) {
+                    self.sessionSecret = sessionSecret
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case sessionSecret
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/NewSession/value2`.
+            public var value2: Components.Schemas.NewSession.Value2Payload
+            /// Creates a new `NewSession`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Session,
+                value2: Components.Schemas.NewSession.Value2Payload
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                self.value1 = try .init(from: decoder)
+                self.value2 = try .init(from: decoder)
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try self.value1.encode(to: encoder)
+                try self.value2.encode(to: encoder)
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/ActionRequest`.
         public struct ActionRequest: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ActionRequest/action`.

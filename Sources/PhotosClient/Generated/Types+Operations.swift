@@ -453,6 +453,9 @@ public enum Operations {
     /// (`photos` selected). With `"link"`: built at that place as if tapped; the trail holds one
     /// `link.open` row and then every step. A malformed link, or `/purchases` on a stack
     /// session, is 400; a photo that does not exist is 404; either way no session is created.
+    /// The answer carries `sessionSecret`, once: every request on the session must send it as
+    /// `Authorization: Session <sessionSecret>` (the id alone is answered 401). Keep it as you
+    /// would a password (on iOS, in the Keychain); photosd stores only its SHA-256.
     ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
@@ -510,12 +513,12 @@ public enum Operations {
                 /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/content`.
                 @frozen public enum Body: Sendable, Hashable {
                     /// - Remark: Generated from `#/paths/v1/sessions/POST/responses/201/content/application\/json`.
-                    case json(Components.Schemas.Session)
+                    case json(Components.Schemas.NewSession)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
                     /// - Throws: An error if `self` is not `.json`.
                     /// - SeeAlso: `.json`.
-                    public var json: Components.Schemas.Session {
+                    public var json: Components.Schemas.NewSession {
                         get throws {
                             switch self {
                             case let .json(body):
@@ -539,7 +542,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The new session.
+            /// The new session, with its secret.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/post(createSession)/responses/201`.
             ///
@@ -892,6 +895,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{id}/get(getSession)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
                             response: self
                         )
                     }
@@ -1628,6 +1654,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{id}/events/get(sessionEvents)/responses/401`.
+            ///
+            /// HTTP response code: `401 unauthorized`.
+            case unauthorized(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.unauthorized`.
+            ///
+            /// - Throws: An error if `self` is not `.unauthorized`.
+            /// - SeeAlso: `.unauthorized`.
+            public var unauthorized: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .unauthorized(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "unauthorized",
                             response: self
                         )
                     }

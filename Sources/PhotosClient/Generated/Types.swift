@@ -34,6 +34,9 @@ public protocol APIProtocol: Sendable {
     /// (`photos` selected). With `"link"`: built at that place as if tapped; the trail holds one
     /// `link.open` row and then every step. A malformed link, or `/purchases` on a stack
     /// session, is 400; a photo that does not exist is 404; either way no session is created.
+    /// The answer carries `sessionSecret`, once: every request on the session must send it as
+    /// `Authorization: Session <sessionSecret>` (the id alone is answered 401). Keep it as you
+    /// would a password (on iOS, in the Keychain); photosd stores only its SHA-256.
     ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.
@@ -116,6 +119,9 @@ extension APIProtocol {
     /// (`photos` selected). With `"link"`: built at that place as if tapped; the trail holds one
     /// `link.open` row and then every step. A malformed link, or `/purchases` on a stack
     /// session, is 400; a photo that does not exist is 404; either way no session is created.
+    /// The answer carries `sessionSecret`, once: every request on the session must send it as
+    /// `Authorization: Session <sessionSecret>` (the id alone is answered 401). Keep it as you
+    /// would a password (on iOS, in the Keychain); photosd stores only its SHA-256.
     ///
     ///
     /// - Remark: HTTP `POST /v1/sessions`.

@@ -35,4 +35,11 @@ public enum SessionDirectory {
         }
         return try await AuditLog.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
     }
+
+    /// What is stored of the secret of `sessionID` (its SHA-256, hex): `.none` when there is no
+    /// such session, `.some(nil)` for a session created before sessions had secrets.
+    public static func secretHash(ofSession sessionID: String, on connection: any DatabaseConnection) async throws -> String?? {
+        guard let row = try await connection.queryOne("SELECT secret_hash FROM sessions WHERE id = ?", sessionID) else { return .none }
+        return .some(row.optionalString(0))
+    }
 }

@@ -6,9 +6,9 @@ import PhotosModel
 
 /// Logs each request once it is answered: the client's address (`ClientAddressMiddleware`),
 /// method, path and status — never headers, bodies or
-/// the query (which may carry passwords and tokens), and never a session id: the id in
-/// `/v1/sessions/{id}/…` is the only credential for its session, so the log shows its short
-/// digest instead (`SessionIDs.logForm`).
+/// the query (which may carry passwords and tokens), and never a session id: the secret in
+/// `Authorization` is the session's credential, but the id still names whose session a line is
+/// about, so the log shows its short digest instead (`SessionIDs.logForm`).
 struct RequestLogMiddleware<Context: ClientAddressContext>: RouterMiddleware {
     let level: Logger.Level
 

@@ -28,6 +28,14 @@ struct PhotosAPI: Sendable {
         return try await auth.validate(token: token)
     }
 
+    /// The session of a `/v1/sessions/{id}…` path, once the request's `Authorization: Session
+    /// <secret>` proved it is that session's client. Throws `401` (no secret or another) or `404`.
+    func authorizedSession(_ request: Request, _ context: some RequestContext) async throws -> String {
+        let id = try RequestParsing.sessionID(context)
+        try await sessions.authorize(sessionID: id, secret: try RequestParsing.sessionSecret(request))
+        return id
+    }
+
     func requireUser(_ request: Request) async throws -> (User, String) {
         guard let token = try RequestParsing.bearerToken(request) else {
             throw PhotosError.unauthorized("this endpoint needs Authorization: Bearer <token>")
@@ -76,6 +84,16 @@ struct ActionRequest: Decodable, Equatable {
 struct NewSessionRequest: Decodable {
     let layout: String?
     let link: String?
+}
+
+/// `201` of `POST /v1/sessions`: the session object and, once, its secret.
+enum NewSessionResponse {
+    /// The session's JSON object with `sessionSecret` added as its last field (the secret is
+    /// base64url: nothing in it needs escaping).
+    static func jsonText(session: String, secret: String) -> String {
+        guard session.last == "}" else { return session }
+        return session.dropLast() + #","sessionSecret":""# + secret + #""}"#
+    }
 }
 
 extension KeyedDecodingContainer {

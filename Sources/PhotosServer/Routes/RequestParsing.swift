@@ -141,6 +141,21 @@ enum RequestParsing {
         return tab
     }
 
+    /// The session secret of the `Authorization: Session <secret>` header, if any. Throws `401`
+    /// for an `Authorization` of another form.
+    static func sessionSecret(_ request: Request) throws -> String? {
+        guard let header = request.headers[.authorization] else { return nil }
+        // On every action: matched on the bytes, with no allocation but the secret's.
+        let scheme = "session ".utf8
+        let bytes = header.utf8
+        guard bytes.count > scheme.count, bytes.count <= scheme.count + 200,
+              zip(bytes, scheme).allSatisfy({ $0 | 0x20 == $1 })
+        else {
+            throw PhotosError.unauthorized("Authorization must be \"Session <sessionSecret>\" on a session's requests")
+        }
+        return String(header.dropFirst(scheme.count))
+    }
+
     /// The bearer token of the `Authorization` header, if any.
     static func bearerToken(_ request: Request) throws -> String? {
         guard let header = request.headers[.authorization] else { return nil }

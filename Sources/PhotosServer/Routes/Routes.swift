@@ -26,16 +26,20 @@ extension PhotosAPI {
             let layout = try body.layout.map(RequestParsing.layout) ?? .stack
             let result = try await api.sessions.createSession(layout: layout, link: try body.link.map(DeepLink.init(parsing:)))
             api.metrics.auditRowsWritten(result.events.count)
-            return APIResponse.json(text: result.session.jsonText, status: .created, headers: [.location: "/v1/sessions/\(result.session.id)"])
+            return APIResponse.json(
+                text: NewSessionResponse.jsonText(session: result.session.jsonText, secret: result.sessionSecret ?? ""), status: .created,
+                headers: [.location: "/v1/sessions/\(result.session.id)"])
         }
-        router.on("/v1/sessions/:id", method: .get) { _, context in
-            APIResponse.json(text: try await api.sessions.session(id: try RequestParsing.sessionID(context)).jsonText)
+        router.on("/v1/sessions/:id", method: .get) { request, context in
+            let id = try await api.authorizedSession(request, context)
+            return APIResponse.json(text: try await api.sessions.session(id: id).jsonText)
         }
         router.on("/v1/sessions/:id/actions", method: .post) { request, context in
-            try await api.act(request, sessionID: try RequestParsing.sessionID(context), address: context.clientAddress)
+            let id = try await api.authorizedSession(request, context)
+            return try await api.act(request, sessionID: id, address: context.clientAddress)
         }
         router.on("/v1/sessions/:id/events", method: .get) { request, context in
-            let id = try RequestParsing.sessionID(context)
+            let id = try await api.authorizedSession(request, context)
             let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
             let limit = try RequestParsing.queryInt(request, "limit", default: 100, range: 1...1_000)
             return try APIResponse.json(EventsResponse(events: try await api.sessions.events(sessionID: id, after: after, limit: limit)))

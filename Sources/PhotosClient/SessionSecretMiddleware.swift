@@ -1,0 +1,48 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import Synchronization
+
+/// Sends `Authorization: Session <sessionSecret>` on the requests of a generated `Client` that
+/// act on a session (`getSession`, `act`, `sessionEvents`). The secret is the session's
+/// credential: `POST /v1/sessions` returns it once, and every request on the session without it
+/// is answered `401`. `NavigationDriver` uses one of these for you; use it yourself only with
+/// the generated client:
+///
+/// ```swift
+/// let secret = SessionSecretMiddleware(secret: created.value2.sessionSecret)
+/// let client = Client(serverURL: url, transport: URLSessionTransport(), middlewares: [secret])
+/// ```
+public struct SessionSecretMiddleware: ClientMiddleware {
+    /// The operations that need the secret.
+    static let operations: Set<String> = ["getSession", "act", "sessionEvents"]
+
+    private let box: Box
+
+    /// A middleware sending `secret` (nil: nothing until `set`).
+    public init(secret: String? = nil) {
+        self.box = Box(secret)
+    }
+
+    /// The secret sent from now on.
+    public func set(_ secret: String?) {
+        box.value.withLock { $0 = secret }
+    }
+
+    public func intercept(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
+    ) async throws -> (HTTPResponse, HTTPBody?) {
+        var request = request
+        if Self.operations.contains(operationID), let secret = box.value.withLock({ $0 }) {
+            request.headerFields[.authorization] = "Session \(secret)"
+        }
+        return try await next(request, body, baseURL)
+    }
+
+    /// The secret, shared by the copies of the middleware the client keeps.
+    private final class Box: Sendable {
+        let value: Mutex<String?>
+        init(_ value: String?) { self.value = Mutex(value) }
+    }
+}
