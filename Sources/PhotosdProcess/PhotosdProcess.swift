@@ -21,10 +21,10 @@ public final class PhotosdProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--port", "0"] + arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        // The console on any free port too (unless the caller says otherwise), so processes
-        // started side by side never compete for its default 8081.
+        // The console and the metrics listener on any free port too (unless the caller says
+        // otherwise), so processes started side by side never compete for their defaults.
         process.environment = ProcessInfo.processInfo.environment
-            .merging(["PHOTOSD_CONSOLE_PORT": "0"]) { $1 }
+            .merging(["PHOTOSD_CONSOLE_PORT": "0", "PHOTOSD_METRICS_PORT": "0"]) { $1 }
             .merging(environment) { $1 }
         let pipe = Pipe()
         process.standardError = pipe
@@ -78,6 +78,13 @@ public final class PhotosdProcess: Sendable {
     /// when it serves none).
     public var consoleURL: String? {
         guard let match = log.firstMatch(of: /photosd console listening on [0-9.]+:(\d+)/) else { return nil }
+        return "http://127.0.0.1:\(match.1)"
+    }
+
+    /// `http://127.0.0.1:PORT` of its metrics listener, once it said where it listens (nil when
+    /// it serves none).
+    public var metricsURL: String? {
+        guard let match = log.firstMatch(of: /photosd metrics listening on [0-9.]+:(\d+)/) else { return nil }
         return "http://127.0.0.1:\(match.1)"
     }
 

@@ -35,6 +35,8 @@ struct Photosd: AsyncParsableCommand {
     @Flag(help: "Seed demo photos into an empty catalogue (demo.seed).") var seedDemo = false
     @Option(help: "Port of the operator console, 0 for any free port (console.port).") var consolePort: Int?
     @Flag(help: "Serve no operator console (console.enabled false).") var noConsole = false
+    @Option(help: "Port of the /metrics listener, 0 for any free port (metrics.port).") var metricsPort: Int?
+    @Flag(help: "Serve no /metrics listener (metrics.enabled false).") var noMetrics = false
 
     func run() async throws {
         var overrides: [String: ConfigValue] = [:]
@@ -44,6 +46,8 @@ struct Photosd: AsyncParsableCommand {
         if seedDemo { overrides["demo.seed"] = .init(.bool(true), isSecret: false) }
         if let consolePort { overrides["console.port"] = .init(.int(consolePort), isSecret: false) }
         if noConsole { overrides["console.enabled"] = .init(.bool(false), isSecret: false) }
+        if let metricsPort { overrides["metrics.port"] = .init(.int(metricsPort), isSecret: false) }
+        if noMetrics { overrides["metrics.enabled"] = .init(.bool(false), isSecret: false) }
         let configuration = try await PhotosConfiguration.load(filePath: config, overrides: overrides)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         let json = configuration.logFormat == "json"

@@ -38,6 +38,11 @@ final class RawSocket {
 
     deinit { close(fd) }
 
+    /// Whether something on this machine accepts connections on `port` (127.0.0.1).
+    static func isListening(port: Int) -> Bool {
+        (try? RawSocket(port: port, timeoutSeconds: 1)) != nil
+    }
+
     /// Sends one request with `Connection: close` and returns the whole answer as text.
     func exchange(_ request: String) -> String {
         _ = sendAll(Array(request.utf8))

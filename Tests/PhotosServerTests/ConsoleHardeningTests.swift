@@ -303,8 +303,9 @@ struct ConsoleHardeningTests {
         let busy = Int(UInt16(bigEndian: address.sin_port))
         let environment = ["PHOTOSD_AUTH_BCRYPT_COST": "4"]
         for (arguments, listener, setting) in [
-            (["--port", "\(busy)", "--console-port", "0"], "the API", "server.port"),
-            (["--port", "0", "--console-port", "\(busy)"], "the console", "console.port"),
+            (["--port", "\(busy)", "--console-port", "0", "--metrics-port", "0"], "the API", "server.port"),
+            (["--port", "0", "--console-port", "\(busy)", "--metrics-port", "0"], "the console", "console.port"),
+            (["--port", "0", "--console-port", "0", "--metrics-port", "\(busy)"], "the metrics listener", "metrics.port"),
         ] {
             let result = try await runProcess(Daemon.binDirectory + "/photosd", ["--db", "photos.db"] + arguments, in: directory.path, environment: environment)
             #expect(result.status != 0)

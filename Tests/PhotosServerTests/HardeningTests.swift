@@ -185,7 +185,7 @@ struct HardeningTests {
         // A key path that names no file: refused (not a new key), saying which key is needed.
         // (Under `timeout`: a photosd that starts anyway would serve until killed.)
         let missing = try await runProcess("/usr/bin/timeout", ["20", Daemon.binDirectory + "/photosd", "--db", database], in: elsewhere.path,
-                                     environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": elsewhere.file("new.key"), "PHOTOSD_SERVER_PORT": "0"])
+                                     environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": elsewhere.file("new.key"), "PHOTOSD_SERVER_PORT": "0", "PHOTOSD_CONSOLE_PORT": "0", "PHOTOSD_METRICS_PORT": "0"])
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("public key \(publicKey)"), "\(missing.output)")
         #expect(!FileManager.default.fileExists(atPath: elsewhere.file("new.key")))
@@ -193,7 +193,7 @@ struct HardeningTests {
         try await migrateDefaultDatabase(in: elsewhere.path)
         _ = try await runTool(admin, ["audit", "key", "--db", "data/photos.db"], in: elsewhere.path)
         let other = try await runProcess("/usr/bin/timeout", ["20", Daemon.binDirectory + "/photosd", "--db", database], in: elsewhere.path,
-                                   environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": elsewhere.file("data/audit-signing.key"), "PHOTOSD_SERVER_PORT": "0"])
+                                   environment: ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": elsewhere.file("data/audit-signing.key"), "PHOTOSD_SERVER_PORT": "0", "PHOTOSD_CONSOLE_PORT": "0", "PHOTOSD_METRICS_PORT": "0"])
         #expect(other.status != 0)
         #expect(other.stderr.contains("did not sign"), "\(other.output)")
     }

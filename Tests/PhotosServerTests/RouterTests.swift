@@ -15,16 +15,17 @@ struct RouterTests {
     func healthAndMetrics(store: TestStore) async throws {
         let h = try await ServerHarness.make(store)
         defer { h.close() }
-        try await h.test { client in
+        try await h.test { client, readMetrics in
             let health = try await client.get("/healthz")
             #expect(health.status == .ok)
             #expect(health.text == #"{"status":"ok"}"#)
             _ = try await client.newSession()
-            let metrics = try await client.get("/metrics")
-            #expect(metrics.status == .ok)
-            #expect(metrics.text.contains("photosd_writer_commits"))
-            #expect(metrics.text.contains("photosd_audit_rows_written_total"))
-            #expect(metrics.text.contains("http_server_request_duration"))
+            // Not on the API's port (the public reaches it): on the metrics listener.
+            #expect(try await client.get("/metrics").status == .notFound)
+            let metrics = try await readMetrics()
+            #expect(metrics.contains("photosd_writer_commits"))
+            #expect(metrics.contains("photosd_audit_rows_written_total"))
+            #expect(metrics.contains("http_server_request_duration"))
         }
     }
 

@@ -1,5 +1,8 @@
 import DatabaseAccess
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -10,6 +13,7 @@ import PhotosStorage
 @testable import PhotosServer
 import PhotosTestSupport
 import SQLiteStore
+import Synchronization
 import Testing
 import PhotosModel
 import Sessions
@@ -42,6 +46,7 @@ struct ServerHarness {
         configuration.seedDemoData = true
         configuration.port = 0
         configuration.consolePort = 0
+        configuration.metricsPort = 0
         configuration.auditSigningKeyPath = directory.file("audit-signing.key")
         adjust(&configuration)
         let database = try await PhotosDatabase.open(configuration)
@@ -65,6 +70,22 @@ struct ServerHarness {
     func test(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         let app = try await buildApplication(configuration: configuration, logger: Self.logger)
         try await app.test(.router) { client in try await body(client) }
+    }
+
+    /// As `test`, with a function that reads `/metrics` from the metrics listener (a real
+    /// listener on a free port: the API's router does not serve it).
+    func test(_ body: @escaping @Sendable (any TestClientProtocol, _ metrics: @Sendable () async throws -> String) async throws -> Void) async throws {
+        let port = Mutex<Int?>(nil)
+        let app = try await buildApplication(configuration: configuration, logger: Self.logger, metricsListening: { bound in port.withLock { $0 = bound } })
+        try await app.test(.router) { client in
+            try await body(client) {
+                let limit = ContinuousClock.now + .seconds(10)
+                while port.withLock({ $0 }) == nil, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(20)) }
+                let bound = try #require(port.withLock { $0 }, "the metrics listener never said its port")
+                let (data, _) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(bound)/metrics")!)
+                return String(decoding: data, as: UTF8.self)
+            }
+        }
     }
 
     /// Writes to the database directly (behind the server's back).

@@ -12,7 +12,9 @@ import Testing
 @Suite("photosd on failing storage")
 struct StorageFaultTests {
     /// Runs `body` against an app whose database goes through a fresh fault-injecting VFS.
-    static func withFaultyApp(_ body: @escaping @Sendable (any TestClientProtocol, FaultVFS, ServerHarness) async throws -> Void) async throws {
+    static func withFaultyApp(
+        _ body: @escaping @Sendable (any TestClientProtocol, FaultVFS, ServerHarness, _ metrics: @Sendable () async throws -> String) async throws -> Void
+    ) async throws {
         let vfs = try FaultVFS()
         let h = try await ServerHarness.make { configuration in
             configuration.databaseVFS = vfs.name
@@ -21,7 +23,7 @@ struct StorageFaultTests {
             configuration.auditCheckpointIntervalSeconds = 3_600
         }
         defer { h.close() }
-        try await h.test { client in try await body(client, vfs, h) }
+        try await h.test { client, metrics in try await body(client, vfs, h, metrics) }
         vfs.unregister()
     }
 
@@ -33,7 +35,7 @@ struct StorageFaultTests {
 
     @Test("full disk, failing write, failing fsync: every request caught by it gets 503; nothing of it is kept; the next request succeeds")
     func faults() async throws {
-        try await Self.withFaultyApp { client, vfs, h in
+        try await Self.withFaultyApp { client, vfs, h, readMetrics in
             let id = try await client.newSession()
             #expect(try await client.act(id, #"{"action": "selectPhoto", "photoId": 1}"#).status == .ok)
 
@@ -70,7 +72,7 @@ struct StorageFaultTests {
             // failed whole.
             #expect(vfs.statistics.injectedFailures < 16 + 2)
             // Each fault made the writer replace its connection, and /metrics says how often.
-            let metrics = try await client.get("/metrics").text
+            let metrics = try await readMetrics()
             let reopens = metrics.split(separator: "\n").first { $0.hasPrefix("photosd_writer_reopens ") }
                 .flatMap { Double($0.split(separator: " ").last ?? "") }
             #expect((reopens ?? 0) >= 3, "\(String(describing: reopens))")

@@ -130,3 +130,55 @@ struct TwoInstanceTests {
         print("two instances: \(Self.kills) kills, \(ledger.acknowledged) acknowledged actions, \(ledger.failures) unacknowledged, \(sessions.count) sessions, \(purchases.count) purchases, \(checkpoints) checkpoints")
     }
 }
+
+/// The README's several-instances lines, run as written.
+@Suite("README: several instances", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+struct ReadmeInstancesTests {
+    @Test("the README's two-instance lines start two photosd on one database, each with its own console and metrics ports")
+    func twoInstancesAsWritten() async throws {
+        let block = try LiveEndToEndTests.readmeWalkthrough("instances-example")
+        let lines = block.split(separator: "\n").map(String.init).filter { $0.hasPrefix("PHOTOSD_SERVER_PORT=") }
+        #expect(lines.count == 2, "\(block)")
+        let ports = lines.flatMap { line in line.matches(of: /_PORT=(\d+)/).map { Int($0.1) ?? 0 } }
+        #expect(ports.count == 6, "each instance names its API, console and metrics ports: \(lines)")
+        for port in ports {
+            // A port taken by something else on this machine would fail the lines for a reason
+            // that is not theirs: say so instead.
+            try #require(!RawSocket.isListening(port: port), "port \(port) is in use on this machine; the README's lines need it free")
+        }
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        // `.build/release/photosd` as the README builds it: here, the binary under test.
+        try FileManager.default.createDirectory(atPath: directory.file(".build/release"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.file(".build/release/photosd"), withDestinationPath: Daemon.binDirectory + "/photosd")
+        let (api, console, metrics) = (ports.enumerated().filter { $0.offset % 3 == 0 }.map(\.element),
+                                       ports.enumerated().filter { $0.offset % 3 == 1 }.map(\.element),
+                                       ports.enumerated().filter { $0.offset % 3 == 2 }.map(\.element))
+        let checks = (api.map { "http://127.0.0.1:\($0)/healthz" } + console.map { "http://127.0.0.1:\($0)/console/sign-in" }
+            + metrics.map { "http://127.0.0.1:\($0)/metrics" } + api.map { "http://127.0.0.1:\($0)/metrics" })
+        let script = """
+            export PHOTOSD_DATABASE_PATH='\(database.url())'
+            \(lines.joined(separator: "\n"))
+            for url in \(checks.joined(separator: " ")); do
+              for attempt in $(seq 150); do
+                code=$(curl -s -o /dev/null -w '%{http_code}' "$url")
+                [ "$code" != 000 ] && break
+                sleep 0.1
+              done
+              echo "$url $code"
+            done
+            kill $(jobs -p)
+            wait
+            """
+        let result = try await runProcess("/usr/bin/timeout", ["60", "bash", "-c", script], in: directory.path)
+        for url in checks.prefix(checks.count - api.count) {
+            #expect(result.stdout.contains("\(url) 200"), "\(url): \(result.output.suffix(3_000))")
+        }
+        // The API's port does not serve /metrics.
+        for url in checks.suffix(api.count) {
+            #expect(result.stdout.contains("\(url) 404"), "\(url): \(result.output.suffix(3_000))")
+        }
+    }
+}

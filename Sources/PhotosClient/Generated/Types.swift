@@ -22,11 +22,6 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /healthz`.
     /// - Remark: Generated from `#/paths//healthz/get(health)`.
     func health(_ input: Operations.health.Input) async throws -> Operations.health.Output
-    /// Prometheus metrics
-    ///
-    /// - Remark: HTTP `GET /metrics`.
-    /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
-    func metrics(_ input: Operations.metrics.Input) async throws -> Operations.metrics.Output
     /// Start a session (stack or tabs layout), optionally already at a deep link
     ///
     /// With no body (or `{"layout": "stack"}`): `[photos]` with the coordinator tree `app`.
@@ -104,13 +99,6 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//healthz/get(health)`.
     public func health(headers: Operations.health.Input.Headers = .init()) async throws -> Operations.health.Output {
         try await health(Operations.health.Input(headers: headers))
-    }
-    /// Prometheus metrics
-    ///
-    /// - Remark: HTTP `GET /metrics`.
-    /// - Remark: Generated from `#/paths//metrics/get(metrics)`.
-    public func metrics(headers: Operations.metrics.Input.Headers = .init()) async throws -> Operations.metrics.Output {
-        try await metrics(Operations.metrics.Input(headers: headers))
     }
     /// Start a session (stack or tabs layout), optionally already at a deep link
     ///

@@ -103,6 +103,14 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// The most connections the console's listener keeps open at once (as `server.maxConnections`;
     /// the console's own, so that connections to it never take the API's).
     public var consoleMaxConnections = 64
+    /// Serve `/metrics` (Prometheus text) on a listener of its own — never on the API's port,
+    /// which the public reaches.
+    public var metricsEnabled = true
+    /// Address the metrics listener binds: only this machine by default (a Prometheus on
+    /// another host needs it opened, e.g. `0.0.0.0` behind a firewall).
+    public var metricsHost = "127.0.0.1"
+    /// Port of the metrics listener (0: any free port).
+    public var metricsPort = 8082
 
     /// The defaults.
     public init() {}
@@ -195,6 +203,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "console.sessionMinutes": .init(.int(defaults.consoleSessionMinutes), isSecret: false),
             "console.secureCookies": .init(.bool(defaults.consoleSecureCookies), isSecret: false),
             "console.maxConnections": .init(.int(defaults.consoleMaxConnections), isSecret: false),
+            "metrics.enabled": .init(.bool(defaults.metricsEnabled), isSecret: false),
+            "metrics.host": .init(.string(defaults.metricsHost), isSecret: false),
+            "metrics.port": .init(.int(defaults.metricsPort), isSecret: false),
         ]
     }()
 
@@ -336,6 +347,17 @@ public struct PhotosConfiguration: Sendable, Equatable {
         consoleMaxConnections = try int("console.maxConnections", 1...1_000_000)
         if consoleEnabled && consoleHost == host && consolePort == port && port != 0 {
             throw PhotosError.badRequest("configuration console.port must differ from server.port: the API port never serves the console")
+        }
+        metricsEnabled = try bool("metrics.enabled")
+        metricsHost = try string("metrics.host")
+        metricsPort = try int("metrics.port", 0...65_535)
+        if metricsEnabled && metricsPort != 0 {
+            if metricsHost == host && metricsPort == port {
+                throw PhotosError.badRequest("configuration metrics.port must differ from server.port: the API port never serves /metrics")
+            }
+            if consoleEnabled && metricsHost == consoleHost && metricsPort == consolePort {
+                throw PhotosError.badRequest("configuration metrics.port must differ from console.port")
+            }
         }
     }
 }

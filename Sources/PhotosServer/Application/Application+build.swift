@@ -23,6 +23,16 @@ public func buildApplication(
     configuration given: PhotosConfiguration,
     logger: Logger = Logger(label: "photosd")
 ) async throws -> some ApplicationProtocol {
+    try await buildApplication(configuration: given, logger: logger, metricsListening: { _ in })
+}
+
+/// `buildApplication`, telling `metricsListening` the port the metrics listener took (for
+/// tests, whose listeners take any free port).
+func buildApplication(
+    configuration given: PhotosConfiguration,
+    logger: Logger = Logger(label: "photosd"),
+    metricsListening: @escaping @Sendable (Int) -> Void
+) async throws -> some ApplicationProtocol {
     let configuration = DescriptorBudget.fitted(given, logger: logger)
     let proxies: TrustedProxies
     do {
@@ -76,6 +86,12 @@ public func buildApplication(
             try buildConsole(services: services, configuration: configuration, proxies: proxies, logger: logger, isReady: { ready.isOpen }),
             name: "console", address: "\(configuration.consoleHost):\(configuration.consolePort)",
             settings: "console.port, PHOTOSD_CONSOLE_PORT or --console-port; or console.enabled false, --no-console")] : []
+    let metricsListener: [any Service] = configuration.metricsEnabled
+        ? [NamedListener(
+            buildMetricsListener(
+                metrics: api.metrics, database: database, configuration: configuration, logger: logger, listening: metricsListening),
+            name: "metrics listener", address: "\(configuration.metricsHost):\(configuration.metricsPort)",
+            settings: "metrics.port, PHOTOSD_METRICS_PORT or --metrics-port; or metrics.enabled false, --no-metrics")] : []
     var application = Application(
         router: buildRouter(api, proxies: proxies),
         server: .guarded(ListenerLimits(
@@ -84,7 +100,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
         services: pool + [
             DatabaseService(database: database, logger: logger),
-        ] + console + [
+        ] + console + metricsListener + [
             IdempotencyPruning(services: services, logger: logger, ready: ready),
             SessionSweeping(services: services, logger: logger, ready: ready),
             // Last, so it stops first: its final checkpoint is written before the database closes.

@@ -12,11 +12,6 @@ extension PhotosAPI {
     func addRoutes(to router: Router<PhotosRequestContext>) {
         let api = self
         router.on("/healthz", method: .get) { _, _ in try APIResponse.json(HealthResponse(status: "ok")) }
-        router.on("/metrics", method: .get) { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: api.metrics.render(writer: (api.services.database as? any GroupCommitStore)?.writerStatistics))))
-        }
 
         router.on("/v1/sessions", method: .post) { request, context in
             if let wait = api.sessionsPerAddress.admit(context.clientAddress) {
