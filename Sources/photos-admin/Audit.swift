@@ -57,7 +57,7 @@ extension PhotosAdmin.Audit {
                 Output.note("showing \(Output.count(limit, "row")); the next page: --after \(next)")
             }
             switch output.format {
-            case .json: try Output.json(rows)
+            case .json: try Output.json(Page(name: "events", items: rows.map(AuditRowOutput.init), nextAfter: page.nextAfter))
             case .table: Output.table(Self.header, rows.map(Self.cells))
             }
         }
@@ -73,7 +73,7 @@ extension PhotosAdmin.Audit {
                     for (id, row) in batch {
                         lastID = id
                         if output.format == .json {
-                            try Output.jsonLine(row)
+                            try Output.jsonLine(AuditRowOutput(row: row))
                         } else {
                             print(Self.cells(row).joined(separator: "  "))
                         }

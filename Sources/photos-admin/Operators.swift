@@ -50,7 +50,7 @@ extension PhotosAdmin.Operators {
             let operators = try await global.withServices { try await $0.operators.list() }
             switch output.format {
             case .table: Output.table(["NAME", "ROLE", "CREATED"], operators.map { [$0.name, $0.role.rawValue, $0.createdAt] })
-            case .json: try Output.json(operators)
+            case .json: try Output.json(Page(name: "operators", items: operators))
             }
         }
     }

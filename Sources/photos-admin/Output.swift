@@ -1,4 +1,5 @@
 import Foundation
+import PhotosModel
 
 /// Prints rows as an aligned text table or as JSON.
 enum Output {
@@ -82,6 +83,14 @@ struct Page<Item: Encodable>: Encodable {
         }
     }
 
+    /// A page of `items` under `name` whose next page is `nextAfter` (nil: none, or the listing
+    /// has no cursor).
+    init(name: String, items: [Item], nextAfter: Int64? = nil) {
+        self.name = name
+        self.items = items
+        self.nextAfter = nextAfter
+    }
+
     private struct Key: CodingKey {
         var stringValue: String
         var intValue: Int? { nil }
@@ -93,5 +102,57 @@ struct Page<Item: Encodable>: Encodable {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(items, forKey: Key(stringValue: name))
         try container.encode(nextAfter, forKey: Key(stringValue: "nextAfter"))  // explicit null on the last page
+    }
+}
+
+/// An audit row as `--format json` prints it: the `audit_trail` columns in camelCase, with
+/// `detail` a JSON object (not a string of JSON inside the JSON).
+struct AuditRowOutput: Encodable {
+    let row: AuditRow
+
+    enum CodingKeys: String, CodingKey { case sessionId, seq, at, actor, username, coordinator, step, screen, detail }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(row.sessionId, forKey: .sessionId)
+        try container.encode(row.seq, forKey: .seq)
+        try container.encode(row.at, forKey: .at)
+        try container.encode(row.actor, forKey: .actor)
+        try container.encodeIfPresent(row.username, forKey: .username)
+        try container.encodeIfPresent(row.coordinator, forKey: .coordinator)
+        try container.encode(row.step, forKey: .step)
+        try container.encodeIfPresent(row.screen, forKey: .screen)
+        // Details are flat objects of strings, numbers, booleans and nulls; one that is not
+        // (never written by photosd) is printed as the text it is.
+        if let object = try? JSONDecoder().decode([String: DetailValue].self, from: Data(row.detail.utf8)) {
+            try container.encode(object, forKey: .detail)
+        } else {
+            try container.encode(row.detail, forKey: .detail)
+        }
+    }
+
+    /// One value of a detail object.
+    enum DetailValue: Codable {
+        case string(String), int(Int64), double(Double), bool(Bool), null
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if container.decodeNil() { self = .null }
+            else if let flag = try? container.decode(Bool.self) { self = .bool(flag) }
+            else if let number = try? container.decode(Int64.self) { self = .int(number) }
+            else if let number = try? container.decode(Double.self) { self = .double(number) }
+            else { self = .string(try container.decode(String.self)) }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .string(let text): try container.encode(text)
+            case .int(let number): try container.encode(number)
+            case .double(let number): try container.encode(number)
+            case .bool(let flag): try container.encode(flag)
+            case .null: try container.encodeNil()
+            }
+        }
     }
 }

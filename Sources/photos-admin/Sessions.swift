@@ -33,7 +33,7 @@ extension PhotosAdmin.Sessions {
                 Output.note("showing the \(limit) most recently active sessions; more with --limit \(min(limit * 10, 100_000))")
             }
             switch output.format {
-            case .json: try Output.json(sessions)
+            case .json: try Output.json(Page(name: "sessions", items: sessions))
             case .table:
                 Output.table(["ID", "VERSION", "USER", "TOP", "UPDATED"], sessions.map {
                     [$0.id, String($0.version), $0.username ?? "-", $0.top?.rawValue ?? "-", $0.updatedAt]

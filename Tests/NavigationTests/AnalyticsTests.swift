@@ -172,7 +172,7 @@ struct AnalyticsTests {
         #expect(json.status == 0, "\(json.output)")
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]
         let jsonDays = (object?["days"] as? [[String: Any]] ?? []).map { row in
-            [row["day"] as? String ?? ""] + ["sessions", "viewed_photo", "started_buy", "asked_to_sign_in", "purchased"].map { String(row[$0] as? Int ?? -1) }
+            [row["day"] as? String ?? ""] + ["sessions", "viewedPhoto", "startedBuy", "askedToSignIn", "purchased"].map { String(row[$0] as? Int ?? -1) }
         }
         #expect(jsonDays == funnel)
         let jsonExits = (object?["exits"] as? [[String: Any]] ?? []).map { "\($0["day"] as? String ?? "") \($0["reason"] as? String ?? "") \($0["flows"] as? Int ?? -1)" }

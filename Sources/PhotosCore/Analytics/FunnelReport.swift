@@ -14,11 +14,7 @@ public struct FunnelReport: Codable, Sendable, Equatable {
         public var askedToSignIn: Int
         public var purchased: Int
 
-        /// The view's column names, so that the JSON rows are the view's rows.
-        enum CodingKeys: String, CodingKey {
-            case day, sessions, purchased
-            case viewedPhoto = "viewed_photo", startedBuy = "started_buy", askedToSignIn = "asked_to_sign_in"
-        }
+        // JSON in camelCase like every other output (`viewedPhoto` is the view's `viewed_photo`).
 
         /// The counts in funnel order.
         public var steps: [Int] { [sessions, viewedPhoto, startedBuy, askedToSignIn, purchased] }
