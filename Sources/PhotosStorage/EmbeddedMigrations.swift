@@ -535,6 +535,18 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 15,
+            name: "0015_audit_key_rotation.sql",
+            sql: #"""
+                -- 0015: the audit signing key can be rotated. A rotation is a checkpoint like any other, signed
+                -- by the key in use, that names the public key of the next one (`next_public_key`); every later
+                -- checkpoint must be signed by that key. `audit verify` follows the chain of keys from the first
+                -- trusted one. NULL on every other checkpoint.
+                ALTER TABLE audit_checkpoints ADD COLUMN next_public_key TEXT;
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -1046,6 +1058,15 @@ extension PhotosMigrations {
             sql: #"""
                 -- 0014: a session's credential (see the SQLite migration of this number).
                 ALTER TABLE sessions ADD COLUMN secret_hash TEXT;
+
+                """#
+        ),
+        Migration(
+            version: 15,
+            name: "0015_audit_key_rotation.sql",
+            sql: #"""
+                -- 0015: the audit signing key can be rotated (see the SQLite migration of this number).
+                ALTER TABLE audit_checkpoints ADD COLUMN next_public_key TEXT;
 
                 """#
         ),

@@ -90,12 +90,14 @@ extension PhotosAdmin.Audit {
             abstract: "Check every trail's hash chain and numbering, and the signed checkpoints.",
             discussion: """
                 Checkpoint signatures are checked against --public-key (what `photos-admin audit key` \
-                prints), else the public half of the signing key at audit.signingKeyPath. --against \
-                FILE (an exported checkpoint) also fails when the database no longer holds it.
+                printed before any rotation: the first key), else the first key of the key history \
+                (audit.signingKeyPath.history, kept by `audit key --rotate`), else the public half of the \
+                signing key at audit.signingKeyPath; after a rotation checkpoint, against the key it names. \
+                --against FILE (an exported checkpoint) also fails when the database no longer holds it.
                 """)
 
         @OptionGroup var global: GlobalOptions
-        @Option(help: "The trusted public key, hex (photos-admin audit key prints it).") var publicKey: String?
+        @Option(help: "The trusted public key, hex: the first one, if the key was rotated (photos-admin audit key prints it).") var publicKey: String?
         @Option(help: "An exported checkpoint (audit checkpoint --export) the database must still hold.") var against: String?
         @Option(help: "An archive (audit archive --to) to verify with the live rows as one history; repeat for each (all of them).")
         var archive: [String] = []
@@ -114,6 +116,9 @@ extension PhotosAdmin.Audit {
                 throw PhotosAdmin.foundTampering
             }
             print("audit trail intact: \(Output.count(result.rowsChecked, "row")) verified, \(Output.count(result.checkpointsChecked, "checkpoint")) verified")
+            if !result.keyRotations.isEmpty {
+                print("signing key rotated at \(result.keyRotations.count == 1 ? "checkpoint" : "checkpoints") \(result.keyRotations.map(String.init).joined(separator: ", ")): each rotation signed by the key before it")
+            }
             if result.archivesChecked > 0 {
                 print("archives: \(Output.count(result.archivesChecked, "archive")) verified with the live rows as one history (\(Output.count(result.archiveRowsChecked, "row")))")
             } else if result.archives > 0 {
@@ -161,14 +166,33 @@ extension PhotosAdmin.Audit {
 
     struct Key: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the public key that checks the checkpoints' signatures (creating the signing key if there is none).")
+            abstract: "Print the public key that checks the checkpoints' signatures (creating the signing key if there is none), or rotate the key.",
+            discussion: """
+                --rotate makes a new signing key: a checkpoint signed by the current key names the new public key, \
+                the current public key is appended to audit.signingKeyPath.history (whose first line is the key \
+                `audit verify` trusts), and the new key replaces the file. photosd signs with it from its next \
+                checkpoint, without a restart. Stopped midway, run it again: it finishes the rotation.
+                """)
 
         @OptionGroup var global: GlobalOptions
+        @Flag(help: "Replace the signing key with a new one; later checkpoints are signed by it.") var rotate = false
 
         func run() async throws {
-            // Through the database: a new key is not made for a database whose checkpoints another signed.
-            let key = try await global.withServices { context in try await context.services.audit.checkedSigningKey() }
-            print(key.publicKeyHex)
+            guard rotate else {
+                // Through the database: a new key is not made for a database whose checkpoints another signed.
+                let key = try await global.withServices { context in try await context.services.audit.checkedSigningKey() }
+                print(key.publicKeyHex)
+                return
+            }
+            let (rotation, history) = try await global.withServices { context in
+                (try await context.services.audit.rotateKey(), context.services.audit.keyHistoryPath)
+            }
+            if rotation.finishedInterrupted {
+                print("finished the rotation of checkpoint \(rotation.checkpoint): the signing key file now holds public key \(rotation.newPublicKey)")
+            } else {
+                print("rotated the audit signing key at checkpoint \(rotation.checkpoint) (signed by the old key): new public key \(rotation.newPublicKey)")
+            }
+            Output.note("the old public key \(rotation.oldPublicKey) is kept in \(history); audit verify --public-key takes the first key of that file")
         }
     }
 

@@ -315,7 +315,7 @@ struct AuditIntegrityTests {
         #expect(result.rowsChecked == 640)
         // What each checkpoint covers, cumulatively.
         let checkpoints = try await test.database.read { connection in
-            try await connection.query("SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
+            try await connection.query("SELECT \(AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
         }
         #expect(observations.count == 80)
         for (trail, seq, number) in observations {

@@ -1,4 +1,6 @@
+import DatabaseAccess
 import Foundation
+import SQLiteStore
 import PhotosTestSupport
 import Testing
 
@@ -58,5 +60,42 @@ struct DeployTests {
         #expect(topScreen(resumed) == "signIn", "the flow resumes where it was: \(resumed)")
         let (photos, _) = try await again.request("GET", "/v1/photos")
         #expect(photos == 200)
+    }
+}
+
+/// `photos-admin audit key --rotate` beside a running photosd.
+@Suite("Audit key rotation, end to end")
+struct KeyRotationEndToEndTests {
+    @Test("photosd signs with the rotated key from its next checkpoint, without a restart; audit verify follows the chain from the first key")
+    func photosdTakesTheNewKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let admin = Daemon.binDirectory + "/photos-admin"
+        let daemon = try await Daemon(["--seed-demo"], in: directory.path, environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
+        let (_, created) = try await daemon.request("POST", "/v1/sessions")
+        let id = try #require(created["id"] as? String)
+        #expect(try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":1}"#).0 == 200)
+        let (firstKeyStatus, firstKey) = try await runTool(admin, ["audit", "key", "--db", "data/photos.db"], in: directory.path)
+        #expect(firstKeyStatus == 0)
+        let (rotated, output) = try await runTool(admin, ["audit", "key", "--rotate", "--db", "data/photos.db"], in: directory.path)
+        #expect(rotated == 0, "\(output)")
+        let newKey = try #require(output.firstMatch(of: /new public key ([0-9a-f]{64})/).map { String($0.1) }, "\(output)")
+        // photosd goes on: its next checkpoints (every second, and the last at shutdown) are signed by the new key.
+        for photo in 2...3 {
+            #expect(try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"back"}"#).0 == 200)
+            #expect(try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":\#(photo)}"#).0 == 200)
+            try await Task.sleep(for: .milliseconds(1_200))
+        }
+        #expect(daemon.stop() == 0)
+        #expect(!daemon.log.contains("does not fit") && !daemon.log.contains("rotated at checkpoint"), "photosd refused to sign: \(daemon.log.suffix(2_000))")
+        let connection = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
+        let keys = try await connection.query("SELECT public_key, next_public_key FROM audit_checkpoints ORDER BY number")
+        connection.close()
+        #expect(keys.contains { $0.optionalString(1) == newKey }, "no rotation checkpoint")
+        #expect(keys.last?.optionalString(0) == newKey, "photosd's last checkpoint was not signed by the new key")
+        #expect(keys.count { $0.optionalString(0) == newKey } >= 2, "photosd wrote no checkpoint with the new key while running")
+        let (verified, report) = try await runTool(admin, ["audit", "verify", "--db", "data/photos.db", "--public-key", firstKey.trimmingCharacters(in: .whitespacesAndNewlines)], in: directory.path)
+        #expect(verified == 0, "\(report)")
+        #expect(report.contains("signing key rotated at checkpoint"), "\(report)")
     }
 }

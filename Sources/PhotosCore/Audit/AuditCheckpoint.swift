@@ -37,11 +37,35 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
     public var signature: String
     /// Hex SHA-256 of `statement` and `signature`: what the next checkpoint chains to.
     public var hash: String
+    /// On a key rotation (`photos-admin audit key --rotate`): the public key, hex, that signs
+    /// every checkpoint after this one. Signed, with the rest, by the key being retired.
+    public var nextPublicKey: String?
+
+    /// Creates a checkpoint.
+    public init(
+        number: Int, at: String, prevHash: String, coversUntilID: Int64, heads: [Head], publicKey: String, signature: String, hash: String,
+        nextPublicKey: String? = nil
+    ) {
+        self.number = number
+        self.at = at
+        self.prevHash = prevHash
+        self.coversUntilID = coversUntilID
+        self.heads = heads
+        self.publicKey = publicKey
+        self.signature = signature
+        self.hash = hash
+        self.nextPublicKey = nextPublicKey
+    }
+
+    /// The public key (hex) that must sign the checkpoint after this one.
+    public var nextSigner: String { nextPublicKey ?? publicKey }
 
     /// The exact bytes that are signed: a versioned line format, each trail length-prefixed,
     /// so that no two checkpoints have the same statement.
     public var statement: [UInt8] {
         var text = "photosd audit checkpoint v1\nnumber \(number)\nat \(at)\nprev \(prevHash)\ncovers \(coversUntilID)\n"
+        // Only on a rotation, so that every other checkpoint's statement is what it always was.
+        if let nextPublicKey { text += "next-key \(nextPublicKey)\n" }
         for head in heads {
             text += "head \(head.trail.utf8.count):\(head.trail) \(head.seq) \(head.hash)\n"
         }
@@ -105,24 +129,45 @@ public enum AuditCheckpoints {
     /// Writes the checkpoint of `changes`, signed with `key`, inside the caller's write
     /// transaction. Returns nil (and writes nothing) if another checkpoint was written since
     /// `changes` was read: the caller reads again.
-    public static func write(_ changes: Changes, signedWith key: AuditSigningKey, at: String, on connection: any DatabaseConnection) async throws -> AuditCheckpoint? {
+    ///
+    /// With `rotatingTo`, the checkpoint names that public key as the signer of every later one.
+    /// Signing with a key other than the one the previous checkpoint names is refused
+    /// (`conflict`): two processes holding different keys (a rotation done through another
+    /// instance's key file) never both sign.
+    public static func write(
+        _ changes: Changes, signedWith key: AuditSigningKey, at: String, rotatingTo next: String? = nil, on connection: any DatabaseConnection
+    ) async throws -> AuditCheckpoint? {
         // One checkpoint writer at a time across instances; the next one's statements then see
         // this one's row (READ COMMITTED) and it returns nil below.
         try await connection.hold([.exclusive(.number(writeLockKey))])
         guard try await newest(on: connection)?.number == changes.previous?.number else { return nil }
+        if let previous = changes.previous, previous.nextSigner != key.publicKeyHex {
+            throw PhotosError(.conflict, keyMismatch(previous, held: key.publicKeyHex))
+        }
         var checkpoint = AuditCheckpoint(
             number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
             coversUntilID: max(changes.newestID, changes.previous?.coversUntilID ?? 0),
-            heads: changes.heads, publicKey: key.publicKeyHex, signature: "", hash: "")
+            heads: changes.heads, publicKey: key.publicKeyHex, signature: "", hash: "", nextPublicKey: next)
         let statement = checkpoint.statement
         checkpoint.signature = try key.signatureHex(statement)
         checkpoint.hash = AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature)
         try await connection.execute(
-            "INSERT INTO audit_checkpoints (number, at, prev_hash, covers_until_id, heads, public_key, signature, hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO audit_checkpoints (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             checkpoint.number, checkpoint.at, checkpoint.prevHash, checkpoint.coversUntilID,
             String(decoding: try JSONEncoder().encode(checkpoint.heads), as: UTF8.self),
-            checkpoint.publicKey, checkpoint.signature, checkpoint.hash)
+            checkpoint.publicKey, checkpoint.signature, checkpoint.hash, checkpoint.nextPublicKey)
         return checkpoint
+    }
+
+    /// The columns of a checkpoint's row, in the order `checkpoint(_:)` reads them.
+    static let columns = "number, at, prev_hash, covers_until_id, heads, public_key, signature, hash, next_public_key"
+
+    /// Why `held` may not sign the checkpoint after `previous`.
+    static func keyMismatch(_ previous: AuditCheckpoint, held: String) -> String {
+        previous.nextPublicKey != nil
+            ? "the audit signing key was rotated at checkpoint \(previous.number) to public key \(previous.nextSigner); this process holds \(held): "
+                + "put the new key at audit.signingKeyPath (photos-admin audit key --rotate, run again, finishes an interrupted rotation)"
+            : "checkpoint \(previous.number) was signed by public key \(previous.nextSigner); this process holds \(held): set audit.signingKeyPath to that key's file"
     }
 
     /// The PostgreSQL advisory lock a checkpoint's `write` holds ("ckpt" in ASCII).
@@ -131,16 +176,15 @@ public enum AuditCheckpoints {
     /// The newest checkpoint, if any.
     public static func newest(on connection: any DatabaseConnection) async throws -> AuditCheckpoint? {
         try await connection.queryOne(
-            "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1"
+            "SELECT \(columns) FROM audit_checkpoints ORDER BY number DESC LIMIT 1"
         ).map(checkpoint)
     }
 
-    /// A checkpoint from a row of `number, at, prev_hash, covers_until_id, heads, public_key,
-    /// signature, hash`.
+    /// A checkpoint from a row of `columns`.
     static func checkpoint(_ row: Row) throws -> AuditCheckpoint {
         let heads = try JSONDecoder().decode([AuditCheckpoint.Head].self, from: Data(row.string(4).utf8))
         return AuditCheckpoint(
             number: try row.int(0), at: try row.string(1), prevHash: try row.string(2), coversUntilID: try row.int64(3), heads: heads,
-            publicKey: try row.string(5), signature: try row.string(6), hash: try row.string(7))
+            publicKey: try row.string(5), signature: try row.string(6), hash: try row.string(7), nextPublicKey: row.optionalString(8))
     }
 }

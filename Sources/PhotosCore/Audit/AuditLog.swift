@@ -143,6 +143,8 @@ public enum AuditLog {
         public var archiveRowsChecked: Int = 0
         /// An archive being written right now (its rows are moving), if any.
         public var archiveInProgress: Int?
+        /// The checkpoints that rotated the signing key (`audit key --rotate`), oldest first.
+        public var keyRotations: [Int] = []
         /// The first thing that does not check out, if any.
         public var problem: Problem?
         /// True when nothing was found.

@@ -24,7 +24,9 @@ extension AuditVerifier {
     /// trusted key, and each one's segments in `audit_archived_trails` exactly those its
     /// statement signed. An archive still being written (its lease held) is reported; one
     /// interrupted is a problem until `audit archive` finishes it.
-    func checkArchiveRecords(into verification: inout AuditLog.Verification) async throws -> [Int: ArchiveRecord] {
+    /// `keys`: the chain of signing keys the checkpoints went through, from the trusted one; an
+    /// archive's statement is signed by the key in use when it was written, one of them.
+    func checkArchiveRecords(into verification: inout AuditLog.Verification, keys: [AuditPublicKey]) async throws -> [Int: ArchiveRecord] {
         var records: [Int: ArchiveRecord] = [:]
         var expected = 1
         var previousHash = AuditLog.genesisHash
@@ -49,8 +51,9 @@ extension AuditVerifier {
             guard let publicKey else {
                 throw archiveFailure(number, "there is no trusted public key to check its signature: give --public-key, or keep the signing key at audit.signingKeyPath")
             }
-            guard statement.isSigned(by: publicKey) else {
-                throw archiveFailure(number, "its signed statement does not verify with public key \(publicKey.hex.prefix(16))… (signed by another key, or altered)")
+            guard keys.contains(where: { statement.isSigned(by: $0) }) else {
+                throw archiveFailure(
+                    number, "its signed statement does not verify with public key \(publicKey.hex.prefix(16))…\(keys.count > 1 ? " or the keys it was rotated to" : "") (signed by another key, or altered)")
             }
             guard statement.prevHash == previousHash else {
                 throw archiveFailure(number, "its statement does not chain to archive \(number - 1) (a record was altered or replaced)")

@@ -64,10 +64,12 @@ struct AuditVerifier {
             let redacted = try await redactedRows()
             try await checkGlobalChain(upTo: cutover, redacted: redacted)
             let covered = try await CoveredHeads(scratch: try openScratch?())
-            if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: covered) }
+            var chain = KeyChain(keys: publicKey.map { [$0] } ?? [], rotations: [])
+            if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: covered, keys: &chain) }
+            verification.keyRotations = chain.rotations
             var continuations: [String: Head] = [:]
             if try await connection.tableExists("audit_archives") {
-                let archives = try await checkArchiveRecords(into: &verification)
+                let archives = try await checkArchiveRecords(into: &verification, keys: chain.keys)
                 continuations = try await liveContinuations()
                 if !archivePaths.isEmpty {
                     let carried = try await checkArchiveFiles(archives, covered: covered, verification: &verification)
@@ -121,14 +123,26 @@ struct AuditVerifier {
 
     // MARK: 2. Checkpoints
 
-    private func checkCheckpoints(into covered: CoveredHeads) async throws -> Int {
+    /// The chain of signing keys, from the trusted one: each rotation checkpoint (signed by the
+    /// key before it) names the next.
+    struct KeyChain {
+        /// Every key the chain went through, oldest first.
+        var keys: [AuditPublicKey]
+        /// Checkpoints that rotated the key.
+        var rotations: [Int]
+    }
+
+    private func checkCheckpoints(into covered: CoveredHeads, keys chain: inout KeyChain) async throws -> Int {
         var expected = 1
+        // Who must have signed the next checkpoint: the trusted key, then each rotation's next.
+        var signer = publicKey
+        var signerOfAgainst: AuditPublicKey?
         var previousHash = AuditLog.genesisHash
         var previousCovers: Int64 = 0
         var foundAgainst = false
         try await covered.beginBatch()
         try await connection.forEachRow(
-            "SELECT number, at, prev_hash, covers_until_id, heads, public_key, signature, hash FROM audit_checkpoints ORDER BY number"
+            "SELECT \(AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number"
         ) { row in
             let number = try row.int(0)
             func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: number, reason: reason)) }
@@ -142,15 +156,23 @@ struct AuditVerifier {
             guard AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature) == checkpoint.hash else {
                 throw fail("hash does not match its contents (the checkpoint was altered)")
             }
-            guard let publicKey else {
+            guard let key = signer else {
                 throw fail("there is no trusted public key to check its signature: give --public-key (photos-admin audit key prints it), or keep the signing key at audit.signingKeyPath (a relative path is the database directory's)")
             }
-            guard publicKey.isValidSignature(checkpoint.signature, for: statement) else {
-                throw fail("its signature does not verify with public key \(publicKey.hex.prefix(16))… (signed by another key, or altered)")
+            guard key.isValidSignature(checkpoint.signature, for: statement) else {
+                let whose = chain.rotations.isEmpty ? "" : " (the key checkpoint \(chain.rotations.last ?? 0) rotated to)"
+                throw fail("its signature does not verify with public key \(key.hex.prefix(16))…\(whose) (signed by another key, or altered)")
             }
             if let against, against.number == number {
                 guard against.hash == checkpoint.hash else { throw fail("differs from the exported checkpoint \(number) (hash \(against.hash.prefix(16))…)") }
                 foundAgainst = true
+                signerOfAgainst = key
+            }
+            if let next = checkpoint.nextPublicKey {
+                guard let nextKey = try? AuditPublicKey(hex: next) else { throw fail("names a next signing key that is not a public key (altered)") }
+                signer = nextKey
+                chain.keys.append(nextKey)
+                chain.rotations.append(number)
             }
             for head in checkpoint.heads {
                 try await covered.set(head.trail, Covered(seq: head.seq, hash: head.hash, checkpoint: number))
@@ -161,7 +183,7 @@ struct AuditVerifier {
         }
         try await covered.endBatch()
         if let against {
-            guard let publicKey, publicKey.isValidSignature(against.signature, for: against.statement),
+            guard let key = signerOfAgainst ?? publicKey, key.isValidSignature(against.signature, for: against.statement),
                   AuditCheckpoint.hash(statement: against.statement, signature: against.signature) == against.hash
             else {
                 throw Failure(problem: AuditLog.Problem(checkpoint: against.number, reason: "the exported checkpoint does not verify with the trusted public key"))

@@ -19,37 +19,102 @@ public struct AuditService: Sendable {
     }
 
     /// The signing key, created (0600) on first use — but only for a database whose checkpoints
-    /// it signed, or that has none yet. A new key for a database with checkpoints would sign the
+    /// it signs, or that has none yet. A new key for a database with checkpoints would sign the
     /// next one with a key verify does not trust, and verify would report tampering that never
     /// happened: that is refused, naming the key the checkpoints need. So is a key file that
-    /// holds another key than the one the newest checkpoint was signed with.
+    /// holds another key than the one the newest checkpoint names (its signer, or after a
+    /// rotation the key it rotated to). Read at every checkpoint: photosd takes a rotated key
+    /// from the file without a restart.
     public func checkedSigningKey() async throws -> AuditSigningKey {
-        let newest = try await database.read { connection in
-            try await connection.queryOne("SELECT number, public_key FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
-                .map { (number: try $0.int64(0), publicKey: try $0.string(1)) }
-        }
+        let newest = try await database.read { try await AuditCheckpoints.newest(on: $0) }
         if let newest, !FileManager.default.fileExists(atPath: signingKeyPath) {
             throw PhotosError.badRequest(
-                "the audit signing key \(signingKeyPath) does not exist, and this database's checkpoints (newest: \(newest.number)) are signed by the key "
-                + "with public key \(newest.publicKey); set audit.signingKeyPath to that key's file (a relative path is resolved against the database's directory) rather than starting a new key")
+                "the audit signing key \(signingKeyPath) does not exist, and this database's checkpoints (newest: \(newest.number)) need the key "
+                + "with public key \(newest.nextSigner); set audit.signingKeyPath to that key's file (a relative path is resolved against the database's directory) rather than starting a new key")
         }
         let key = try AuditSigningKey.loadOrCreate(path: signingKeyPath)
-        if let newest, newest.publicKey != key.publicKeyHex {
-            throw PhotosError.badRequest(
-                "the audit signing key \(signingKeyPath) (public key \(key.publicKeyHex)) did not sign this database's checkpoints (newest: \(newest.number), "
-                + "public key \(newest.publicKey)); set audit.signingKeyPath to that key's file")
+        if let newest, newest.nextSigner != key.publicKeyHex {
+            throw PhotosError.badRequest("the audit signing key \(signingKeyPath) does not fit: " + AuditCheckpoints.keyMismatch(newest, held: key.publicKeyHex))
         }
         return key
+    }
+
+    /// The file beside the signing key that keeps, oldest first, the public keys it held before
+    /// each rotation: the first is the key `audit verify` trusts when none is given.
+    public var keyHistoryPath: String { signingKeyPath + ".history" }
+    /// Where a rotation writes the new key before the checkpoint that names it is committed.
+    var nextKeyPath: String { signingKeyPath + ".next" }
+
+    /// What `rotateKey` did.
+    public struct Rotation: Sendable {
+        /// The checkpoint that names the new key (signed by the old one).
+        public var checkpoint: Int
+        public var oldPublicKey: String
+        public var newPublicKey: String
+        /// True when it finished a rotation stopped after its checkpoint (nothing new made).
+        public var finishedInterrupted: Bool
+    }
+
+    /// Rotates the signing key: a new key (made in `signingKeyPath.next`), a checkpoint signed by
+    /// the old key that names the new public key, the old public key appended to
+    /// `keyHistoryPath`, and the new key renamed over the old file. From then on checkpoints are
+    /// signed by the new key (photosd reads the file at its next checkpoint). Stopped midway,
+    /// running it again finishes it: a checkpoint that names a key waiting in `.next` is the
+    /// rotation it finishes.
+    public func rotateKey() async throws -> Rotation {
+        if let newest = try await database.read({ try await AuditCheckpoints.newest(on: $0) }), let next = newest.nextPublicKey,
+           FileManager.default.fileExists(atPath: nextKeyPath), try AuditSigningKey.load(path: nextKeyPath).publicKeyHex == next {
+            try Self.replace(signingKeyPath, with: nextKeyPath)
+            return Rotation(checkpoint: newest.number, oldPublicKey: newest.publicKey, newPublicKey: next, finishedInterrupted: true)
+        }
+        let old = try await checkedSigningKey()
+        try? FileManager.default.removeItem(atPath: nextKeyPath)  // a new key of a rotation that never reached its checkpoint
+        let new = try AuditSigningKey.loadOrCreate(path: nextKeyPath)
+        try Self.append(old.publicKeyHex, toHistory: keyHistoryPath)
+        guard let checkpoint = try await checkpoint(always: true, rotatingTo: new.publicKeyHex) else {
+            throw PhotosError(.internal, "the rotation's checkpoint was not written")
+        }
+        try Self.replace(signingKeyPath, with: nextKeyPath)
+        return Rotation(checkpoint: checkpoint.number, oldPublicKey: old.publicKeyHex, newPublicKey: new.publicKeyHex, finishedInterrupted: false)
+    }
+
+    /// Renames `source` over `target` (atomic on one file system) and syncs the directory.
+    static func replace(_ target: String, with source: String) throws {
+        guard rename(source, target) == 0 else {
+            throw PhotosError.badRequest("cannot move the new audit signing key \(source) to \(target): \(String(cString: strerror(errno)))")
+        }
+        let directory = (target as NSString).deletingLastPathComponent
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY)
+        if descriptor >= 0 {
+            _ = fsync(descriptor)
+            close(descriptor)
+        }
+    }
+
+    /// Appends `publicKey` to the history file (created 0600), unless it is its last line already.
+    static func append(_ publicKey: String, toHistory path: String) throws {
+        let existing = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        let lines = existing.split(separator: "\n").map(String.init)
+        guard lines.last != publicKey else { return }
+        let text = (lines + [publicKey]).joined(separator: "\n") + "\n"
+        guard FileManager.default.createFile(atPath: path + ".tmp", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw PhotosError.badRequest("cannot write \(path).tmp")
+        }
+        try replace(path, with: path + ".tmp")
     }
 
     /// Writes a checkpoint of the trails that changed since the last one (always one with
     /// `always`, even if nothing changed); nil when there was nothing to write.
     @discardableResult
     public func checkpoint(always: Bool = false) async throws -> AuditCheckpoint? {
+        try await checkpoint(always: always, rotatingTo: nil)
+    }
+
+    private func checkpoint(always: Bool, rotatingTo next: String?) async throws -> AuditCheckpoint? {
         let key = try await checkedSigningKey()
         await oneAtATime.acquire()
         do {
-            let written = try await checkpoint(signedWith: key, always: always)
+            let written = try await checkpoint(signedWith: key, always: always, rotatingTo: next)
             await oneAtATime.release()
             return written
         } catch {
@@ -58,7 +123,7 @@ public struct AuditService: Sendable {
         }
     }
 
-    private func checkpoint(signedWith key: AuditSigningKey, always: Bool) async throws -> AuditCheckpoint? {
+    private func checkpoint(signedWith key: AuditSigningKey, always: Bool, rotatingTo next: String?) async throws -> AuditCheckpoint? {
         // Read on a snapshot, write one row: the writer is held for the INSERT only. Another
         // process's checkpoint in between (photos-admin beside photosd, another instance) means
         // reading again; the last try reads inside the write transaction, which nothing can
@@ -69,20 +134,21 @@ public struct AuditService: Sendable {
                 return try await database.write { connection in
                     let changes = try await AuditCheckpoints.changes(on: connection)
                     guard always || !changes.heads.isEmpty else { return nil }
-                    return try await AuditCheckpoints.write(changes, signedWith: key, at: at, on: connection)
+                    return try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, on: connection)
                 }
             }
             let changes = try await AuditLog.readSettled(database) { try await AuditCheckpoints.changes(on: $0, settledUntil: $1) }
             guard always || !changes.heads.isEmpty else { return nil }
-            if let written = try await database.write({ try await AuditCheckpoints.write(changes, signedWith: key, at: at, on: $0) }) {
+            if let written = try await database.write({ try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, on: $0) }) {
                 return written
             }
         }
         return nil
     }
 
-    /// The key checkpoints must be signed with: `explicit` (hex) if given, else the public half
-    /// of the signing key file if it exists, else nil.
+    /// The key the first checkpoint must be signed with (later ones follow the chain of keys):
+    /// `explicit` (hex) if given, else the first key of the key history (after a rotation), else
+    /// the public half of the signing key file if it exists, else nil.
     public func trustedKey(explicit: String?) throws -> AuditPublicKey? {
         try Self.trustedKey(explicit: explicit, signingKeyPath: signingKeyPath)
     }
@@ -90,6 +156,10 @@ public struct AuditService: Sendable {
     /// `trustedKey(explicit:)` without a database.
     public static func trustedKey(explicit: String?, signingKeyPath: String) throws -> AuditPublicKey? {
         if let explicit { return try AuditPublicKey(hex: explicit) }
+        if let history = try? String(contentsOfFile: signingKeyPath + ".history", encoding: .utf8),
+           let first = history.split(separator: "\n").first {
+            return try AuditPublicKey(hex: String(first))
+        }
         guard FileManager.default.fileExists(atPath: signingKeyPath) else { return nil }
         return AuditPublicKey(of: try AuditSigningKey.load(path: signingKeyPath))
     }
