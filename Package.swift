@@ -31,6 +31,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
+        // Traces by OTLP/HTTP only (the gRPC exporter's packages stay out of the build).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The system's libsqlite3, used directly (no ORM, no bundled copy).
@@ -117,6 +120,7 @@ let package = Package(
                 "PhotosCore",
                 "DatabaseAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         // What every listener photosd opens shares: the connection guard (request deadline,
@@ -170,6 +174,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]
         ),
         .executableTarget(

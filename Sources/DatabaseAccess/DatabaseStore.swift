@@ -67,3 +67,14 @@ extension DatabaseFailure {
     /// No store refuses so by default.
     public var isStaleFactsRefusal: Bool { false }
 }
+
+extension DatabaseStore {
+    /// The store as OpenTelemetry's semantic conventions name it (`db.system.name` on a span):
+    /// `sqlite` or `postgresql`. What a trace says; nothing decides on it.
+    public var systemName: String {
+        switch dialect {
+        case .sqlite: "sqlite"
+        case .postgres: "postgresql"
+        }
+    }
+}

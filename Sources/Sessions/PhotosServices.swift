@@ -37,7 +37,8 @@ public struct PhotosServices: Sendable {
         purchases = PurchaseService(database: database, now: now)
         idempotency = IdempotencyStore(secretPath: configuration.resolvedSecretKeyPath, retentionSeconds: configuration.idempotencyRetentionSeconds)
         sessions = SessionCoordinator(
-            database: database, auth: auth, idempotency: idempotency, idleExpirySeconds: configuration.sessionIdleExpirySeconds)
+            database: database, auth: auth, idempotency: idempotency, idleExpirySeconds: configuration.sessionIdleExpirySeconds,
+            traced: !configuration.tracingOTLPEndpoint.isEmpty)
         audit = AuditService(database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath, now: now)
         operators = OperatorService(database: database, bcryptCost: configuration.bcryptCost, now: now)
     }

@@ -31,9 +31,10 @@ extension SessionCoordinator {
             guard (1...200).contains(idempotencyKey.utf8.count) else { throw PhotosError.badRequest("Idempotency-Key must be 1 to 200 bytes") }
         }
         if action.name == .submit { try action.validateParameters() }
-        var result = try await run(
-            ActionRequest(action: action, sessionID: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey, actor: actor),
-            address: address)
+        let request = ActionRequest(action: action, sessionID: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey, actor: actor)
+        var result = traced
+            ? try await SessionTracing.action(action.name, store: database.systemName) { try await run(request, address: address) }
+            : try await run(request, address: address)
         if result.isReplay {
             result.isReplay = false
             if result.token != nil { result.token = try await reconfirmedToken(result.token, action: action, address: address) }
@@ -74,11 +75,13 @@ extension SessionCoordinator {
             let round: Round
             if way == .locked {
                 let locked = request
+                let system = traced ? database.systemName : nil
                 round = try await database.withSessionLocked(request.sessionID) { actions in
-                    try await self.round(locked, on: actions, trustKnown: false)
+                    try await self.round(locked, on: system.map { TracedSessionActions(actions, system: $0) } ?? actions, trustKnown: false)
                 }
             } else {
-                round = try await self.round(request, on: database, trustKnown: way == .onKnownFacts)
+                let store: any SessionActions = traced ? TracedSessionActions(database, system: database.systemName) : database
+                round = try await self.round(request, on: store, trustKnown: way == .onKnownFacts)
             }
             switch round {
             case .done(let result, let written):

@@ -51,18 +51,24 @@ struct Photosd: AsyncParsableCommand {
         let configuration = try await PhotosConfiguration.load(filePath: config, overrides: overrides)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         let json = configuration.logFormat == "json"
-        LoggingSystem.bootstrap { label in
-            var handler: any LogHandler = json ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label)
+        // Before logging: log lines written inside a span carry its trace_id.
+        let tracing = try PhotosTracing.bootstrap(configuration)
+        LoggingSystem.bootstrap({ label, metadataProvider in
+            var handler: any LogHandler = json
+                ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+            handler.metadataProvider = metadataProvider
             handler.logLevel = level
             return handler
-        }
+        }, metadataProvider: tracing.metadataProvider)
         let logger = Logger(label: "photosd")
         for warning in configuration.warnings { logger.warning("\(warning)") }
         let app = try await buildApplication(configuration: configuration, logger: logger)
         // SIGTERM and SIGINT shut down gracefully; whatever has not ended after
         // server.shutdownTimeoutSeconds (a database that does not answer, say) is cancelled, and
         // a process still not done 5 s later ends anyway: a stop always stops.
-        var group = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        // The exporter first, so that it stops last: the spans of the final requests are sent.
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = (tracing.service.map { [.init(service: $0)] } ?? []) + [.init(service: app)]
+        var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownTimeoutSeconds)
         group.maximumCancellationDuration = .seconds(5)
         do {

@@ -167,7 +167,8 @@ public enum AuditCheckpoints {
         previous.nextPublicKey != nil
             ? "the audit signing key was rotated at checkpoint \(previous.number) to public key \(previous.nextSigner); this process holds \(held): "
                 + "put the new key at audit.signingKeyPath (photos-admin audit key --rotate, run again, finishes an interrupted rotation)"
-            : "checkpoint \(previous.number) was signed by public key \(previous.nextSigner); this process holds \(held): set audit.signingKeyPath to that key's file"
+            : "the key with public key \(held) did not sign this database's checkpoints (newest: \(previous.number), public key \(previous.nextSigner)): "
+                + "set audit.signingKeyPath to that key's file"
     }
 
     /// The PostgreSQL advisory lock a checkpoint's `write` holds ("ckpt" in ASCII).

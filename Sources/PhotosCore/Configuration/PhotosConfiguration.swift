@@ -111,6 +111,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var metricsHost = "127.0.0.1"
     /// Port of the metrics listener (0: any free port).
     public var metricsPort = 8082
+    /// Where to send traces, by OTLP/HTTP: a collector's base URL (`http://127.0.0.1:4318`, spans
+    /// go to its `/v1/traces`) or the full traces URL; empty: no tracing.
+    public var tracingOTLPEndpoint = ""
 
     /// The defaults.
     public init() {}
@@ -206,6 +209,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "metrics.enabled": .init(.bool(defaults.metricsEnabled), isSecret: false),
             "metrics.host": .init(.string(defaults.metricsHost), isSecret: false),
             "metrics.port": .init(.int(defaults.metricsPort), isSecret: false),
+            "tracing.otlpEndpoint": .init(.string(defaults.tracingOTLPEndpoint), isSecret: false),
         ]
     }()
 
@@ -347,6 +351,12 @@ public struct PhotosConfiguration: Sendable, Equatable {
         consoleMaxConnections = try int("console.maxConnections", 1...1_000_000)
         if consoleEnabled && consoleHost == host && consolePort == port && port != 0 {
             throw PhotosError.badRequest("configuration console.port must differ from server.port: the API port never serves the console")
+        }
+        tracingOTLPEndpoint = try string("tracing.otlpEndpoint")
+        if !tracingOTLPEndpoint.isEmpty {
+            guard let url = URL(string: tracingOTLPEndpoint), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw PhotosError.badRequest("configuration tracing.otlpEndpoint must be an http:// or https:// URL (a collector's OTLP/HTTP address, e.g. http://127.0.0.1:4318), not \(tracingOTLPEndpoint.prefix(64))")
+            }
         }
         metricsEnabled = try bool("metrics.enabled")
         metricsHost = try string("metrics.host")

@@ -93,7 +93,7 @@ func buildApplication(
             name: "metrics listener", address: "\(configuration.metricsHost):\(configuration.metricsPort)",
             settings: "metrics.port, PHOTOSD_METRICS_PORT or --metrics-port; or metrics.enabled false, --no-metrics")] : []
     var application = Application(
-        router: buildRouter(api, proxies: proxies),
+        router: buildRouter(api, proxies: proxies, tracing: !configuration.tracingOTLPEndpoint.isEmpty),
         server: .guarded(ListenerLimits(
             name: "API", maxBodyBytes: configuration.maxBodyBytes, requestTimeoutSeconds: configuration.requestTimeoutSeconds,
             idleTimeoutSeconds: configuration.idleTimeoutSeconds, maxConnections: configuration.serverMaxConnections)),
@@ -119,7 +119,7 @@ func buildApplication(
 }
 
 /// The router with every route and middleware.
-func buildRouter(_ api: PhotosAPI, proxies: TrustedProxies = .none) -> Router<PhotosRequestContext> {
+func buildRouter(_ api: PhotosAPI, proxies: TrustedProxies = .none, tracing: Bool = false) -> Router<PhotosRequestContext> {
     let router = Router(context: PhotosRequestContext.self)
     // Outermost first: the client's address (from a trusted proxy's headers) before anything
     // reads it; metrics and the request log see the final status, after errors have been turned
@@ -127,6 +127,9 @@ func buildRouter(_ api: PhotosAPI, proxies: TrustedProxies = .none) -> Router<Ph
     // only as its digest) and the status — never headers, bodies or queries, which may carry
     // secrets.
     router.add(middleware: ClientAddressMiddleware(proxies: proxies))
+    // The request's span (tracing.otlpEndpoint): outside the log, so that its line carries the
+    // trace_id. Left out when tracing is off, where it would only cost.
+    if tracing { router.add(middleware: RedactedTracingMiddleware()) }
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware(level: .info))
     router.add(middleware: ErrorMiddleware(storage: api.storage))
