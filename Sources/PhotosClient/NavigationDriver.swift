@@ -103,9 +103,55 @@ public actor NavigationDriver {
 
     // MARK: Actions
 
+    /// The send in flight, if any: its action, its number, its task.
+    private var inFlight: (action: Action, number: Int, task: Task<Step, any Error>)?
+    /// Sends started so far (numbers `inFlight`).
+    private var sendsStarted = 0
+
     /// Sends `action` to the session's top screen, expecting the session at the version last
     /// seen, and returns the new session with the commands that take the app there.
+    ///
+    /// Sends are serialized: another action waits for the one in flight, then goes with the
+    /// version it left. The same action sent again while it is in flight (a double tap) is not
+    /// sent twice: the second call gets the first one's answer. A cancelled caller gets
+    /// `.cancelled` (and its request is cancelled).
     public func send(_ action: Action) async throws(NavigationError) -> Step {
+        while let current = inFlight {
+            if current.action == action { return try await Self.outcome(of: current.task) }
+            _ = try? await current.task.value
+        }
+        sendsStarted += 1
+        let number = sendsStarted
+        // On this actor: it starts once this call suspends (after `inFlight` is set), and clears
+        // `inFlight` itself as it ends — before any waiter sees its value, so that a waiter never
+        // finds a finished send still in flight (and spins on it).
+        let task = Task { () async throws -> Step in
+            defer { if self.inFlight?.number == number { self.inFlight = nil } }
+            return try await self.perform(action)
+        }
+        inFlight = (action, number, task)
+        let result = await withTaskCancellationHandler {
+            await task.result
+        } onCancel: {
+            task.cancel()
+        }
+        switch result {
+        case .success(let step): return step
+        case .failure(let error): throw NavigationError(error)
+        }
+    }
+
+    /// What a send's task came to, as a `NavigationError` when it failed.
+    private static func outcome(of task: Task<Step, any Error>) async throws(NavigationError) -> Step {
+        do {
+            return try await task.value
+        } catch {
+            throw NavigationError(error)
+        }
+    }
+
+    /// One action's request and what it changed (`send`, serialized).
+    private func perform(_ action: Action) async throws(NavigationError) -> Step {
         guard let current = session else { throw .noSession }
         // One key per intent: every retry of this action carries it, so the server applies the
         // action once and answers each retry with the first answer.
@@ -231,16 +277,26 @@ public actor NavigationDriver {
             } catch let error as NavigationError {
                 throw error
             } catch {
-                let failure = NavigationError(error)
+                let failure = Task.isCancelled ? NavigationError.cancelled : NavigationError(error)
                 guard case .transport = failure else { throw failure }
                 last = failure
                 wait = backoff
                 backoff *= 2
             }
             guard number < retry.maxAttempts else { break }
+            if Task.isCancelled { throw .cancelled }
             try? await Task.sleep(for: .seconds(min(wait, retry.maxWaitSeconds)))
+            if Task.isCancelled { throw .cancelled }
         }
         throw last
+    }
+
+    /// True when `error` is a cancellation (of the task, or of the request under it).
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? URLError, error.code == .cancelled { return true }
+        if let error = error as? ClientError { return isCancellation(error.underlyingError) }
+        return false
     }
 
     /// True when the request failed on its way (no answer), not in reading an answer.

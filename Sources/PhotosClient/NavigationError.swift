@@ -34,6 +34,9 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
     case server(status: Int, code: String?, message: String)
     /// `send` was called before `start` or `attach`.
     case noSession
+    /// The task that waited for the request was cancelled. The action may or may not have been
+    /// applied: `refresh()` tells.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -44,6 +47,7 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
         case .tooManyAttempts(_, let message), .unavailable(_, let message): message
         case .server(let status, let code, let message): "HTTP \(status)\(code.map { " \($0)" } ?? ""): \(message)"
         case .noSession: "no session: start or attach one first"
+        case .cancelled: "cancelled; the action may or may not have been applied (refresh to see)"
         }
     }
 }
@@ -55,6 +59,8 @@ extension NavigationError {
     public init(_ error: any Error) {
         if let error = error as? NavigationError {
             self = error
+        } else if NavigationDriver.isCancellation(error) {
+            self = .cancelled
         } else if let error = error as? ClientError, NavigationDriver.isTransport(error) {
             self = .transport(message: "cannot reach photosd at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError.localizedDescription)")
         } else if let error = error as? ClientError {

@@ -10,7 +10,11 @@ struct PhotosApp: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "photos-app",
         abstract: "The photo shop in a terminal, driven by photosd.",
-        discussion: "Keys: the ones shown under each screen. q quits; the session stays on the server.")
+        discussion: """
+            Keys: the ones shown under each screen. q quits; the session stays on the server, and \
+            --session ID resumes it (the app keeps the secret of each session it starts in \
+            $XDG_STATE_HOME/photos-app/sessions, else ~/.local/state/photos-app/sessions, mode 0600).
+            """)
 
     @Option(help: "The photosd to use.")
     var url = "http://127.0.0.1:8080"
@@ -21,11 +25,15 @@ struct PhotosApp: AsyncParsableCommand {
     @Option(help: "Start at a deep link: /photos, /photos/3, /photos/3/buy, or /purchases with --tabs.")
     var link: String?
 
+    @Option(help: "Resume a session this app started (its id, as printed when the app quit).")
+    var session: String?
+
     func validate() throws {
         guard let parsed = URL(string: url), parsed.scheme == "http" || parsed.scheme == "https", parsed.host != nil else {
             throw ValidationError("--url must be an http:// or https:// URL, not \(url)")
         }
         if let link, !link.hasPrefix("/") { throw ValidationError("--link must be a path such as /photos/3, not \(link)") }
+        if session != nil && (tabs || link != nil) { throw ValidationError("--session resumes a session as it is: leave out --tabs and --link") }
     }
 
     func run() async throws {
@@ -33,7 +41,7 @@ struct PhotosApp: AsyncParsableCommand {
         let app = ShopApp(serverURL: serverURL, terminal: Terminal())
         defer { app.terminal.restore() }
         do {
-            try await app.run(layout: tabs ? .tabs : .stack, link: link)
+            try await app.run(layout: tabs ? .tabs : .stack, link: link, resume: session)
         } catch {
             app.terminal.restore()
             FileHandle.standardError.write(Data("photos-app: \(error)\n".utf8))

@@ -17,15 +17,30 @@ final class ShopApp {
         self.terminal = terminal
     }
 
-    func run(layout: Components.Schemas.Layout, link: String?) async throws {
+    /// Where the secrets of started sessions are kept (for `--session`).
+    let kept = KeptSessions()
+
+    /// Runs the app on a new session (`layout`, `link`), or on the session `resume` names.
+    func run(layout: Components.Schemas.Layout, link: String?, resume sessionID: String? = nil) async throws {
         try await loadCatalogue()
-        try await driver.start(layout: layout, link: link)
-        message = "Welcome. The server decides each screen; press a key shown below."
+        if let sessionID {
+            try await driver.attach(sessionID: sessionID, secret: try kept.secret(for: sessionID))
+            sessionIDShown = sessionID
+            message = "Resumed: the session is where you left it."
+        } else {
+            try await start(layout: layout, link: link)
+            message = "Welcome. The server decides each screen; press a key shown below."
+        }
+        defer {
+            if let id = sessionIDShown {
+                terminal.write("\r\nThe session stays on the server: photos-app --session \(id) resumes it.\r\n")
+            }
+        }
         while true {
             guard let session = await driver.session else { return }
             terminal.show(Rendering.render(session, catalogue: catalogue, server: serverURL, message: message))
             guard let key = terminal.key() else { return }
-            if key == UInt8(ascii: "q") { terminal.write("\n"); return }
+            if key == UInt8(ascii: "q") { return }
             if key == UInt8(ascii: "r") {
                 do {
                     let commands = try await driver.refresh()
@@ -52,8 +67,18 @@ final class ShopApp {
     /// a new one first, and the line says so.
     private func recover(from error: any Error, layout: Components.Schemas.Layout) async throws -> String {
         guard case .sessionExpired? = error as? NavigationError else { return Rendering.words(for: error) }
-        try await driver.start(layout: layout, link: nil)
+        try await start(layout: layout, link: nil)
         return "Your session ended after a long idle time; this is a new one."
+    }
+
+    /// The id of the session on show, once there is one.
+    private var sessionIDShown: String?
+
+    /// Starts a session and keeps its secret, so that `--session` can resume it.
+    private func start(layout: Components.Schemas.Layout, link: String?) async throws {
+        let session = try await driver.start(layout: layout, link: link)
+        if let secret = await driver.sessionSecret { try kept.keep(secret, for: session.id) }
+        sessionIDShown = session.id
     }
 
     /// The action `key` stands for on the top screen, asking for what it needs (a photo's

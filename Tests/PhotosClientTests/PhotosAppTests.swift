@@ -13,8 +13,9 @@ struct PhotosAppTests {
         let socket = "photos-app-test-\(UUID().uuidString.prefix(8))"
         let name = "app"
 
-        init(_ arguments: [String]) throws {
-            let command = ([BuiltProducts.binDirectory + "/photos-app"] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        init(_ arguments: [String], environment: [String: String] = [:]) throws {
+            let assignments = environment.map { "\($0.key)=\($0.value)" }.sorted()
+            let command = (["env"] + assignments + [BuiltProducts.binDirectory + "/photos-app"] + arguments).map { "'\($0)'" }.joined(separator: " ")
             // The shell stays a while after the app ends, so the pane keeps what it printed last.
             try tmux(["new-session", "-d", "-s", name, "-x", "110", "-y", "32", command + "; sleep 30"])
         }
@@ -152,5 +153,43 @@ struct PhotosAppTests {
         #expect(unreachable.status == 1)
         #expect(unreachable.stderr.hasPrefix("photos-app: cannot reach photosd at http://127.0.0.1:1"), "\(unreachable.stderr)")
         #expect(unreachable.stderr.split(separator: "\n").count == 1, "one line: \(unreachable.stderr)")
+    }
+
+    @Test("q leaves the session on the server and says how to resume it; --session resumes it where it was, with the secret the app kept (0600, never shown)")
+    func resume() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let environment = ["XDG_STATE_HOME": state.path]
+        let pane = try Pane(["--url", server.url.absoluteString], environment: environment)
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo")
+        try pane.keys("3")
+        try await pane.waitFor("Stack: Photos › Snow, at night")
+        try pane.keys("q")
+        try await pane.waitFor("The session stays on the server: photos-app --session")
+        let id = try #require(try pane.text().firstMatch(of: /--session (\S+) resumes it/).map { String($0.1) })
+        let kept = state.file("photos-app/sessions/\(id)")
+        let secret = try String(contentsOfFile: kept, encoding: .utf8)
+        #expect(secret.utf8.count == 43)
+        let mode = (try FileManager.default.attributesOfItem(atPath: kept)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600, "the kept secret is readable by others: \(String(describing: mode))")
+        #expect(!(try pane.history()).contains(secret), "the secret was shown")
+
+        let again = try Pane(["--url", server.url.absoluteString, "--session", id], environment: environment)
+        defer { again.close() }
+        try await again.waitFor("Resumed", "Stack: Photos › Snow, at night", "session \(id.prefix(8))… v")
+        try again.keys("h")
+        try await again.waitFor("Stack: Photos\n")
+        try again.keys("q")
+
+        let unknown = try await runProcess(
+            BuiltProducts.binDirectory + "/photos-app", ["--url", server.url.absoluteString, "--session", "nope"], in: NSTemporaryDirectory(),
+            environment: environment)
+        #expect(unknown.status == 1)
+        #expect(unknown.stderr.contains("no secret kept for session nope"), "\(unknown.stderr)")
+        let mixed = try await runProcess(BuiltProducts.binDirectory + "/photos-app", ["--session", id, "--tabs"], in: NSTemporaryDirectory())
+        #expect(mixed.status == 64)
     }
 }

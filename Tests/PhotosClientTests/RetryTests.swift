@@ -14,6 +14,8 @@ final class FaultyTransport: ClientTransport, Sendable {
         case loseAnswer
         /// Answer 503 with `Retry-After: 1` without sending it.
         case unavailable
+        /// Wait 10 s (or until the task is cancelled) before sending it.
+        case slow
     }
 
     let real = URLSessionTransport()
@@ -43,6 +45,9 @@ final class FaultyTransport: ClientTransport, Sendable {
             response.headerFields[.contentType] = "application/json"
             response.headerFields[.retryAfter] = "1"
             return (response, HTTPBody(error))
+        case .slow?:
+            try await Task.sleep(for: .seconds(10))
+            return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
         case nil:
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
         }
@@ -114,5 +119,48 @@ struct RetryTests {
         // A new intent gets a new key.
         _ = try await driver.send(.back)
         #expect(Set(transport.keys.withLock { $0 }).count == 2)
+    }
+
+    @Test("sends are serialized: a double tap is one action; two different actions at once both go, one after the other, without a version conflict")
+    func serializedSends() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let transport = FaultyTransport(breaking: "act", with: [])
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start(layout: .tabs)
+        async let first = driver.send(.selectPhoto(2))
+        async let second = driver.send(.selectPhoto(2))
+        let (one, other) = try await (first, second)
+        #expect(one.session.version == other.session.version, "the double tap got one answer")
+        #expect(transport.operations.withLock { $0.filter { $0 == "act" }.count } == 1, "a double tap sent twice")
+        let versionBefore = one.session.version
+        async let toPurchases = driver.send(.selectTab(.purchases))
+        async let toPhotos = driver.send(.selectTab(.photos))
+        let (a, b) = try await (toPurchases, toPhotos)
+        #expect(Set([a.session.version, b.session.version]).count == 2, "both applied")
+        #expect(max(a.session.version, b.session.version) > versionBefore)
+        #expect(transport.operations.withLock { $0.filter { $0 == "act" }.count } == 3)
+    }
+
+    @Test("a cancelled send is .cancelled (not a transport failure), cancels its request, and the driver goes on")
+    func cancelledSend() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let transport = FaultyTransport(breaking: "act", with: [.slow])
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start()
+        let started = ContinuousClock.now
+        let task = Task { try await driver.send(.selectPhoto(1)) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        switch await task.result {
+        case .success: Issue.record("a cancelled send succeeded")
+        case .failure(let error):
+            #expect(error as? NavigationError == .cancelled, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(5), "the request was not cancelled with its task")
+        // Not applied (cancelled before it was sent), and the next send works.
+        let step = try await driver.send(.selectPhoto(1))
+        #expect(step.session.version == 2)
     }
 }

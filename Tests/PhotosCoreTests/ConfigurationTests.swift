@@ -44,7 +44,7 @@ struct ConfigurationTests {
 
     @Test("bad values give a clear error naming the setting")
     func badValues() async throws {
-        await #expect(throws: PhotosError.badRequest("configuration server.port must be an integer")) {
+        await #expect(throws: PhotosError.badRequest("configuration server.port must be an integer (from the environment: PHOTOSD_SERVER_PORT)")) {
             try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: ["PHOTOSD_SERVER_PORT": "eighty"])
         }
         await #expect(throws: PhotosError.self) {
@@ -53,5 +53,32 @@ struct ConfigurationTests {
         await #expect(throws: PhotosError.self) {
             try await PhotosConfiguration.load(filePath: "/nonexistent/photosd.json", environment: [:])
         }
+    }
+
+    @Test("a bad value's error says where it came from: a flag, the environment (named), the config file (named), or nothing for a default")
+    func badValueSource() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("photosd.json")
+        try #"{"auth": {"signInMaxAttempts": "many"}}"#.write(toFile: file, atomically: true, encoding: .utf8)
+        do {
+            _ = try await PhotosConfiguration.load(filePath: file, environment: [:])
+            Issue.record("a string for an integer was taken")
+        } catch let error as PhotosError {
+            #expect(error.message == "configuration auth.signInMaxAttempts must be an integer (from config file \(file))")
+        }
+        do {
+            _ = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: ["PHOTOSD_AUTH_SIGN_IN_MAX_ATTEMPTS": "many"])
+            Issue.record("a string for an integer was taken")
+        } catch let error as PhotosError {
+            #expect(error.message.hasSuffix("(from the environment: PHOTOSD_AUTH_SIGN_IN_MAX_ATTEMPTS)"), "\(error.message)")
+        }
+        do {
+            _ = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: [:], overrides: ["server.port": .init(.int(70_000), isSecret: false)])
+            Issue.record("port 70000 was taken")
+        } catch let error as PhotosError {
+            #expect(error.message.hasSuffix("(from a command-line flag)"), "\(error.message)")
+        }
+        #expect(PhotosConfiguration.environmentVariable(for: "tracing.otlpEndpoint") == "PHOTOSD_TRACING_OTLP_ENDPOINT")
     }
 }

@@ -257,9 +257,41 @@ public struct PhotosConfiguration: Sendable, Equatable {
             }
         }
         providers.append(InMemoryProvider(values: defaultValues))
-        var configuration = try PhotosConfiguration(reader: ConfigReader(providers: providers))
+        var configuration: PhotosConfiguration
+        do {
+            configuration = try PhotosConfiguration(reader: ConfigReader(providers: providers))
+        } catch let error as PhotosError {
+            // Say where the bad value came from: a flag, the environment or the file.
+            throw PhotosError(error.code, error.message + Self.source(
+                ofSettingIn: error.message, overrides: Set(overrides.keys), environment: environment, fileKeys: Set(fileKeys), path: path))
+        }
         configuration.warnings = Self.unknownKeyWarnings(fileKeys, in: path)
         return configuration
+    }
+
+    /// ` (from PHOTOSD_SERVER_PORT)`, ` (from a command-line flag)` or ` (from config file F)` for
+    /// the setting a message `configuration KEY …` names; empty when it is the default's.
+    static func source(ofSettingIn message: String, overrides: Set<String>, environment: [String: String], fileKeys: Set<String>, path: String) -> String {
+        guard let match = message.firstMatch(of: /^configuration ([A-Za-z.]+)/) else { return "" }
+        let key = String(match.1)
+        if overrides.contains(key) { return " (from a command-line flag)" }
+        let variable = environmentVariable(for: key)
+        if environment[variable] != nil { return " (from the environment: \(variable))" }
+        if fileKeys.contains(key) { return " (from config file \(path))" }
+        return ""
+    }
+
+    /// `PHOTOSD_AUTH_SIGN_IN_MAX_ATTEMPTS` for `auth.signInMaxAttempts`.
+    static func environmentVariable(for key: String) -> String {
+        var name = "PHOTOSD"
+        for part in key.split(separator: ".") {
+            name += "_"
+            for character in part {
+                if character.isUppercase { name += "_" }
+                name += character.uppercased()
+            }
+        }
+        return name
     }
 
     init(reader: ConfigReader) throws {
