@@ -25,35 +25,28 @@ struct ArchiveEndToEndTests {
         func admin(_ arguments: [String]) async throws -> (Int32, String) {
             try await runTool(Self.admin, arguments + ["--db", database], in: harness.directory.path, environment: env)
         }
-        // First a photosd whose sessions end after 2 idle seconds: sessions that move about (one
-        // signs in), then end — idle past the expiry, each is ended at its next request.
-        var ended: [String] = []
-        do {
-            let expiring = try await Daemon(["--db", database, "--seed-demo"], in: harness.directory.path, environment: env)
-            defer { _ = expiring.stop() }
-            for index in 0..<12 {
-                let (_, created) = try await expiring.request("POST", "/v1/sessions")
-                let id = try #require(created["id"] as? String)
-                _ = try await expiring.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":\#(index % 3 + 1)}"#)
-                if index == 0 {
-                    _ = try await expiring.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"buy"}"#)
-                    _ = try await expiring.request(
-                        "POST", "/v1/sessions/\(id)/actions", body: #"{"action":"submit","username":"alice","password":"\#(ServerHarness.password)"}"#)
-                }
-                ended.append(id)
-            }
-            try await Task.sleep(for: .seconds(2.5))
-            for id in ended {
-                let (status, _) = try await expiring.request("GET", "/v1/sessions/\(id)")
-                #expect(status == 410)
-            }
-        }
-        // Then one that keeps sessions (the default), serving through the archive: a session of
-        // the load must not end between its creation and its action on a loaded machine, where
-        // waiting for the archiver's write lock can take longer than 2 s.
-        let daemon = try await Daemon(
-            ["--db", database], in: harness.directory.path, environment: env.filter { $0.key != "PHOTOSD_SESSIONS_IDLE_EXPIRY_SECONDS" })
+        let daemon = try await Daemon(["--db", database, "--seed-demo"], in: harness.directory.path, environment: env)
         defer { _ = daemon.stop() }
+
+        // Sessions that move about (one signs in), then end: idle past the expiry, each is
+        // ended at its next request.
+        var ended: [String] = []
+        for index in 0..<12 {
+            let (_, created) = try await daemon.request("POST", "/v1/sessions")
+            let id = try #require(created["id"] as? String)
+            _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":\#(index % 3 + 1)}"#)
+            if index == 0 {
+                _ = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"buy"}"#)
+                _ = try await daemon.request(
+                    "POST", "/v1/sessions/\(id)/actions", body: #"{"action":"submit","username":"alice","password":"\#(ServerHarness.password)"}"#)
+            }
+            ended.append(id)
+        }
+        try await Task.sleep(for: .seconds(2.5))
+        for id in ended {
+            let (status, _) = try await daemon.request("GET", "/v1/sessions/\(id)")
+            #expect(status == 410)
+        }
         let (checkpointed, checkpointOutput) = try await admin(["audit", "checkpoint"])
         #expect(checkpointed == 0, "\(checkpointOutput)")
         let live = try await PhotosDatabase.open(harness.configuration)
