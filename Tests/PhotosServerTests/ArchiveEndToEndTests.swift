@@ -20,7 +20,11 @@ struct ArchiveEndToEndTests {
         let database = harness.configuration.databasePath
         let env = [
             "PHOTOSD_AUDIT_SIGNING_KEY_PATH": harness.configuration.auditSigningKeyPath, "PHOTOSD_AUTH_BCRYPT_COST": "4",
-            "PHOTOSD_SESSIONS_IDLE_EXPIRY_SECONDS": "2",
+            // Long enough that a session of the load below is not ended between its creation
+            // and its action on a loaded machine (its creation may wait seconds for the
+            // archiver's write lock, and its idle time counts from the decision); short enough
+            // to wait for.
+            "PHOTOSD_SESSIONS_IDLE_EXPIRY_SECONDS": "6",
         ]
         func admin(_ arguments: [String]) async throws -> (Int32, String) {
             try await runTool(Self.admin, arguments + ["--db", database], in: harness.directory.path, environment: env)
@@ -42,7 +46,7 @@ struct ArchiveEndToEndTests {
             }
             ended.append(id)
         }
-        try await Task.sleep(for: .seconds(2.5))
+        try await Task.sleep(for: .seconds(6.5))
         for id in ended {
             let (status, _) = try await daemon.request("GET", "/v1/sessions/\(id)")
             #expect(status == 410)
