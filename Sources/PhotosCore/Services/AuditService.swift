@@ -78,17 +78,9 @@ public struct AuditService: Sendable {
         return Rotation(checkpoint: checkpoint.number, oldPublicKey: old.publicKeyHex, newPublicKey: new.publicKeyHex, finishedInterrupted: false)
     }
 
-    /// Renames `source` over `target` (atomic on one file system) and syncs the directory.
+    /// Renames `source` over `target` (atomic on one file system), durably: the archiver's rename.
     static func replace(_ target: String, with source: String) throws {
-        guard rename(source, target) == 0 else {
-            throw PhotosError.badRequest("cannot move the new audit signing key \(source) to \(target): \(String(cString: strerror(errno)))")
-        }
-        let directory = (target as NSString).deletingLastPathComponent
-        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY)
-        if descriptor >= 0 {
-            _ = fsync(descriptor)
-            close(descriptor)
-        }
+        try AuditArchiver.rename(source, to: target)
     }
 
     /// Appends `publicKey` to the history file (created 0600), unless it is its last line already.
