@@ -5,21 +5,16 @@ import Testing
 
 @Suite("photos-admin end to end", .serialized)
 struct AdminEndToEndTests {
-    /// The lines of the README between `<!-- admin-walkthrough:start -->` and `…:end -->`
-    /// that are commands (not blank, not comments, not fences).
-    static func readmeWalkthrough() throws -> [String] {
-        let readme = try String(contentsOfFile: AdminProcess.packageRoot + "/README.md", encoding: .utf8)
-        guard let start = readme.range(of: "<!-- admin-walkthrough:start -->"),
-              let end = readme.range(of: "<!-- admin-walkthrough:end -->", range: start.upperBound..<readme.endIndex)
-        else { return [] }
-        return readme[start.upperBound..<end.lowerBound].split(separator: "\n").map(String.init)
-            .filter { !$0.isEmpty && !$0.hasPrefix("```") && !$0.hasPrefix("#") }
+    /// The lines of docs/cli.md's walkthrough that are commands (not blank, not comments).
+    static func walkthrough() throws -> [String] {
+        try DocBlocks.block("admin-walkthrough", in: "docs/cli.md").split(separator: "\n").map(String.init)
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
     }
 
-    @Test("the README's walkthrough works line by line")
-    func readmeWalkthroughWorks() async throws {
-        let lines = try Self.readmeWalkthrough()
-        #expect(lines.count >= 10, "README walkthrough missing")
+    @Test("docs/cli.md's walkthrough works line by line")
+    func walkthroughWorks() async throws {
+        let lines = try Self.walkthrough()
+        #expect(lines.count >= 10, "docs/cli.md's walkthrough missing")
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         // One shell, as an operator pasting the lines would have; -e stops at the first failing

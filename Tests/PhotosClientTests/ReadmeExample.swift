@@ -1,8 +1,8 @@
 import Foundation
 import PhotosClient
 
-// The README's "Building an app on photosd" example, compiled and run here (ReadmeExampleTests
-// checks that the README shows exactly this code).
+// The example of docs/client.md ("Building an app on photosd"), compiled and run here (ReadmeExampleTests
+// checks that docs/client.md shows exactly this code).
 // README example begin
 /// The app's root coordinator: it owns the navigation and does what the server decides.
 /// `follow` is where a UIKit app calls its `UINavigationController` (push, pop, present,

@@ -3,18 +3,18 @@ import PhotosClient
 import PhotosTestSupport
 import Testing
 
-/// The README's example coordinator is this package's code, and it works.
-@Suite("PhotosClient: the README's example")
+/// docs/client.md's example coordinator is this package's code, and it works.
+@Suite("PhotosClient: the example in docs/client.md")
 struct ReadmeExampleTests {
     static func block(in text: String, from begin: String, to end: String) -> String? {
         guard let start = text.range(of: begin), let stop = text.range(of: end, range: start.upperBound..<text.endIndex) else { return nil }
         return String(text[start.upperBound..<stop.lowerBound]).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("README.md shows ReadmeExample.swift's coordinator, word for word")
+    @Test("docs/client.md shows ReadmeExample.swift's coordinator, word for word")
     func sameCode() throws {
         let root = BuiltProducts.packageRoot
-        let readme = try String(contentsOfFile: root + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: root + "/docs/client.md", encoding: .utf8)
         let source = try String(contentsOfFile: root + "/Tests/PhotosClientTests/ReadmeExample.swift", encoding: .utf8)
         let shown = try #require(Self.block(in: readme, from: "<!-- example: Tests/PhotosClientTests/ReadmeExample.swift -->\n```swift", to: "```"))
         let compiled = try #require(Self.block(in: source, from: "// README example begin", to: "// README example end"))

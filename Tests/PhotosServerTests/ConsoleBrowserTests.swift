@@ -19,15 +19,13 @@ struct ConsoleBrowserTests {
         let f = try await ConsoleTests.Fixture.start(store)
         defer { f.close() }
         let screenshots = BuiltProducts.packageRoot + "/.build/console-screenshots/\(store.rawValue)"
-        let result = try await runProcess(
-            "/usr/bin/env",
-            [
-                "python3", BuiltProducts.packageRoot + "/Tests/Browser/console_browser_test.py",
+        let python = PythonTools.command([
+                BuiltProducts.packageRoot + "/Tests/Browser/console_browser_test.py",
                 "--console", f.console.baseURL, "--api", f.daemon.baseURL,
                 "--operator", "otto:" + ConsoleTests.operatorPassword, "--viewer", "vera:" + ConsoleTests.viewerPassword,
                 "--user", "alice", "--screenshots", screenshots,
-            ],
-            in: f.harness.directory.path)
+            ])
+        let result = try await runProcess(python.executable, python.arguments, in: f.harness.directory.path)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.stdout.contains("all checks passed"), "\(result.output)")
         for page in ["sign-in", "sessions", "session", "session-at-step", "audit", "funnel", "session-narrow"] {
@@ -40,7 +38,7 @@ struct ConsoleBrowserTests {
 enum Browser {
     static let installed = FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
         && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
-        && (try? runProcessBlocking("/usr/bin/env", ["python3", "-c", "import selenium"], in: "/").status) == 0
+        && PythonTools.canImport("selenium")
     static let required = ProcessInfo.processInfo.environment["PHOTOSD_REQUIRE_BROWSER"] != nil
     static var runnable: Bool { installed || required }
     static var reason: Comment { "no chromium, chromedriver and selenium (scripts/install-dependencies installs them)" }

@@ -119,19 +119,9 @@ struct LiveEndToEndTests {
         }
     }
 
-    /// A README walkthrough, between `<!-- NAME:start -->` and `<!-- NAME:end -->`.
-    static func readmeWalkthrough(_ name: String = "api-walkthrough") throws -> String {
-        let readme = try String(contentsOfFile: Daemon.packageRoot + "/README.md", encoding: .utf8)
-        guard let start = readme.range(of: "<!-- \(name):start -->"),
-              let end = readme.range(of: "<!-- \(name):end -->", range: start.upperBound..<readme.endIndex)
-        else { return "" }
-        return readme[start.upperBound..<end.lowerBound].split(separator: "\n")
-            .filter { !$0.hasPrefix("```") }.joined(separator: "\n")
-    }
-
-    @Test("the README's curl walkthrough works as written against a real photosd")
+    @Test("docs/api.md's curl walkthrough works as written against a real photosd")
     func readmeCurlWalkthrough() async throws {
-        let script = try Self.readmeWalkthrough()
+        let script = try DocBlocks.block("api-walkthrough", in: "docs/api.md")
         #expect(script.contains("curl"))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -145,9 +135,9 @@ struct LiveEndToEndTests {
         #expect(output.contains("purchase.completed"), "\(output)")
     }
 
-    @Test("the README's tabs and deep-link lines work as written against a real photosd")
+    @Test("docs/api.md's tabs and deep-link lines work as written against a real photosd")
     func readmeTabsWalkthrough() async throws {
-        let script = try Self.readmeWalkthrough("api-tabs-walkthrough")
+        let script = try DocBlocks.block("api-tabs-walkthrough", in: "docs/api.md")
         #expect(script.contains("openLink"))
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

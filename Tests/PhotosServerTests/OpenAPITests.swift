@@ -37,7 +37,8 @@ struct OpenAPITests {
                     for index, item in enumerate(value): nulls(item, path + "/" + str(index))
             nulls(document, "")
             """
-        let result = try await runProcess("/usr/bin/env", ["python3", "-c", check, Self.document], in: "/")
+        let python = PythonTools.command(["-c", check, Self.document])
+        let result = try await runProcess(python.executable, python.arguments, in: "/")
         #expect(result.status == 0, "\(result.output.suffix(2_000))")
         #expect(result.stdout.isEmpty, "\(result.stdout)")
     }

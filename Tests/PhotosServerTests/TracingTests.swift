@@ -77,7 +77,7 @@ final class OTLPReceiver {
     /// (`PHOTOSD_REQUIRE_OTLP=1`: then a missing package fails the test instead of skipping it).
     static var available: Bool {
         ProcessInfo.processInfo.environment["PHOTOSD_REQUIRE_OTLP"] == "1"
-            || (try? runProcessBlocking("/usr/bin/env", ["python3", "-c", "import opentelemetry.proto"], in: "/tmp").status) == 0
+            || PythonTools.canImport("opentelemetry.proto")
     }
     static var reason: Comment { "needs python3 with opentelemetry-proto (scripts/install-dependencies installs it)" }
 
@@ -101,8 +101,9 @@ final class OTLPReceiver {
         self.output = output
         let portFile = output + ".port"
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", BuiltProducts.packageRoot + "/Tests/Fixtures/otlp_receiver.py", output, portFile]
+        let python = PythonTools.command([BuiltProducts.packageRoot + "/Tests/Fixtures/otlp_receiver.py", output, portFile])
+        process.executableURL = URL(fileURLWithPath: python.executable)
+        process.arguments = python.arguments
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         self.process = process

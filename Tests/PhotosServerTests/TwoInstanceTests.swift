@@ -131,12 +131,12 @@ struct TwoInstanceTests {
     }
 }
 
-/// The README's several-instances lines, run as written.
-@Suite("README: several instances", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+/// docs/postgres.md's several-instances lines, run as written.
+@Suite("docs/postgres.md: several instances", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
 struct ReadmeInstancesTests {
-    @Test("the README's two-instance lines start two photosd on one database, each with its own console and metrics ports")
+    @Test("docs/postgres.md's two-instance lines start two photosd on one database, each with its own console and metrics ports")
     func twoInstancesAsWritten() async throws {
-        let block = try LiveEndToEndTests.readmeWalkthrough("instances-example")
+        let block = try DocBlocks.block("instances-example", in: "docs/postgres.md")
         let lines = block.split(separator: "\n").map(String.init).filter { $0.hasPrefix("PHOTOSD_SERVER_PORT=") }
         #expect(lines.count == 2, "\(block)")
         let ports = lines.flatMap { line in line.matches(of: /_PORT=(\d+)/).map { Int($0.1) ?? 0 } }
@@ -144,13 +144,13 @@ struct ReadmeInstancesTests {
         for port in ports {
             // A port taken by something else on this machine would fail the lines for a reason
             // that is not theirs: say so instead.
-            try #require(!RawSocket.isListening(port: port), "port \(port) is in use on this machine; the README's lines need it free")
+            try #require(!RawSocket.isListening(port: port), "port \(port) is in use on this machine; docs/postgres.md's lines need it free")
         }
         let database = try await PostgresTestDatabase.create()
         defer { Task { await database.drop() } }
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        // `.build/release/photosd` as the README builds it: here, the binary under test.
+        // `.build/release/photosd` as docs/postgres.md builds it: here, the binary under test.
         try FileManager.default.createDirectory(atPath: directory.file(".build/release"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: directory.file(".build/release/photosd"), withDestinationPath: Daemon.binDirectory + "/photosd")
         let (api, console, metrics) = (ports.enumerated().filter { $0.offset % 3 == 0 }.map(\.element),

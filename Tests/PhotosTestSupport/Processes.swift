@@ -97,3 +97,24 @@ public struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The python3 that has the project's Python test tools (Selenium, openapi-spec-validator,
+/// opentelemetry-proto): the project's virtual environment, `.venv`, made by
+/// `scripts/python-env` (`scripts/install-dependencies` fills it), else the first `python3` on
+/// `PATH` — the tools are never installed into the system's Python.
+public enum PythonTools {
+    /// The virtual environment's interpreter, when there is one.
+    static let virtualEnvironment = BuiltProducts.packageRoot + "/.venv/bin/python3"
+
+    /// `python3 ARGUMENTS` as an executable and its arguments, for `runProcess` or `Process`.
+    public static func command(_ arguments: [String]) -> (executable: String, arguments: [String]) {
+        if FileManager.default.isExecutableFile(atPath: virtualEnvironment) { return (virtualEnvironment, arguments) }
+        return ("/usr/bin/env", ["python3"] + arguments)
+    }
+
+    /// Whether `import MODULE` works in that python3.
+    public static func canImport(_ module: String) -> Bool {
+        let (executable, arguments) = command(["-c", "import \(module)"])
+        return (try? runProcessBlocking(executable, arguments, in: "/tmp").status) == 0
+    }
+}
