@@ -129,9 +129,12 @@ extension PhotosBench {
             for _ in 0..<instances {
                 daemons.append(try PhotosdProcess(
                     binary: photosd ?? PhotosdProcess.besideBenchmark, arguments: ["--db", database],
-                    // Quiet, but it still says where it listens.
+                    // Quiet, but it still says where it listens. Every virtual user comes from
+                    // 127.0.0.1: the per-address session limit (120 a minute) would count them as
+                    // one client and refuse the 121st user's session, or `--journeys create`.
                     environment: [
                         "PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": "notice",
+                        "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "0",
                         "PHOTOSD_AUTH_SECRET_KEY_PATH": configuration.secretKeyPath,
                         "PHOTOSD_AUDIT_SIGNING_KEY_PATH": configuration.auditSigningKeyPath,
                     ]))
