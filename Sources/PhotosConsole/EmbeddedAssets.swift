@@ -49,6 +49,25 @@ enum EmbeddedAssets {
               <tbody>{{#exits}}<tr><td>{{reason}}</td><td>{{flows}}</td></tr>{{/exits}}</tbody>
             </table>
             {{^exits}}<p class="empty">None in this range.</p>{{/exits}}
+            <h2>Flow experiments</h2>
+            {{^experiments}}<p class="empty">No experiment yet: photos-admin experiments add NAME --point POINT --variants A:50,B:50.</p>{{/experiments}}
+            {{#hasExperiments}}
+            <form class="filters" method="get" action="/console/funnel">
+              <input type="hidden" name="days" value="{{days}}">
+              <input type="hidden" name="until" value="{{until}}">
+              <label>Experiment <select name="experiment">{{#experiments}}<option value="{{name}}"{{#selected}} selected{{/selected}}>{{name}} ({{point}}, {{state}})</option>{{/experiments}}</select></label>
+              <button type="submit">Compare the variants</button>
+            </form>
+            {{/hasExperiments}}
+            {{#comparison}}
+            <p class="range">{{name}} on {{point}}, {{state}}; control {{control}}. Sessions by their first exposure; steps after it.</p>
+            <img class="chart" src="{{chart}}" alt="The variants of {{name}} side by side">
+            <table data-experiment="{{name}}">
+              <thead><tr><th>Variant</th><th>Exposed</th><th>Reached buy</th><th>Asked to sign in</th><th>Signed in</th><th>Purchased</th><th>Conversion</th><th>Against the control (95 % interval)</th></tr></thead>
+              <tbody>{{#variants}}<tr data-variant="{{variant}}"><td>{{variant}}</td><td>{{exposed}}</td><td>{{reachedBuy}}</td><td>{{askedToSignIn}}</td><td>{{signedIn}}</td><td>{{purchased}}</td><td>{{conversion}}</td><td>{{against}}</td></tr>{{/variants}}</tbody>
+            </table>
+            <p class="method">{{method}}</p>
+            {{/comparison}}
 
             """##,
         "layout": ##"""

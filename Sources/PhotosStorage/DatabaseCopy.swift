@@ -70,6 +70,7 @@ public enum DatabaseCopy {
         Table(name: "operators", key: ["id"], identity: true),
         Table(name: "console_sessions", key: ["id_hash"], identity: false),
         Table(name: "maintenance_leases", key: ["name"], identity: false),
+        Table(name: "experiments", key: ["name"], identity: false),
     ]
 
     /// The bookkeeping table each database keeps for itself.

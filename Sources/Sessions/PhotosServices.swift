@@ -23,6 +23,8 @@ public struct PhotosServices: Sendable {
     public let audit: AuditService
     /// The console's operators.
     public let operators: OperatorService
+    /// Flow experiments.
+    public let experiments: ExperimentService
 
     /// Wires the services over `database`. The server secret and the audit signing key are read
     /// (or created) when first needed.
@@ -41,6 +43,7 @@ public struct PhotosServices: Sendable {
             traced: !configuration.tracingOTLPEndpoint.isEmpty)
         audit = AuditService(database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath, now: now)
         operators = OperatorService(database: database, bcryptCost: configuration.bcryptCost, now: now)
+        experiments = ExperimentService(database: database, now: now)
     }
 
     /// Deletes the idempotency answers past their retention; returns how many.

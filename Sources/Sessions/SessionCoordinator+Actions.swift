@@ -135,7 +135,7 @@ extension SessionCoordinator {
         let cached = cache.entry(request.sessionID)
 
         // The session and the facts: what this process knows, or one read.
-        let basis: Basis
+        var basis: Basis
         if trustKnown, let cached, let known = onKnownFacts(request, cached: cached, storedKey: storedKey, now: stamp) {
             basis = known
         } else {
@@ -161,6 +161,10 @@ extension SessionCoordinator {
             basis = Basis(loaded: loaded, facts: facts, assumed: .init(), onKnownFacts: false)
         }
         if request.needsCredentials(on: basis.loaded.state) { return .needsCredentials }
+        // An action that may start a purchase flow takes the points the experiments govern.
+        if SessionMachine.mayStartPurchaseFlow(state: basis.loaded.state, action: request.action, link: nil) {
+            basis.facts.experiments = try await experiments.current()
+        }
 
         // The decision: pure.
         let loaded = basis.loaded

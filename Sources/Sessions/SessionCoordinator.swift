@@ -19,6 +19,8 @@ public struct SessionCoordinator: Sendable {
     let cache: StateCache
     let known: KnownFacts
     let secrets: SessionSecrets
+    /// The experiments that govern new purchase flows, read at most once a second.
+    let experiments: ExperimentRules
     /// A session idle this long ends at its next request (or the sweep's); 0 = never.
     let idleExpiry: TimeInterval
     /// `sessions.idleExpirySeconds` as configured (0 = never).
@@ -31,7 +33,11 @@ public struct SessionCoordinator: Sendable {
     /// Creates the coordinator over `database`, signing users in through `auth` (whose clock
     /// also stamps every step) and answering retries from `idempotency`; sessions idle for
     /// `idleExpirySeconds` end (0: never, the default here; photosd's configuration says 30 days).
-    public init(database: any DatabaseStore, auth: AuthService, idempotency: IdempotencyStore, idleExpirySeconds: Int = 0, traced: Bool = false) {
+    /// The experiments are read at most once per `experimentsMaxAge` (tests read them every time).
+    public init(
+        database: any DatabaseStore, auth: AuthService, idempotency: IdempotencyStore, idleExpirySeconds: Int = 0, traced: Bool = false,
+        experimentsMaxAge: Duration = .seconds(1)
+    ) {
         self.database = database
         self.traced = traced
         self.auth = auth
@@ -40,6 +46,7 @@ public struct SessionCoordinator: Sendable {
         self.cache = StateCache()
         self.known = KnownFacts()
         self.secrets = SessionSecrets()
+        self.experiments = ExperimentRules(database: database, maxAge: experimentsMaxAge)
     }
 
     // MARK: Sessions
@@ -63,6 +70,7 @@ public struct SessionCoordinator: Sendable {
             guard let read = snapshot.facts(for: needs, now: at) else { throw SessionStateError(sessionID: id, problem: "the read left out a fact it was asked for") }
             facts = read
         }
+        if needs.experiments { facts.experiments = try await experiments.current() }
         let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
         let prepared = PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash)
         let secret = SessionSecrets.make()

@@ -79,6 +79,7 @@ struct AdminContext {
     var database: any DatabaseStore { services.database }
     var auth: AuthService { services.auth }
     var operators: OperatorService { services.operators }
+    var experiments: ExperimentService { services.experiments }
     var catalog: CatalogService { services.catalog }
     var purchases: PurchaseService { services.purchases }
     var sessions: SessionCoordinator { services.sessions }

@@ -21,7 +21,7 @@ struct PhotosAdmin: AsyncParsableCommand {
         version: PhotosVersion.current,
         subcommands: [
             Migrate.self, Photos.self, Users.self, SignIn.self, SignOut.self, Purchase.self, Sessions.self,
-            Audit.self, Report.self, Backup.self, Copy.self, Check.self, Operators.self,
+            Audit.self, Report.self, Backup.self, Copy.self, Check.self, Operators.self, Experiments.self,
         ]
     )
 

@@ -42,6 +42,8 @@ actor InMemorySessions: SessionDriver {
     private var tokens: [Int64: (hash: String, userID: Int64, expiresAt: String, revoked: Bool)] = [:]
     private var sessions: [String: (version: Int, state: SessionState, rows: [AuditRow])] = [:]
     private var clock = Date(timeIntervalSince1970: 1_795_000_000)
+    /// The experiments, oldest first (`ExperimentService.governing`'s rule: the last on a point governs).
+    private var experiments: [Experiment] = []
 
     init(photos: [Photo]) {
         self.photos = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
@@ -54,6 +56,18 @@ actor InMemorySessions: SessionDriver {
         try Credentials.validate(password: password)
         guard users[username] == nil else { throw PhotosError(.conflict, "user \(username) already exists") }
         users[username] = (User(id: Int64(users.count + 1), username: username, createdAt: now()), password)
+    }
+
+    /// `photos-admin experiments add` (no checks: the service's are tested on the stores).
+    func addExperiment(_ experiment: Experiment) {
+        experiments.append(experiment)
+    }
+
+    /// `photos-admin experiments stop NAME [--keep VARIANT]`.
+    func stopExperiment(_ name: String, keep: String?) {
+        guard let index = experiments.firstIndex(where: { $0.name == name }) else { return }
+        experiments[index].running = false
+        experiments[index].kept = keep
     }
 
     /// Revokes every live token of `username` (`photos-admin sign-out USER`).
@@ -181,6 +195,9 @@ actor InMemorySessions: SessionDriver {
         }
         if let tokenID = needs.tokenID {
             facts.tokenLive = tokens[tokenID].map { !$0.revoked && $0.expiresAt > at } ?? false
+        }
+        if needs.experiments {
+            for experiment in experiments { facts.experiments[experiment.point] = experiment }
         }
         if needs.mayIssueToken {
             let token = SecureToken.random(byteCount: 32)

@@ -36,15 +36,20 @@ struct PostgresRoundTripTests {
 
     @Test("an action that checks no password is at most 2 round trips: one read, one write")
     func actionIsTwoRoundTrips() async throws {
-        let h = try await SessionHarness.make(.postgres)
+        // As photosd holds the experiments: read at a purchase flow's start at most once a
+        // second (here: once, in the warm-up), not per action.
+        let h = try await SessionHarness.make(.postgres, experimentsMaxAge: .seconds(600))
         defer { h.close() }
         let test = try h.test
         _ = try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
         let sessions = try h.sessions
         let id = try await sessions.createSession(layout: .stack, link: nil, actor: .client).session.id
-        // Warm up: each pooled connection prepares the two statements once (a parse each).
+        // Warm up: each pooled connection prepares the two statements once (a parse each); a
+        // purchase flow's start reads the experiments once.
         for _ in 0..<3 {
             _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
+            _ = try await sessions.apply(ClientAction(.buy), to: id)
+            _ = try await sessions.apply(ClientAction(.cancel), to: id)
             _ = try await sessions.apply(ClientAction(.back), to: id)
         }
         // Each action between a reset of the counts and a count (both single statements).
@@ -222,7 +227,7 @@ struct PostgresRoundTripTests {
 
     @Test("a tabs session on known facts is one round trip too: the purchase list is assumed by its length")
     func tabsOnKnownFactsAreOneRoundTrip() async throws {
-        let h = try await SessionHarness.make(.postgres)
+        let h = try await SessionHarness.make(.postgres, experimentsMaxAge: .seconds(600))
         defer { h.close() }
         let test = try h.test
         _ = try await test.database.write { try await $0.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements") }
@@ -240,6 +245,9 @@ struct PostgresRoundTripTests {
         func listed(_ result: ActionResult) -> [Int64]? {
             result.session.tabs?.items.first { $0.tab == .purchases }?.screens.first?.photos?.map(\.id)
         }
+        // The experiments, read once at a purchase flow's start, are held from then on.
+        let warm = try await h.newSession()
+        try await h.act(warm, .buyPhoto, photoId: 1)
         let id = try await h.newSession(layout: .tabs)
         try await h.signIn(id)
         // The list was read with the sign-in (a credential check: the usual way), and is known since.

@@ -26,26 +26,34 @@ struct RandomizedSessionTests {
         for name in ["bob", "carol"] {
             try await h.addUser(name, password: "password-\(name)")
         }
+        // Every variation point split in two: the purchase flows meet every combination of
+        // their values (docs/design.md, "Flow experiments"), today's behaviour among them.
+        try await h.addExperiment("random-presentation", .buyPresentation, "push:50,modal:50")
+        try await h.addExperiment("random-sign-in", .signInWhen, "atBuy:50,atPurchase:50")
+        try await h.addExperiment("random-terms", .termsRequired, "no:50,yes:50")
         let workers = 8
         let sessionCount = store == .postgres ? Self.postgresSessionCount : Self.sessionCount
         let perWorker = sessionCount / workers
-        let totals = try await withThrowingTaskGroup(of: (accepted: Int, rejected: Int).self) { group in
+        let totals = try await withThrowingTaskGroup(of: (accepted: Int, rejected: Int, combinations: Set<String>).self) { group in
             for worker in 0..<workers {
                 group.addTask {
                     var random = SeededGenerator(state: Self.seed &+ UInt64(worker))
                     var accepted = 0, rejected = 0
+                    var combinations: Set<String> = []
                     for _ in 0..<perWorker {
-                        let (a, r) = try await Self.walk(h, random: &random)
+                        let (a, r, c) = try await Self.walk(h, random: &random)
                         accepted += a
                         rejected += r
+                        combinations.formUnion(c)
                     }
-                    return (accepted, rejected)
+                    return (accepted, rejected, combinations)
                 }
             }
-            var sum = (accepted: 0, rejected: 0)
-            for try await part in group { sum.accepted += part.accepted; sum.rejected += part.rejected }
+            var sum = (accepted: 0, rejected: 0, combinations: Set<String>())
+            for try await part in group { sum.accepted += part.accepted; sum.rejected += part.rejected; sum.combinations.formUnion(part.combinations) }
             return sum
         }
+        #expect(totals.combinations.count == 8, "flows took \(totals.combinations.sorted()), seed \(Self.seed)")
         // Both kinds happened in quantity, so the invariants were exercised.
         #expect(totals.accepted > sessionCount * 4, "seed \(Self.seed)")
         #expect(totals.rejected > sessionCount, "seed \(Self.seed)")
@@ -103,9 +111,20 @@ struct RandomizedSessionTests {
         return [DeepLink.photos, .photo(photoId), .buy(photoId), .purchases][Int.random(in: 0..<4, using: &random)]
     }
 
-    /// One session's random walk, in either layout, sometimes started at a link; returns
-    /// (accepted, rejected) action counts.
-    static func walk(_ h: SessionHarness, random: inout SeededGenerator) async throws -> (Int, Int) {
+    /// The values of the three variation points a purchase flow took, as its `coordinator.start`
+    /// row names them (`modal/atPurchase/yes`), for a flow started signed out from a photo.
+    static func combination(_ events: [AuditRow]) -> String? {
+        for row in events where row.step == "coordinator.start" {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(row.detail.utf8)) as? [String: Any] else { continue }
+            let values = VariationPoint.allCases.compactMap { object[$0.rawValue] as? String }
+            if values.count == 3 { return values.joined(separator: "/") }
+        }
+        return nil
+    }
+
+    /// One session's random walk, in either layout, sometimes started at a link; returns the
+    /// accepted and rejected action counts and the combinations of variation points its flows took.
+    static func walk(_ h: SessionHarness, random: inout SeededGenerator) async throws -> (Int, Int, Set<String>) {
         let layout = SessionLayout.allCases[Int.random(in: 0..<2, using: &random)]
         let startLink = Int.random(in: 0..<4, using: &random) == 0 ? randomLink(&random) : nil
         var view: SessionView
@@ -114,12 +133,13 @@ struct RandomizedSessionTests {
         } catch let error as PhotosError {
             // A link the layout does not have (400), or to photo 4 (404): nothing created.
             #expect(error.code == .badRequest ? startLink == .purchases && layout == .stack : startLink.map { [.photo(4), .buy(4)].contains($0) } == true)
-            return (0, 0)
+            return (0, 0, [])
         }
         #expect(view.layout == layout)
         let id = view.id
         try await h.checkInvariants(id)
         var accepted = 0, rejected = 0
+        var combinations: Set<String> = []
         for _ in 0..<actionsPerSession {
             if Int.random(in: 0..<100, using: &random) == 0 {
                 // Revoke someone's tokens from outside: their sessions sign out at the next action.
@@ -150,6 +170,7 @@ struct RandomizedSessionTests {
                     #expect(["action", "auth.signOut", "link.open"].contains(result.events.first?.step ?? ""))
                 }
                 view = result.session
+                if let taken = combination(result.events) { combinations.insert(taken) }
             } catch let error as PhotosError where error.code == .tooManyAttempts {
                 // A sign-in the limits refused, past the first refusal of the limit's window (that
                 // one is recorded in the session): answered 429, nothing written.
@@ -168,6 +189,6 @@ struct RandomizedSessionTests {
             }
             try await h.checkInvariants(id)
         }
-        return (accepted, rejected)
+        return (accepted, rejected, combinations)
     }
 }

@@ -24,7 +24,7 @@ struct SessionHarness {
     /// A test that needs SQL ran on the in-memory world.
     struct NoDatabase: Error {}
 
-    static func make(_ store: TestStore = .sqlite, durability: Connection.Synchronous = .normal) async throws -> SessionHarness {
+    static func make(_ store: TestStore = .sqlite, durability: Connection.Synchronous = .normal, experimentsMaxAge: Duration = .zero) async throws -> SessionHarness {
         if store == .memory {
             let memory = InMemorySessions(photos: photos)
             try await memory.addUser("alice", password: password)
@@ -36,7 +36,7 @@ struct SessionHarness {
             photos.map { NewPhoto(title: $0.title, priceCents: $0.priceCents) },
             actor: testOperator)
         _ = try await auth.createUser(username: "alice", password: password, actor: testOperator)
-        return SessionHarness(database: test, memory: nil, coordinator: try test.sessions(auth: auth), authService: auth)
+        return SessionHarness(database: test, memory: nil, coordinator: try test.sessions(auth: auth, experimentsMaxAge: experimentsMaxAge), authService: auth)
     }
 
     /// The database; tests that read SQL run on the stores only.
@@ -59,6 +59,19 @@ struct SessionHarness {
     func signOutEverywhere(_ username: String) async throws {
         if let memory { return await memory.signOutEverywhere(username) }
         _ = try await auth.signOut(username: username, actor: testOperator)
+    }
+
+    /// Starts an experiment (`photos-admin experiments add`).
+    func addExperiment(_ name: String, _ point: VariationPoint, _ variants: String) async throws {
+        let parsed = try Experiment.parseVariants(variants, for: point)
+        if let memory { return await memory.addExperiment(Experiment(name: name, point: point, variants: parsed)) }
+        _ = try await ExperimentService(database: test.database).add(name: name, point: point, variants: parsed, actor: testOperator)
+    }
+
+    /// Stops an experiment (`photos-admin experiments stop`).
+    func stopExperiment(_ name: String, keep: String? = nil) async throws {
+        if let memory { return await memory.stopExperiment(name, keep: keep) }
+        _ = try await ExperimentService(database: test.database).stop(name: name, keep: keep, actor: testOperator)
     }
 
     /// Buys a photo for `username` outside any session.

@@ -246,6 +246,36 @@ struct ConsoleTests {
         #expect(audit.body.contains(#"data-verify="failed""#), "\(audit.body)")
     }
 
+    @Test("the funnel page splits a flow experiment by variant, as the CLI's report does; the session JSON lists its exposure", arguments: TestStore.all)
+    func experimentSplit(store: TestStore) async throws {
+        let f = try await Fixture.start(store)
+        defer { f.close() }
+        // Before any purchase flow: photosd reads the experiments when the first one starts.
+        let added = try await runProcess(
+            Daemon.binDirectory + "/photos-admin",
+            ["experiments", "add", "sheet", "--point", "buy.presentation", "--variants", "push:0,modal:100", "--db", f.harness.configuration.databasePath],
+            in: f.harness.directory.path)
+        #expect(added.status == 0, "\(added.output)")
+        for _ in 0..<2 {
+            let id = try await f.sessionWaitingToBuy()
+            let (status, session) = try await f.daemon.request("GET", "/v1/sessions/\(id)")
+            #expect(status == 200)
+            #expect((session["experiments"] as? [[String: String]]) == [["name": "sheet", "variant": "modal"]], "\(session)")
+            #expect((session["navigation"] as? [[String: Any]])?.count == 2, "a sheet over [photos, photo]: \(session)")
+        }
+        try await f.console.signIn("vera", password: ConsoleTests.viewerPassword)
+        let page = try await f.console.get("/console/funnel?experiment=sheet")
+        #expect(page.status == 200, "\(page.body.prefix(500))")
+        #expect(page.body.contains(#"data-experiment="sheet""#))
+        let row = try #require(page.body.firstMatch(of: /<tr data-variant="modal"><td>modal<\/td><td>(\d+)<\/td><td>(\d+)<\/td><td>(\d+)<\/td>/), "\(page.body)")
+        #expect(row.1 == "2" && row.2 == "0" && row.3 == "2", "exposed 2, reached buy 0, asked to sign in 2")
+        #expect(page.body.contains(#"<option value="sheet" selected>"#))
+        let chart = try await f.console.get("/console/funnel/experiment.svg?name=sheet")
+        #expect(chart.status == 200 && chart.headers["content-type"] == "image/svg+xml" && chart.body.contains("Experiment sheet"))
+        #expect(try await f.console.get("/console/funnel?experiment=nope").status == 404)
+        #expect(try await f.console.get("/console/funnel").body.contains("Compare the variants"))
+    }
+
     @Test("audit and funnel pages: the newest checkpoint, the key, a background verify that reports; the funnel's chart")
     func auditAndFunnel() async throws {
         let f = try await Fixture.start(.sqlite, environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])

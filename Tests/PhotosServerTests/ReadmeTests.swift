@@ -24,7 +24,7 @@ struct ReadmeTests {
         #expect(result.stdout.trimmingCharacters(in: .newlines) == shown, "the README shows:\n\(shown)\nphotosd answers:\n\(result.stdout)")
     }
 
-    @Test("the README's console lines add an operator who can then sign in to the console, and its CLI lines run")
+    @Test("the README's console lines add an operator who can then sign in to the console; its CLI and experiment lines run")
     func consoleAndCLI() async throws {
         let console = try DocBlocks.block("console-start", in: "README.md")
         let cli = try DocBlocks.block("cli-example", in: "README.md")
@@ -40,6 +40,13 @@ struct ReadmeTests {
         #expect(commands.stdout.contains(String(credentials.2)), "operators list names the new operator: \(commands.stdout)")
         #expect(commands.stdout.contains("audit trail intact"), "\(commands.output)")
         #expect(commands.stdout.contains("purchase.completed"), "\(commands.output)")
+
+        // The experiment lines, on the same database.
+        let experiment = try await runProcess("/bin/bash", ["-c", "set -euxo pipefail\n" + (try DocBlocks.block("experiment-example", in: "README.md"))], in: directory.path)
+        #expect(experiment.status == 0, "\(experiment.output)")
+        #expect(experiment.stdout.contains("started experiment sheet on buy.presentation"), "\(experiment.output)")
+        #expect(experiment.stdout.contains("experiment sheet on buy.presentation (running; control push)"), "\(experiment.output)")
+        #expect(experiment.stdout.contains("stopped experiment sheet; new flows get modal"), "\(experiment.output)")
 
         let consoleURL = try #require(try await daemon.consoleURL())
         let browser = ConsoleClient(baseURL: consoleURL)
@@ -86,6 +93,12 @@ struct ReadmeTests {
             result.insert(anchor(String(line.drop { $0 == "#" }.drop { $0 == " " })))
         }
         return result
+    }
+
+    @Test("the benchmark page and docs/postgres.md show the figures docs/bench/ holds (scripts/bench-summary.py --check)")
+    func benchmarkFigures() async throws {
+        let result = try await runProcess("/usr/bin/env", ["python3", BuiltProducts.packageRoot + "/scripts/bench-summary.py", "--check"], in: BuiltProducts.packageRoot)
+        #expect(result.status == 0, "\(result.output)")
     }
 
     @Test("every relative link of the README and docs/ names a file that exists, and a heading that exists in it")

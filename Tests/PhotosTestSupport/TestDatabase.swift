@@ -134,11 +134,13 @@ public struct TestDatabase: Sendable {
     }
 
     /// The session coordinator over `auth`, with a server secret in the test's directory.
-    public func sessions(auth: AuthService, idempotencyRetentionSeconds: Int = 86_400, idleExpirySeconds: Int = 0) throws -> SessionCoordinator {
+    /// The session coordinator over this database. It reads the experiments at every purchase
+    /// flow's start unless `experimentsMaxAge` says otherwise (photosd: once a second).
+    public func sessions(auth: AuthService, idempotencyRetentionSeconds: Int = 86_400, idleExpirySeconds: Int = 0, experimentsMaxAge: Duration = .zero) throws -> SessionCoordinator {
         let secret = try ServerSecret.loadOrCreate(path: directory.file("photosd-secret.key"))
         return SessionCoordinator(
             database: database, auth: auth, idempotency: IdempotencyStore(secret: secret, retentionSeconds: idempotencyRetentionSeconds),
-            idleExpirySeconds: idleExpirySeconds)
+            idleExpirySeconds: idleExpirySeconds, experimentsMaxAge: experimentsMaxAge)
     }
 
     public var catalog: CatalogService { CatalogService(database: database) }

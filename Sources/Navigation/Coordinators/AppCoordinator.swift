@@ -17,10 +17,11 @@ class ContentCoordinator: Coordinator {
         case (.photos, .buyPhoto):
             // didBuyPhoto from the list: the vertical purchase flow.
             let photoId = try context.existingPhoto(action.photoId)
-            startBuy(photoId: photoId, presentation: .modal)
+            startBuy(photoId: photoId, fromPhotoScreen: false)
         case (.photo, .buy):
-            // didBuyPhoto from the detail screen: the horizontal purchase flow, on this stack.
-            startBuy(photoId: screen.photoId ?? 0, presentation: .push)
+            // didBuyPhoto from the detail screen: the horizontal purchase flow on this stack, or
+            // a sheet over it where an experiment on buy.presentation says so.
+            startBuy(photoId: screen.photoId ?? 0, fromPhotoScreen: true)
         case (.photos, .signIn), (.purchases, .signIn):
             context.present(ScreenState(.signIn, owner: id), by: path, presenter: id)
         case (.photos, .signOut):
@@ -48,9 +49,20 @@ class ContentCoordinator: Coordinator {
         return photoId
     }
 
-    private func startBuy(photoId: Int64, presentation: FlowPresentation) {
-        let child = CoordinatorState(kind: .buy, id: newChildID(.buy), presentation: presentation, photoId: photoId)
-        pushCoordinator(BuyCoordinator(model: child, path: childPath(child), context: context))
+    /// Starts a purchase flow, taking the variation points it meets: its presentation (from a
+    /// photo's screen only; from the list it is always modal), when a signed-out user signs in,
+    /// whether the terms come first.
+    private func startBuy(photoId: Int64, fromPhotoScreen: Bool) {
+        var points: [VariationPoint] = fromPhotoScreen ? [.buyPresentation] : []
+        if context.state.user == nil { points.append(.signInWhen) }
+        points.append(.termsRequired)
+        let (values, exposures) = context.take(points)
+        let presentation: FlowPresentation = fromPhotoScreen && values[VariationPoint.buyPresentation.rawValue] != "modal" ? .push : .modal
+        var child = CoordinatorState(kind: .buy, id: newChildID(.buy), presentation: presentation, photoId: photoId)
+        child.variants = values.isEmpty ? nil : values
+        let flow = BuyCoordinator(model: child, path: childPath(child), context: context)
+        flow.exposures = exposures
+        pushCoordinator(flow)
     }
 }
 

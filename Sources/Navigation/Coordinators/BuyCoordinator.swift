@@ -3,14 +3,24 @@ import PhotosModel
 /// The purchase flow (the sample's `BuyCoordinator`), horizontal (`push`) or vertical (`modal`).
 ///
 /// Signed out, it starts with `signIn` and, after a successful sign-in, resumes: `signIn` is
-/// replaced by `buy` (so back from `buy` never lands on `signIn`). It finishes after the
+/// replaced by `buy` (so back from `buy` never lands on `signIn`). Under `signIn.when:
+/// atPurchase` it starts with `buy` and asks for sign-in when buy is tapped; under
+/// `terms.required: yes` buy is offered once the terms were shown. It finishes after the
 /// purchase, on cancel, on back past its first screen, or when its modal stack is dismissed,
 /// and puts the navigation back the way it found it.
 final class BuyCoordinator: Coordinator {
     private var photoId: Int64 { model.photoId ?? 0 }
+    /// The experiments' exposures its start records (set by the parent that took the points).
+    var exposures: [NavigationContext.Exposure] = []
+    /// `signIn.when: atPurchase`: a signed-out user sees the buy screen first and signs in when
+    /// tapping buy; the purchase then completes.
+    private var signInAtPurchase: Bool { model.value(of: .signInWhen) == "atPurchase" }
 
     override func start() {
-        let first = ScreenState(context.state.user == nil ? .signIn : .buy, photoId: context.state.user == nil ? nil : photoId, owner: id)
+        for exposure in exposures { context.recordExposure(exposure, by: path) }
+        exposures = []
+        let signInFirst = context.state.user == nil && !signInAtPurchase
+        let first = ScreenState(signInFirst ? .signIn : .buy, photoId: signInFirst ? nil : photoId, owner: id)
         switch model.presentation ?? .push {
         case .push:
             // Remember the initial screen: the top of the current stack.
@@ -29,27 +39,33 @@ final class BuyCoordinator: Coordinator {
             switch context.credentialCheck {
             case .valid(let user)?:
                 try context.signIn(user)
-                // The flow resumes where it was going.
-                context.replaceTop(with: ScreenState(.buy, photoId: photoId, owner: id), by: path)
+                if signInAtPurchase, let signedIn = context.state.user {
+                    // Asked at the tap on buy: the sign-in gives way and the purchase completes.
+                    context.pop(by: path)
+                    try complete(by: signedIn)
+                } else {
+                    // The flow resumes where it was going.
+                    context.replaceTop(with: ScreenState(.buy, photoId: photoId, owner: id), by: path)
+                }
             default:
                 context.signInFailed()
             }
         case (.buy, .buy):
             guard let user = context.state.user else {
-                // Signed out under our feet (token revoked): ask again.
-                context.replaceTop(with: ScreenState(.signIn, owner: id), by: path)
+                if signInAtPurchase {
+                    // Sign in first, over the buy screen.
+                    context.push(ScreenState(.signIn, owner: id), by: path)
+                } else {
+                    // Signed out under our feet (token revoked): ask again.
+                    context.replaceTop(with: ScreenState(.signIn, owner: id), by: path)
+                }
                 return
             }
-            if let priceCents = try context.buy(photoId, by: user) {
-                context.record(.purchaseCompleted, coordinator: path, detail: ["photoId": .int(photoId), "priceCents": .int(Int64(priceCents))])
-                context.outcome = .purchased
-            } else {
-                context.outcome = .alreadyOwned
-            }
-            finish(.completed)
+            try complete(by: user)
         case (.signIn, .cancel), (.buy, .cancel):
             finish(.cancelled)
         case (.buy, .showTerms):
+            if model.value(of: .termsRequired) == "yes" { model.termsSeen = true }
             let child = CoordinatorState(kind: .terms, id: newChildID(.terms))
             pushCoordinator(TermsCoordinator(model: child, path: childPath(child), context: context))
         default:
@@ -57,6 +73,16 @@ final class BuyCoordinator: Coordinator {
         }
     }
 
+    /// The purchase (none if the user owns the photo already), then the flow finishes.
+    private func complete(by user: SessionUser) throws {
+        if let priceCents = try context.buy(photoId, by: user) {
+            context.record(.purchaseCompleted, coordinator: path, detail: ["photoId": .int(photoId), "priceCents": .int(Int64(priceCents))])
+            context.outcome = .purchased
+        } else {
+            context.outcome = .alreadyOwned
+        }
+        finish(.completed)
+    }
     override func restoreNavigation() {
         let stackIndex = model.stackIndex ?? 0
         switch model.presentation ?? .push {

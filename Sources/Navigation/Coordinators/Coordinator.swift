@@ -36,6 +36,9 @@ class Coordinator {
         if let presentation = child.model.presentation { detail["presentation"] = .string(presentation.rawValue) }
         if let photoId = child.model.photoId { detail["photoId"] = .int(photoId) }
         if let tab = child.model.tab { detail["tab"] = .string(tab.rawValue) }
+        // The values of the variation points the flow took (`"terms.required": "yes"`), so
+        // that the trail alone tells how it will behave (SessionReplay reads them back).
+        for (point, value) in child.model.variants ?? [:] { detail[point] = .string(value) }
         context.record(.coordinatorStart, coordinator: child.path, detail: detail)
         child.start()
     }

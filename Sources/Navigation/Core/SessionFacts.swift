@@ -21,6 +21,10 @@ public struct SessionFacts: Sendable, Equatable {
     public var credentials: CredentialCheck?
     /// The token a sign-in in this action would issue.
     public var newToken: TokenGrant?
+    /// Per variation point, the experiment that governs it: the running one, else the one
+    /// stopped last (whose kept variant or control new flows take). Read only for actions that
+    /// may start a purchase flow (`Needs.experiments`).
+    public var experiments: [VariationPoint: Experiment] = [:]
 
     /// Creates facts.
     public init(
@@ -48,6 +52,9 @@ public struct SessionFacts: Sendable, Equatable {
         public var tokenID: Int64?
         /// True when the action may sign someone in (a token is chosen beforehand).
         public var mayIssueToken: Bool
+        /// True when the action may start a purchase flow, which takes the variation points
+        /// the experiments govern.
+        public var experiments: Bool = false
     }
 }
 

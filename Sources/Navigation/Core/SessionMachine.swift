@@ -52,7 +52,20 @@ public enum SessionMachine {
             photoIDs: photos, userIDs: users,
             purchaseLists: state?.tabs != nil || link == .purchases,
             tokenID: state?.tokenId,
-            mayIssueToken: signingIn != nil)
+            mayIssueToken: signingIn != nil,
+            experiments: mayStartPurchaseFlow(state: state, action: action, link: link))
+    }
+
+    /// Whether `action` (or a session created at `link`) may start a purchase flow: `buyPhoto`,
+    /// `buy` on a photo's screen, a link to a purchase (`/photos/{id}/buy`).
+    public static func mayStartPurchaseFlow(state: SessionState?, action: ClientAction?, link: DeepLink?) -> Bool {
+        if case .buy? = link { return true }
+        switch action?.name {
+        case .buyPhoto?: return true
+        case .openLink?: if case .buy? = action?.link { return true } else { return false }
+        case .buy?: return state?.topScreen?.screen == .photo
+        default: return false
+        }
     }
 
     // MARK: Deciding

@@ -1,3 +1,5 @@
+import PhotosModel
+
 /// The kinds of coordinator (docs/design.md, "The coordinator model").
 public enum CoordinatorKind: String, Codable, Sendable {
     case app, tab, buy, terms
@@ -36,6 +38,12 @@ public struct CoordinatorState: Codable, Sendable, Equatable {
     public var children: [CoordinatorState]
     /// For `tab`: which tab it runs.
     public var tab: TabName?
+    /// For `buy`: the values it took, as it started, of the variation points an experiment
+    /// governed then (point → value, e.g. `terms.required: yes`), kept for the flow's life
+    /// whatever the experiment does meanwhile. Nil when no experiment governed any.
+    public var variants: [String: String]?
+    /// For `buy` under `terms.required: yes`: the terms were shown in this flow, so buy is offered.
+    public var termsSeen: Bool?
 
     /// Creates a coordinator state.
     public init(
@@ -50,6 +58,18 @@ public struct CoordinatorState: Codable, Sendable, Equatable {
         self.initialDepth = initialDepth
         self.children = children
         self.tab = tab
+    }
+
+    /// The value this flow took of `point` (the point's default when no experiment governed it).
+    public func value(of point: VariationPoint) -> String {
+        variants?[point.rawValue] ?? point.defaultValue
+    }
+
+    /// The coordinator with this id in this subtree.
+    func node(id: String) -> CoordinatorState? {
+        if self.id == id { return self }
+        for child in children { if let found = child.node(id: id) { return found } }
+        return nil
     }
 
     /// Its name in a path: the kind, or for a tab coordinator the tab (`app/photos/buy`).
@@ -92,6 +112,9 @@ public struct SessionState: Codable, Sendable, Equatable {
     public var layout: SessionLayout?
     /// Tabs layout: the selected tab and the other tabs' stacks.
     public var tabs: TabsState?
+    /// The experiments its purchase flows were exposed to, and the variant each took, in the
+    /// order of exposure (each pair once). Nil until the first.
+    public var experiments: [ExperimentExposure]?
 
     /// An empty session before `session.start`.
     public static let empty = SessionState(user: nil, tokenId: nil, stacks: [], coordinators: nil, top: nil)
@@ -113,7 +136,11 @@ public struct SessionState: Codable, Sendable, Equatable {
         case .purchases: actions = user == nil ? [.selectPhoto, .signIn] : [.selectPhoto]
         case .photo: actions = [.buy]
         case .signIn: actions = [.submit, .cancel]
-        case .buy: actions = [.buy, .cancel, .showTerms]
+        case .buy:
+            // Under terms.required: yes, buy is offered once the terms were shown in this flow.
+            let flow = coordinators?.node(id: screen.owner)
+            let termsFirst = flow.map { $0.value(of: .termsRequired) == "yes" && $0.termsSeen != true } ?? false
+            actions = termsFirst ? [.cancel, .showTerms] : [.buy, .cancel, .showTerms]
         case .terms: actions = [.cancel]
         }
         if stack.screens.count > 1 { actions.append(.back) }

@@ -176,6 +176,43 @@ final class NavigationContext {
         state.tokenId = nil
     }
 
+    // MARK: Experiments
+
+    /// A variation point a purchase flow took under a running experiment: to be recorded as
+    /// `experiment.exposed` once the flow has started.
+    struct Exposure {
+        let point: VariationPoint
+        let experiment: String
+        let variant: String
+    }
+
+    /// The values a purchase flow starting now takes of `points`, for those an experiment
+    /// governs (the others keep their defaults and are not stored), and the exposures to
+    /// record. The subject is the signed-in user, else the session: a user gets the same variant
+    /// on every device and every instance.
+    func take(_ points: [VariationPoint]) -> (values: [String: String], exposures: [Exposure]) {
+        var values: [String: String] = [:]
+        var exposures: [Exposure] = []
+        let subject = state.user.map { "user:\($0.id)" } ?? "session:\(sessionID)"
+        for point in points {
+            guard let experiment = facts.experiments[point] else { continue }
+            let value = experiment.value(for: subject)
+            values[point.rawValue] = value
+            if experiment.running { exposures.append(Exposure(point: point, experiment: experiment.name, variant: value)) }
+        }
+        return (values, exposures)
+    }
+
+    /// Records that the flow at `path` took `exposure`'s variant, and lists the experiment on
+    /// the session (once per experiment and variant).
+    func recordExposure(_ exposure: Exposure, by path: String) {
+        record(.experimentExposed, coordinator: path, detail: [
+            "experiment": .string(exposure.experiment), "point": .string(exposure.point.rawValue), "variant": .string(exposure.variant),
+        ])
+        let listed = ExperimentExposure(experiment: exposure.experiment, variant: exposure.variant)
+        if !(state.experiments ?? []).contains(listed) { state.experiments = (state.experiments ?? []) + [listed] }
+    }
+
     /// `photoId` if that photo exists, else `not_found`.
     func existingPhoto(_ photoId: Int64?) throws -> Int64 {
         guard let photoId, facts.photos[photoId] != nil else {

@@ -19,6 +19,10 @@ extension SessionState {
             json.key("coordinators")
             coordinators.write(to: &json)
         }
+        if let experiments {
+            json.key("experiments")
+            ExperimentExposure.write(experiments, to: &json)
+        }
         json.field("layout", layout?.rawValue)
         json.key("stacks")
         StackState.write(stacks, to: &json)
@@ -81,6 +85,19 @@ extension CoordinatorState {
         json.field("presentation", presentation?.rawValue)
         json.field("stackIndex", stackIndex)
         json.field("tab", tab?.rawValue)
+        if let termsSeen {
+            json.key("termsSeen")
+            json.bool(termsSeen)
+        }
+        if let variants {
+            json.key("variants")
+            json.beginObject()
+            for (point, value) in variants.sorted(by: { $0.key < $1.key }) {
+                json.key(point)
+                json.string(value)
+            }
+            json.endObject()
+        }
         json.endObject()
     }
 }
@@ -94,6 +111,19 @@ extension TopScreen {
         json.endArray()
         json.field("screen", screen.rawValue)
         json.endObject()
+    }
+}
+
+extension ExperimentExposure {
+    static func write(_ exposures: [ExperimentExposure], to json: inout JSONBuilder) {
+        json.beginArray()
+        for exposure in exposures {
+            json.beginObject()
+            json.field("experiment", exposure.experiment)
+            json.field("variant", exposure.variant)
+            json.endObject()
+        }
+        json.endArray()
     }
 }
 
@@ -120,6 +150,15 @@ extension SessionView {
             json.key("coordinators")
             coordinators.write(to: &json)
         }
+        json.key("experiments")
+        json.beginArray()
+        for exposure in experiments {
+            json.beginObject()
+            json.field("name", exposure.name)
+            json.field("variant", exposure.variant)
+            json.endObject()
+        }
+        json.endArray()
         json.field("id", id)
         json.field("layout", layout.rawValue)
         json.key("navigation")

@@ -24,6 +24,17 @@ public enum SessionReplay {
         var tokenId: Int64?
         var tab: TabName?
         var layout: SessionLayout?
+        var experiment: String?
+        var variant: String?
+    }
+
+    /// The values of variation points a `coordinator.start` row names (`"terms.required": "yes"`).
+    private static func variants(in detail: String) -> [String: String]? {
+        guard detail.contains("."),
+              let object = try? JSONSerialization.jsonObject(with: Data(detail.utf8)) as? [String: Any] else { return nil }
+        var values: [String: String] = [:]
+        for point in VariationPoint.allCases { if let value = object[point.rawValue] as? String { values[point.rawValue] = value } }
+        return values.isEmpty ? nil : values
     }
 
     /// The state after the given rows (one session's, in seq order).
@@ -48,6 +59,7 @@ public enum SessionReplay {
             case .coordinatorStart:
                 guard let id = detail.id, let kind = detail.kind else { throw fail("coordinator.start without id and kind") }
                 var node = CoordinatorState(kind: kind, id: id, presentation: detail.presentation, photoId: detail.photoId, tab: detail.tab)
+                node.variants = kind == .buy ? variants(in: row.detail) : nil
                 switch (kind, detail.presentation) {
                 case (.buy, .push?):
                     node.stackIndex = state.stacks.count - 1
@@ -59,7 +71,11 @@ public enum SessionReplay {
                 let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
                 if parentPath.isEmpty {
                     state.coordinators = node
-                } else if !update(&state.coordinators, at: parentPath, { $0.children.append(node) }) {
+                } else if !update(&state.coordinators, at: parentPath, { parent in
+                    // Terms shown in a flow that requires them: buy is offered from now on.
+                    if kind == .terms, parent.value(of: .termsRequired) == "yes" { parent.termsSeen = true }
+                    parent.children.append(node)
+                }) {
                     throw fail("no coordinator at \(parentPath)")
                 }
             case .coordinatorFinish:
@@ -92,7 +108,12 @@ public enum SessionReplay {
                 // An ended session's row keeps no state; its replay keeps the screens it ended on.
                 state.user = nil
                 state.tokenId = nil
-            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved, .userErased:
+            case .experimentExposed:
+                guard let experiment = detail.experiment, let variant = detail.variant else { throw fail("experiment.exposed without experiment and variant") }
+                let listed = ExperimentExposure(experiment: experiment, variant: variant)
+                if !(state.experiments ?? []).contains(listed) { state.experiments = (state.experiments ?? []) + [listed] }
+            case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved, .userErased,
+                 .experimentAdded, .experimentStopped:
                 break
             }
         }

@@ -19,8 +19,11 @@ public struct SessionView: Codable, Sendable, Equatable {
     public var top: TopScreen?
     /// The coordinator tree.
     public var coordinators: CoordinatorView?
+    /// The experiments its purchase flows were exposed to and the variant each took, in the
+    /// order of exposure (empty when none): what an app tags its own analytics with.
+    public var experiments: [ExperimentView] = []
 
-    enum CodingKeys: String, CodingKey { case id, version, user, layout, tabs, navigation, top, coordinators }
+    enum CodingKeys: String, CodingKey { case id, version, user, layout, tabs, navigation, top, coordinators, experiments }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -32,6 +35,34 @@ public struct SessionView: Codable, Sendable, Equatable {
         try container.encode(navigation, forKey: .navigation)
         try container.encodeIfPresent(top, forKey: .top)
         try container.encodeIfPresent(coordinators, forKey: .coordinators)
+        try container.encode(experiments, forKey: .experiments)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        version = try container.decode(Int.self, forKey: .version)
+        user = try container.decodeIfPresent(SessionUser.self, forKey: .user)
+        layout = try container.decode(SessionLayout.self, forKey: .layout)
+        tabs = try container.decodeIfPresent(TabsView.self, forKey: .tabs)
+        navigation = try container.decode([StackView].self, forKey: .navigation)
+        top = try container.decodeIfPresent(TopScreen.self, forKey: .top)
+        coordinators = try container.decodeIfPresent(CoordinatorView.self, forKey: .coordinators)
+        experiments = try container.decodeIfPresent([ExperimentView].self, forKey: .experiments) ?? []
+    }
+}
+
+/// An experiment a session is exposed to, as the API shows it.
+public struct ExperimentView: Codable, Sendable, Equatable {
+    /// The experiment's name.
+    public var name: String
+    /// The variant the session's flow took.
+    public var variant: String
+
+    /// Creates the view of one exposure.
+    public init(name: String, variant: String) {
+        self.name = name
+        self.variant = variant
     }
 }
 
@@ -124,5 +155,6 @@ extension SessionView {
         }
         top = state.top
         coordinators = state.coordinators.map(CoordinatorView.init)
+        experiments = (state.experiments ?? []).map { ExperimentView(name: $0.experiment, variant: $0.variant) }
     }
 }

@@ -469,6 +469,39 @@ extension Components {
             public var top: Components.Schemas.Session.topPayload?
             /// - Remark: Generated from `#/components/schemas/Session/coordinators`.
             public var coordinators: Components.Schemas.Coordinator?
+            /// - Remark: Generated from `#/components/schemas/Session/experimentsPayload`.
+            public struct experimentsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Session/experimentsPayload/name`.
+                public var name: Swift.String
+                /// A value of the experiment's variation point, e.g. modal.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Session/experimentsPayload/variant`.
+                public var variant: Swift.String
+                /// Creates a new `experimentsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - variant: A value of the experiment's variation point, e.g. modal.
+                public init(
+                    name: Swift.String,
+                    variant: Swift.String
+                ) {
+                    self.name = name
+                    self.variant = variant
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case name
+                    case variant
+                }
+            }
+            /// The flow experiments this session's purchase flows were exposed to, and the variant each took, in the order of exposure (empty when none): what an app tags its own analytics with.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Session/experiments`.
+            public typealias experimentsPayload = [Components.Schemas.Session.experimentsPayloadPayload]
+            /// The flow experiments this session's purchase flows were exposed to, and the variant each took, in the order of exposure (empty when none): what an app tags its own analytics with.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Session/experiments`.
+            public var experiments: Components.Schemas.Session.experimentsPayload
             /// Creates a new `Session`.
             ///
             /// - Parameters:
@@ -480,6 +513,7 @@ extension Components {
             ///   - navigation: What the user sees, bottom first; in the tabs layout the selected tab's stack, then modal stacks.
             ///   - top:
             ///   - coordinators:
+            ///   - experiments: The flow experiments this session's purchase flows were exposed to, and the variant each took, in the order of exposure (empty when none): what an app tags its own analytics with.
             public init(
                 id: Swift.String,
                 version: Swift.Int,
@@ -488,7 +522,8 @@ extension Components {
                 tabs: Components.Schemas.Session.tabsPayload? = nil,
                 navigation: Components.Schemas.Session.navigationPayload,
                 top: Components.Schemas.Session.topPayload? = nil,
-                coordinators: Components.Schemas.Coordinator? = nil
+                coordinators: Components.Schemas.Coordinator? = nil,
+                experiments: Components.Schemas.Session.experimentsPayload
             ) {
                 self.id = id
                 self.version = version
@@ -498,6 +533,7 @@ extension Components {
                 self.navigation = navigation
                 self.top = top
                 self.coordinators = coordinators
+                self.experiments = experiments
             }
             public enum CodingKeys: String, CodingKey {
                 case id
@@ -508,6 +544,7 @@ extension Components {
                 case navigation
                 case top
                 case coordinators
+                case experiments
             }
         }
         /// - Remark: Generated from `#/components/schemas/Screen`.

@@ -21,6 +21,13 @@ public enum AuditStep: String, Sendable, Codable, CaseIterable {
     case operatorRemoved = "operator.removed"
     case userErased = "user.erased"
     case sessionExpired = "session.expired"
+    /// A purchase flow took a variation point an experiment runs on: `detail` names the
+    /// experiment, the point and the variant (the `experiment_exposures` view).
+    case experimentExposed = "experiment.exposed"
+    /// `photos-admin experiments add` (the operator trail).
+    case experimentAdded = "experiment.added"
+    /// `photos-admin experiments stop` (the operator trail).
+    case experimentStopped = "experiment.stopped"
 }
 
 /// One step to append to a trail of the audit trail.
