@@ -71,12 +71,15 @@ enum HTTPBenchmark {
     /// Returns, on PostgreSQL, the pid of the backend that served the seeding (its parent is
     /// the server's postmaster, whose processes the run's database CPU counts).
     @discardableResult
-    static func seed(_ configuration: PhotosConfiguration, users: Int, photos: Int) async throws -> Int32? {
+    static func seed(_ configuration: PhotosConfiguration, users: Int, photos: Int, experiments: [Experiment] = []) async throws -> Int32? {
         var configuration = configuration
         configuration.durability = .normal
         let database = try await PhotosDatabase.open(configuration)
         do {
             try await seed(database, users: users, photos: photos)
+            for experiment in experiments {
+                _ = try await ExperimentService(database: database).add(name: experiment.name, point: experiment.point, variants: experiment.variants, actor: .system)
+            }
             var postmaster: Int32?
             if database.writersRunConcurrently {
                 let backend = try await database.read { try await $0.queryOne("SELECT pg_backend_pid()")?.int(0) }

@@ -48,13 +48,34 @@ extension PhotosBench {
         @Option(help: "Run on PostgreSQL: a postgres:// URL of a server (the user needs CREATEDB); each run creates a database photos_bench_… there and drops it after. Default: a SQLite file.")
         var db: String?
         @Option(help: "photosd instances on the one database (PostgreSQL only); the virtual users are spread over them.") var instances = 1
+        @Option(help: "Run with a flow experiment: POINT=VARIANTS, e.g. buy.presentation=push:50,modal:50 (repeatable). The stack journey is valid under every variant; the tabs journey not under buy.presentation (a sheet hides the tab bar).")
+        var experiment: [String] = []
         @OptionGroup var output: ResultOptions
+
+        /// The `--experiment` options, parsed.
+        var experiments: [Experiment] {
+            get throws {
+                try experiment.map { text in
+                    let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+                    guard parts.count == 2, let point = VariationPoint(rawValue: parts[0]) else {
+                        throw ValidationError("--experiment takes POINT=VARIANTS, e.g. buy.presentation=push:50,modal:50")
+                    }
+                    do {
+                        return Experiment(name: "bench-\(point.rawValue)", point: point, variants: try Experiment.parseVariants(parts[1], for: point))
+                    } catch let error as PhotosError { throw ValidationError(error.message) }
+                }
+            }
+        }
 
         func validate() throws {
             guard (1...16).contains(instances) else { throw ValidationError("--instances must be between 1 and 16") }
             if let db, !PostgresLocation.isURL(db) { throw ValidationError("--db takes a postgres:// URL (SQLite runs need no option)") }
             if instances > 1, db == nil { throw ValidationError("--instances above 1 needs --db postgres://…: a SQLite file is served by one process") }
             if url != nil, db != nil || instances > 1 { throw ValidationError("--url targets a running photosd; --db and --instances start their own") }
+            if url != nil, !experiment.isEmpty { throw ValidationError("--experiment needs the photosd started here (add it with photos-admin experiments add for --url)") }
+            if try experiments.contains(where: { $0.point == .buyPresentation }), journeys == .tabs || journeys == .mixed {
+                throw ValidationError("--experiment buy.presentation=… needs --journeys stack: the tabs journey switches tabs where a sheet would be shown")
+            }
         }
 
         func run() async throws {
@@ -122,7 +143,7 @@ extension PhotosBench {
             configuration.databasePath = database
             configuration.secretKeyPath = runDirectory + "/photosd-secret.key"
             configuration.auditSigningKeyPath = runDirectory + "/audit-signing.key"
-            let postmaster = try await HTTPBenchmark.seed(configuration, users: virtualUsers, photos: photos)
+            let postmaster = try await HTTPBenchmark.seed(configuration, users: virtualUsers, photos: photos, experiments: try experiments)
             // Instances share the server secret and the signing key, as a deployment's must.
             var daemons: [PhotosdProcess] = []
             defer { for daemon in daemons { daemon.stop() } }

@@ -53,6 +53,25 @@ struct CommandPropertyTests {
     func randomSequences(seed: UInt64) async throws {
         let server = try await LiveServer()
         defer { server.stop() }
+        try await Self.randomSequences(on: server, seed: seed)
+    }
+
+    /// Each of the eight combinations of the variation points' values, fixed for every flow:
+    /// the same client code follows the server exactly under each — no app release needed.
+    @Test("random sequences under each combination of the flow experiments' variation points", arguments: 0..<8)
+    func randomSequencesUnderExperiments(combination: Int) async throws {
+        func fixed(_ values: [String], _ bit: Int) -> String {
+            "\(values[0]):\(combination >> bit & 1 == 0 ? 1 : 0),\(values[1]):\(combination >> bit & 1)"
+        }
+        let server = try await LiveServer(experiments: [
+            ("buy.presentation", fixed(["push", "modal"], 0)), ("signIn.when", fixed(["atBuy", "atPurchase"], 1)),
+            ("terms.required", fixed(["no", "yes"], 2)),
+        ])
+        defer { server.stop() }
+        try await Self.randomSequences(on: server, seed: 100 + UInt64(combination))
+    }
+
+    static func randomSequences(on server: LiveServer, seed: UInt64) async throws {
         var random = Seeded(state: seed)
         var applied = 0
         var refused = 0

@@ -13,12 +13,16 @@ final class LiveServer: Sendable {
     let directory: TemporaryDirectory
     let process: PhotosdProcess
 
-    /// Migrates, adds alice, then starts photosd (`--seed-demo`), its environment plus `environment`.
-    init(environment: [String: String] = [:]) async throws {
+    /// Migrates, adds alice and the flow experiments (`[point, variants]` each), then starts
+    /// photosd (`--seed-demo`), its environment plus `environment`.
+    init(environment: [String: String] = [:], experiments: [(point: String, variants: String)] = []) async throws {
         directory = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: directory.file("data"), withIntermediateDirectories: true)
         let admin = BuiltProducts.binDirectory + "/photos-admin"
-        for arguments in [["migrate", "--db", "data/photos.db"], ["users", "add", Self.username, "--password-stdin", "--db", "data/photos.db"]] {
+        let experimentCommands = experiments.enumerated().map { index, experiment in
+            ["experiments", "add", "experiment-\(index)", "--point", experiment.point, "--variants", experiment.variants, "--db", "data/photos.db"]
+        }
+        for arguments in [["migrate", "--db", "data/photos.db"], ["users", "add", Self.username, "--password-stdin", "--db", "data/photos.db"]] + experimentCommands {
             let result = try await runProcess(admin, arguments, stdin: Self.password, in: directory.path, environment: ["PHOTOSD_AUTH_BCRYPT_COST": "4"])
             #expect(result.status == 0, "\(result.output)")
         }

@@ -30,6 +30,16 @@ struct BenchSmokeTests {
         #expect(figures["store"] as? String == "sqlite")
     }
 
+    @Test("with every variation point split (--experiment): the journeys stay valid under every variant, no errors")
+    func underExperiments() async throws {
+        let figures = try #require(try await Self.bench([
+            "--journeys", "stack", "--experiment", "buy.presentation=push:50,modal:50", "--experiment", "signIn.when=atBuy:50,atPurchase:50",
+            "--experiment", "terms.required=no:50,yes:50",
+        ]).first)
+        #expect((figures["actions"] as? Int ?? 0) > 0)
+        #expect(figures["errors"] as? Int == 0)
+    }
+
     @Test(
         "on PostgreSQL with two instances (the users spread over both): actions served, no errors, the server's CPU measured, the run's database dropped",
         .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
