@@ -126,6 +126,35 @@ struct PhotosAppTests {
         #expect(try purchases.body.json.purchases.map(\.photoId) == [3])
     }
 
+    @Test("unchanged under flow experiments: a sheet with buy first, the terms before buy, sign-in at the tap, then the purchase")
+    func underExperiments() async throws {
+        let server = try await LiveServer(experiments: [
+            ("buy.presentation", "push:0,modal:1"), ("signIn.when", "atBuy:0,atPurchase:1"), ("terms.required", "no:0,yes:1"),
+        ])
+        defer { server.stop() }
+        let pane = try Pane(["--url", server.url.absoluteString])
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo", "signed out")
+        try pane.keys("3")
+        try await pane.waitFor("Stack: Photos › Snow, at night", "b buy")
+        try pane.keys("b")
+        try await pane.waitFor("└ Sheet: Buy Snow, at night", "── Buy Snow, at night ──", "t terms")
+        #expect(!(try pane.text()).contains("b buy"), "buy is offered only after the terms")
+        try pane.keys("t")
+        try await pane.waitFor("── Terms ──", "Terms of sale")
+        try pane.keys("c")
+        try await pane.waitFor("── Buy Snow, at night ──", "b buy")
+        try pane.keys("b")
+        try await pane.waitFor("── Sign in ──", "s enter username and password")
+        try pane.keys("s")
+        try await pane.waitFor("Username:")
+        try pane.keys(LiveServer.username, "Enter")
+        try await pane.waitFor("Password (not shown):")
+        try pane.keys(LiveServer.password, "Enter")
+        try await pane.waitFor("Purchased.", "Owned: yes", "Stack: Photos › Snow, at night\n")
+        try pane.keys("q")
+    }
+
     @Test("--tabs and --link start there; tabs keep their stacks; a key not offered is refused; a sheet is drawn over its stack; a bad --url is one line and exit 64, an unreachable one exit 1")
     func flags() async throws {
         let server = try await LiveServer()
