@@ -125,10 +125,10 @@ PAGES = {"current-figures": "docs/benchmarks.md", "postgres-figures": "docs/post
 
 
 def replaced(text, name, block):
-    pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(\n<!-- {name}:end -->)", re.S)
+    pattern = re.compile(rf"(<!-- {name}:start -->\n)(?:.*?\n)?(<!-- {name}:end -->)", re.S)
     if not pattern.search(text):
         raise SystemExit(f"no <!-- {name}:start --> … <!-- {name}:end --> block")
-    return pattern.sub(lambda m: m.group(1) + block + m.group(2), text)
+    return pattern.sub(lambda m: m.group(1) + block + "\n" + m.group(2), text)
 
 
 def main():
