@@ -224,7 +224,9 @@ let package = Package(
             dependencies: ["PhotosClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // Starts a real photosd child process: the end-to-end tests and photos-bench.
-        .target(name: "PhotosdProcess"),
+        .target(name: "PhotosdProcess", dependencies: ["CSpawn"]),
+        // posix_spawn with glibc's chdir and closefrom file actions (for PhotosdProcess's ChildProcess).
+        .target(name: "CSpawn"),
         // A fault-injecting SQLite VFS (power cuts, failing writes and syncs), for tests only.
         .target(
             name: "CFaultVFS",
@@ -235,7 +237,7 @@ let package = Package(
         .target(
             name: "PhotosTestSupport",
             dependencies: [
-                "CFaultVFS", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PostgresStore", "Navigation", "Sessions",
+                "CFaultVFS", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PostgresStore", "Navigation", "Sessions", "PhotosdProcess",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],

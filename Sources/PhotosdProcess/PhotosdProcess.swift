@@ -4,7 +4,7 @@ import Synchronization
 /// A real `photosd` child process on a free port (`--port 0`), for the end-to-end tests and
 /// `photos-bench`: started, waited for until it says where it listens, stopped with a signal.
 public final class PhotosdProcess: Sendable {
-    private let process: Process
+    private let process: ChildProcess
     private let output = OutputBuffer()
     /// Signalled when the process's output reached its end (after it exited).
     private let outputDrained = DispatchSemaphore(value: 0)
@@ -17,21 +17,25 @@ public final class PhotosdProcess: Sendable {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw LaunchError(message: "no photosd at \(binary); build it first (swift build --product photosd)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--port", "0"] + arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         // The console and the metrics listener on any free port too (unless the caller says
         // otherwise), so processes started side by side never compete for their defaults.
-        process.environment = ProcessInfo.processInfo.environment
+        let childEnvironment = ProcessInfo.processInfo.environment
             .merging(["PHOTOSD_CONSOLE_PORT": "0", "PHOTOSD_METRICS_PORT": "0"]) { $1 }
             .merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
+        let pipe = try ChildProcess.pipe()
+        let process: ChildProcess
+        do {
+            process = try ChildProcess(
+                executable: binary, arguments: ["--port", "0"] + arguments, directory: directory, environment: childEnvironment,
+                stdin: nil, stdout: pipe.write, stderr: pipe.write)
+        } catch {
+            close(pipe.read)
+            close(pipe.write)
+            throw LaunchError(message: "\(error)")
+        }
+        close(pipe.write)
         self.process = process
-        let handle = pipe.fileHandleForReading
-        try process.run()
+        let handle = FileHandle(fileDescriptor: pipe.read, closeOnDealloc: true)
         let reader = Thread { [output, outputDrained] in
             while true {
                 let data = handle.availableData
@@ -49,14 +53,14 @@ public final class PhotosdProcess: Sendable {
             if let match = log.firstMatch(of: /photosd listening on [0-9.]+:(\d+)/) { found = Int(match.1) }
         }
         guard let found else {
-            process.terminate()
+            process.signal(SIGTERM)
             throw LaunchError(message: "photosd did not start: \(output.data.withLock { String(decoding: $0, as: UTF8.self) })")
         }
         port = found
     }
 
     deinit {
-        if process.isRunning { process.terminate() }
+        if process.isRunning { process.signal(SIGTERM) }
     }
 
     /// Why `init` failed.
@@ -66,7 +70,7 @@ public final class PhotosdProcess: Sendable {
     }
 
     /// Its process id.
-    public var pid: Int32 { process.processIdentifier }
+    public var pid: Int32 { process.pid }
 
     /// Everything it printed so far (stdout and stderr).
     public var log: String { output.data.withLock { String(decoding: $0, as: UTF8.self) } }
@@ -92,11 +96,11 @@ public final class PhotosdProcess: Sendable {
     /// the exit status.
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
+        process.signal(signal)
+        let status = process.waitForExit()
         // Its last lines ("database closed") may still be in the pipe.
         _ = outputDrained.wait(timeout: .now() + 5)
-        return process.terminationStatus
+        return status
     }
 }
 

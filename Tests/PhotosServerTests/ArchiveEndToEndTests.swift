@@ -94,7 +94,15 @@ struct ArchiveEndToEndTests {
             #expect(status == 404, "an archived session is gone from the live database")
         }
         let rowsAfter = try await Self.count(live, "SELECT count(*) FROM audit_events WHERE id <= \(newestBefore)")
-        #expect(rowsAfter + archivedRows == rowsBefore, "rows before \(rowsBefore), live \(rowsAfter) + archived \(archivedRows)")
+        if rowsAfter + archivedRows != rowsBefore {
+            // Seen twice under a loaded full run (164 against 82: every row counted twice), not
+            // understood yet. Say what a fresh handle and the archive see, for whoever looks next.
+            let fresh = try await PhotosDatabase.open(harness.configuration)
+            let freshRows = try await Self.count(fresh, "SELECT count(*) FROM audit_events WHERE id <= \(newestBefore)")
+            await fresh.close()
+            let distinct = try await file.queryOne("SELECT count(DISTINCT session_id || ':' || seq) FROM audit_events")?.int(0) ?? -1
+            Issue.record("rows before \(rowsBefore), live \(rowsAfter) (a fresh handle: \(freshRows)) + archived \(archivedRows) (distinct trail:seq in the archive: \(distinct))")
+        }
         // Who signed in is a user id in the archive, never a name.
         #expect(try await file.queryOne("SELECT count(*) FROM audit_trail WHERE username IS NOT NULL")?.int(0) == 0)
 

@@ -1,4 +1,5 @@
 import Foundation
+import PhotosdProcess
 import Synchronization
 
 /// Where the package and its built executables are.
@@ -49,34 +50,48 @@ public func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) 
 }
 
 /// `runProcess` for where no `await` is possible (a `defer`); blocks the calling thread.
+/// The child is started with `posix_spawn` (`ChildProcess`), not Foundation's `Process`, whose
+/// `run()` crashes now and then on Linux in a process with many descriptors open.
 public func runProcessBlocking(_ executable: String, _ arguments: [String], stdin: String = "", in directory: String, environment: [String: String] = [:]) throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    // A child that exits without reading its input must not end this process with SIGPIPE.
+    signal(SIGPIPE, SIG_IGN)
     var env = ProcessInfo.processInfo.environment
     env["PATH"] = BuiltProducts.binDirectory + ":" + (env["PATH"] ?? "/usr/bin:/bin")
     env["PHOTOSD_AUTH_BCRYPT_COST"] = "4"
     env["USER"] = "tester"
     env.removeValue(forKey: "PHOTOS_DB")
     for (key, value) in environment { env[key] = value }
-    process.environment = env
-    let input = Pipe(), output = Pipe(), error = Pipe()
-    process.standardInput = input
-    process.standardOutput = output
-    process.standardError = error
-    try process.run()
-    input.fileHandleForWriting.write(Data(stdin.utf8))
-    try input.fileHandleForWriting.close()
+    let input = try ChildProcess.pipe(), output = try ChildProcess.pipe(), errors = try ChildProcess.pipe()
+    let child: ChildProcess
+    do {
+        child = try ChildProcess(
+            executable: executable, arguments: arguments, directory: directory, environment: env,
+            stdin: input.read, stdout: output.write, stderr: errors.write)
+    } catch {
+        for fd in [input.read, input.write, output.read, output.write, errors.read, errors.write] { close(fd) }
+        throw error
+    }
+    for fd in [input.read, output.write, errors.write] { close(fd) }
+    // Standard input on a thread of its own too: a child that does not read it must not block us.
+    let writer = Thread {
+        let handle = FileHandle(fileDescriptor: input.write, closeOnDealloc: true)
+        try? handle.write(contentsOf: Data(stdin.utf8))
+        try? handle.close()
+    }
+    writer.start()
     // Drain stderr on its own thread so a chatty process cannot block on a full pipe.
     let errorData = ErrorOutput()
-    let reader = Thread { errorData.value.withLock { $0 = error.fileHandleForReading.readDataToEndOfFile() } }
+    let reader = Thread {
+        let handle = FileHandle(fileDescriptor: errors.read, closeOnDealloc: true)
+        let data = handle.readDataToEndOfFile()
+        errorData.value.withLock { $0 = data }
+    }
     reader.start()
-    let outData = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    let outData = FileHandle(fileDescriptor: output.read, closeOnDealloc: true).readDataToEndOfFile()
+    let status = child.waitForExit()
     while errorData.value.withLock({ $0 == nil }) { usleep(1_000) }
     return ProcessResult(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        status: status, stdout: String(decoding: outData, as: UTF8.self),
         stderr: String(decoding: errorData.value.withLock { $0 } ?? Data(), as: UTF8.self))
 }
 
