@@ -80,7 +80,7 @@ extension ConsoleRoutes {
             if index == 0 {
                 against = "control"
             } else if let difference = variant.difference {
-                against = String(format: "%+.1f points [%+.1f, %+.1f], p = %.3f", difference.estimate * 100, difference.lower * 100, difference.upper * 100, difference.pValue)
+                against = ExperimentChart.describe(difference)
             } else {
                 against = "no exposure yet"
             }

@@ -26,15 +26,23 @@ public enum SessionReplay {
         var layout: SessionLayout?
         var experiment: String?
         var variant: String?
-    }
+        /// The values of variation points a buy coordinator's `coordinator.start` names
+        /// (`"terms.required": "yes"`).
+        var buyPresentation: String?
+        var signInWhen: String?
+        var termsRequired: String?
 
-    /// The values of variation points a `coordinator.start` row names (`"terms.required": "yes"`).
-    private static func variants(in detail: String) -> [String: String]? {
-        guard detail.contains("."),
-              let object = try? JSONSerialization.jsonObject(with: Data(detail.utf8)) as? [String: Any] else { return nil }
-        var values: [String: String] = [:]
-        for point in VariationPoint.allCases { if let value = object[point.rawValue] as? String { values[point.rawValue] = value } }
-        return values.isEmpty ? nil : values
+        enum CodingKeys: String, CodingKey {
+            case id, kind, presentation, photoId, userId, tokenId, tab, layout, experiment, variant
+            case buyPresentation = "buy.presentation", signInWhen = "signIn.when", termsRequired = "terms.required"
+        }
+
+        /// Those values by point, nil when it names none.
+        var variants: [String: String]? {
+            let pairs: [(VariationPoint, String?)] = [(.buyPresentation, buyPresentation), (.signInWhen, signInWhen), (.termsRequired, termsRequired)]
+            let values = Dictionary(uniqueKeysWithValues: pairs.compactMap { point, value in value.map { (point.rawValue, $0) } })
+            return values.isEmpty ? nil : values
+        }
     }
 
     /// The state after the given rows (one session's, in seq order).
@@ -59,7 +67,7 @@ public enum SessionReplay {
             case .coordinatorStart:
                 guard let id = detail.id, let kind = detail.kind else { throw fail("coordinator.start without id and kind") }
                 var node = CoordinatorState(kind: kind, id: id, presentation: detail.presentation, photoId: detail.photoId, tab: detail.tab)
-                node.variants = kind == .buy ? variants(in: row.detail) : nil
+                node.variants = kind == .buy ? detail.variants : nil
                 switch (kind, detail.presentation) {
                 case (.buy, .push?):
                     node.stackIndex = state.stacks.count - 1

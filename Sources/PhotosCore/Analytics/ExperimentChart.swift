@@ -14,6 +14,13 @@ public enum ExperimentChart {
         String(format: "%+.1f", fraction * 100)
     }
 
+    /// A variant's difference to the control in words: `+5.3 points [-2.1, +12.8], p = 0.210`
+    /// (percentage points of conversion, the 95 % interval, the test's p) — the console's and
+    /// the chart's wording.
+    public static func describe(_ difference: ExperimentReport.Difference) -> String {
+        "\(points(difference.estimate)) points [\(points(difference.lower)), \(points(difference.upper))], p = \(String(format: "%.3f", difference.pValue))"
+    }
+
     /// The report as text: one row per variant, then how the interval was computed.
     public static func text(_ report: ExperimentReport) -> String {
         var lines = [
@@ -83,16 +90,12 @@ public enum ExperimentChart {
         var y = top + rowHeight * Double(labels.count) + 20
         for variant in report.variants.dropFirst() {
             y += 22
-            let text = variant.difference.map {
-                "\(variant.variant) − \(report.control): \(points($0.estimate)) points of conversion, 95 % interval [\(points($0.lower)), \(points($0.upper))], p = \(String(format: "%.3f", $0.pValue))"
-            } ?? "\(variant.variant): no difference (no exposure yet)"
+            let text = variant.difference.map { "\(variant.variant) − \(report.control), conversion (95 % interval): \(describe($0))" }
+                ?? "\(variant.variant): no difference (no exposure yet)"
             svg += "<text x=\"20\" y=\"\(Int(y))\" font-size=\"13\" fill=\"#333\">\(escape(text))</text>\n"
         }
         return svg + "</svg>\n"
     }
 
-    private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    private static func escape(_ text: String) -> String { FunnelChart.escape(text) }
 }

@@ -93,7 +93,8 @@ public enum FunnelChart {
         return svg + "</svg>\n"
     }
 
-    private static func escape(_ text: String) -> String {
+    /// `text` for SVG/XML: `&`, `<`, `>` and `"` escaped (the experiment chart's too).
+    static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

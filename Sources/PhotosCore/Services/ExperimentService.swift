@@ -45,7 +45,7 @@ public struct ExperimentService: Sendable {
             do {
                 try await connection.execute(
                     "INSERT INTO experiments (name, point, variants, running, kept, started_at, stopped_at) VALUES (?, ?, ?, 1, NULL, ?, NULL)",
-                    name, point.rawValue, Self.variantsJSON(variants), at)
+                    name, point.rawValue, try Self.variantsJSON(variants), at)
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "another experiment was added on \(point.rawValue) meanwhile")
             }
@@ -115,17 +115,10 @@ public struct ExperimentService: Sendable {
             startedAt: try row.string(5), stoppedAt: row.optionalString(6))
     }
 
-    static func variantsJSON(_ variants: [Experiment.Variant]) -> String {
-        var json = JSONBuilder(capacity: 64)
-        json.beginArray()
-        for variant in variants {
-            json.beginObject()
-            json.field("name", variant.name)
-            json.field("weight", variant.weight)
-            json.endObject()
-        }
-        json.endArray()
-        return json.text
+    static func variantsJSON(_ variants: [Experiment.Variant]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(variants), as: UTF8.self)
     }
 
     /// `push:50,modal:50`, as `--variants` takes it.
