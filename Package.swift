@@ -3,7 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "photosd",
-    platforms: [.macOS(.v15), .iOS(.v17)],
+    // macOS 15 is the server's floor (its packages need it); iOS 16 is the client's (the
+    // server never builds for iOS).
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .executable(name: "photosd", targets: ["photosd"]),
         .executable(name: "photos-admin", targets: ["photos-admin"]),
@@ -12,6 +14,16 @@ let package = Package(
         // For app teams: the generated API client and the NavigationDriver (docs: README).
         .library(name: "PhotosClient", targets: ["PhotosClient"]),
         .executable(name: "photos-app", targets: ["photos-app"]),
+    ],
+    // An app that needs only PhotosClient depends on this package with `traits: []`: every
+    // dependency but the client's three is used under the `Server` trait only (see the end of
+    // this file), so SwiftPM leaves them out of the app's resolution (docs/client.md).
+    traits: [
+        .trait(
+            name: "Server",
+            description: "Everything but the PhotosClient library: photosd, photos-admin, photos-app, photos-bench and the tests."
+        ),
+        .default(enabledTraits: ["Server"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -323,4 +335,20 @@ for target in package.targets where target.type != .system {
 let clientTargets: Set<String> = ["PhotosClient", "photos-app", "PhotosClientTests"]
 for target in package.targets where target.type != .system && !clientTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+}
+
+// What an app that uses only PhotosClient resolves: these three packages (and theirs). Every
+// other package is used under the `Server` trait only, so that an app depending on this package
+// with `traits: []` does not fetch it, nor meet its version constraints (it may use swift-crypto
+// 4 while the server uses 3). The client's packages stay unconditional everywhere: SwiftPM
+// drops a package some of whose uses are guarded even where others are not (swiftlang/
+// swift-package-manager#8398). `ClientPackageTests` builds such an app and counts what it resolved.
+let clientPackages: Set<String> = ["swift-openapi-runtime", "swift-openapi-urlsession", "swift-http-types"]
+for target in package.targets where target.name != "PhotosClient" {
+    target.dependencies = target.dependencies.map { dependency in
+        guard case .productItem(let name, let package?, let aliases, nil) = dependency, !clientPackages.contains(package) else {
+            return dependency
+        }
+        return .product(name: name, package: package, moduleAliases: aliases, condition: .when(traits: ["Server"]))
+    }
 }

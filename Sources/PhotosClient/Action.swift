@@ -27,7 +27,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
     case openLink(String)
 
     /// The action's name, as the server lists it in `top.actions`.
-    public var name: Components.Schemas.ActionName {
+    public var name: ActionName {
         switch self {
         case .selectPhoto: .selectPhoto
         case .buyPhoto: .buyPhoto
@@ -46,7 +46,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
 
     /// The request body, expecting the session at `version`.
     func request(expectVersion version: Int?) -> Components.Schemas.ActionRequest {
-        var request = Components.Schemas.ActionRequest(action: name, expectVersion: version)
+        var request = Components.Schemas.ActionRequest(action: name.generated, expectVersion: version)
         switch self {
         case .selectPhoto(let id), .buyPhoto(let id): request.photoId = id
         case .submit(let username, let password):

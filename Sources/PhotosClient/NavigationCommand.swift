@@ -2,10 +2,11 @@
 /// does to its `UINavigationController` (or a SwiftUI `NavigationStack` path) so that the app
 /// shows what the server decided.
 ///
-/// `push`, `pop`, `popToRoot` and `replaceTop` act on the topmost stack (the one the user sees);
+/// `push`, `pop`, `popToRoot`, `replaceTop` and `update` act on the topmost stack (the one the
+/// user sees);
 /// `present` shows a new modal stack over it and `dismiss` removes the topmost modal stack;
 /// `selectTab` shows a tab's stack as it was left. `NavigationState.apply(_:)` is the plain model.
-public enum NavigationCommand: Hashable, Sendable {
+public enum NavigationCommand: Hashable, Sendable, CustomStringConvertible {
     /// Push a screen onto the topmost stack.
     case push(Screen)
     /// Pop this many screens off the topmost stack (its root stays).
@@ -18,9 +19,26 @@ public enum NavigationCommand: Hashable, Sendable {
     case dismiss
     /// Show this tab's stack (as it was left).
     case selectTab(Tab)
-    /// Replace the topmost stack's top screen without a pop (sign-in giving way to buy, so that
-    /// back never lands on sign-in again), or show it again with new values (a photo now owned).
+    /// Replace the topmost stack's top screen by another without a pop (sign-in giving way to
+    /// buy, so that back never lands on sign-in again): a new view controller in its place.
     case replaceTop(Screen)
+    /// The topmost stack's top screen stays, with new values (a photo now owned, a purchases
+    /// list with one more): the same view controller, updated.
+    case update(Screen)
+
+    /// `push photo 3`, `pop 2`, `present modal [buy 3]`, `update photo 3 (owned)`.
+    public var description: String {
+        switch self {
+        case .push(let screen): "push \(screen)"
+        case .pop(let count): "pop \(count)"
+        case .popToRoot: "popToRoot"
+        case .present(let stack): "present \(stack)"
+        case .dismiss: "dismiss"
+        case .selectTab(let tab): "selectTab \(tab.rawValue)"
+        case .replaceTop(let screen): "replaceTop \(screen)"
+        case .update(let screen): "update \(screen)"
+        }
+    }
 }
 
 extension NavigationCommand {
@@ -76,7 +94,7 @@ extension NavigationCommand {
         if removed > 0, !added.isEmpty {
             // Keep one screen to replace: the root can never be popped.
             popping(removed - 1, from: old.count, emit: emit)
-            emit(.replaceTop(added[0]))
+            emit(old[common].isSameScreen(as: added[0]) ? .update(added[0]) : .replaceTop(added[0]))
             for screen in added.dropFirst() { emit(.push(screen)) }
         } else if removed > 0 {
             popping(removed, from: old.count, emit: emit)

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import OpenAPIRuntime
 import OpenAPIURLSession
 
@@ -17,7 +20,7 @@ public actor NavigationDriver {
     /// How failed requests are retried.
     public nonisolated let retry: RetryPolicy
     /// The session as the server last described it.
-    public private(set) var session: Components.Schemas.Session?
+    public private(set) var session: Session?
     /// The session's secret: its credential, sent as `Authorization: Session <secret>` on
     /// every request on it. `start` receives it once; keep it as you would a password (on iOS,
     /// in the Keychain, beside the session id) to `attach` again after the app restarts.
@@ -30,23 +33,30 @@ public actor NavigationDriver {
     /// What one action did.
     public struct Step: Sendable {
         /// The session after the action.
-        public var session: Components.Schemas.Session
+        public var session: Session
         /// What to do to the app's navigation, in order.
         public var commands: [NavigationCommand]
         /// What happened (`navigated`, `signedIn`, `purchased`, `alreadyOwned`, …).
-        public var outcome: Components.Schemas.ActionResult.outcomePayload
+        public var outcome: Outcome
         /// The audit rows the action wrote.
-        public var events: [Components.Schemas.AuditRow]
+        public var events: [AuditRow]
         /// After a successful sign-in, the bearer token (shown once; for the catalogue and token
         /// API). The driver does not keep it.
         public var token: String?
+
+        /// What the app should show, per container (`session.navigation`): for an app that sets
+        /// each stack in one go rather than following `commands`.
+        public var target: NavigationState { session.navigation }
     }
 
-    /// A driver for the photosd at `serverURL` (e.g. `http://127.0.0.1:8080`), over URLSession.
-    public init(serverURL: URL, retry: RetryPolicy = RetryPolicy(), transport: any ClientTransport = URLSessionTransport()) {
+    /// A driver for the photosd at `serverURL` (e.g. `http://127.0.0.1:8080`), over `transport`:
+    /// by default a URLSession of the driver's own, so that its change feed's long poll never
+    /// holds a connection another driver's requests wait for.
+    public init(serverURL: URL, retry: RetryPolicy = RetryPolicy(), transport: (any ClientTransport)? = nil) {
         let credential = SessionSecretMiddleware()
         self.credential = credential
-        self.client = Client(serverURL: serverURL, transport: transport, middlewares: [credential])
+        let transport = transport ?? URLSessionTransport(configuration: .init(session: URLSession(configuration: .default)))
+        self.client = Client(serverURL: serverURL, transport: transport, middlewares: [APIVersionMiddleware(), credential])
         self.retry = retry
     }
 
@@ -56,7 +66,7 @@ public actor NavigationDriver {
     /// and returns it; `shown` becomes its navigation (the app builds its first screens from it),
     /// `sessionSecret` its credential.
     @discardableResult
-    public func start(layout: Components.Schemas.Layout = .stack, link: String? = nil) async throws(NavigationError) -> Components.Schemas.Session {
+    public func start(layout: Layout = .stack, link: String? = nil) async throws(NavigationError) -> Session {
         let body = Components.Schemas.NewSessionRequest(layout: layout, link: link)
         let answer = try await withRetries { [client] () async throws -> Attempt<Components.Schemas.NewSession> in
             switch try await client.createSession(body: .json(body)) {
@@ -72,11 +82,11 @@ public actor NavigationDriver {
             case .undocumented(let status, _): throw Self.undocumented(status)
             }
         }
-        let created = answer.value1
+        let created = Session(answer.value1)
         sessionSecret = answer.value2.sessionSecret
         credential.set(answer.value2.sessionSecret)
         session = created
-        shown = NavigationState(created)
+        shown = created.navigation
         return created
     }
 
@@ -84,12 +94,12 @@ public actor NavigationDriver {
     /// secret its creation returned, and returns it; `shown` becomes its navigation. A wrong
     /// secret is `unauthorized`.
     @discardableResult
-    public func attach(sessionID: String, secret: String) async throws(NavigationError) -> Components.Schemas.Session {
+    public func attach(sessionID: String, secret: String) async throws(NavigationError) -> Session {
         credential.set(secret)
         sessionSecret = secret
         let current = try await fetch(sessionID)
         session = current
-        shown = NavigationState(current)
+        shown = current.navigation
         return current
     }
 
@@ -103,8 +113,9 @@ public actor NavigationDriver {
 
     // MARK: Actions
 
-    /// The send in flight, if any: its action, its number, its task.
-    private var inFlight: (action: Action, number: Int, task: Task<Step, any Error>)?
+    /// The send in flight, if any: its action (and whether the user did it on screen already),
+    /// its number, its task.
+    private var inFlight: (action: Action, userDid: Bool, number: Int, task: Task<Step, any Error>)?
     /// Sends started so far (numbers `inFlight`).
     private var sendsStarted = 0
 
@@ -115,9 +126,26 @@ public actor NavigationDriver {
     /// version it left. The same action sent again while it is in flight (a double tap) is not
     /// sent twice: the second call gets the first one's answer. A cancelled caller gets
     /// `.cancelled` (and its request is cancelled).
+    ///
+    /// After a `versionConflict` (the session changed elsewhere: another device, an operator)
+    /// the driver has caught up already: the error carries the commands that show the session
+    /// as it is now, and the next send goes with its version.
     public func send(_ action: Action) async throws(NavigationError) -> Step {
+        try await send(action, userDid: false)
+    }
+
+    /// Sends what the user already did on screen, where the system changed the navigation
+    /// before the app could ask: a swipe-back (`.back`), a swipe-down on a sheet (`.dismiss`), a
+    /// tap on the tab bar (`.selectTab`). The commands returned leave that change out, so the
+    /// app never pops twice. If the server refuses it, `refresh()` returns the commands that
+    /// put the screen back. Any other action is sent as `send` would.
+    public func userDid(_ action: Action) async throws(NavigationError) -> Step {
+        try await send(action, userDid: true)
+    }
+
+    private func send(_ action: Action, userDid: Bool) async throws(NavigationError) -> Step {
         while let current = inFlight {
-            if current.action == action { return try await Self.outcome(of: current.task) }
+            if current.action == action, current.userDid == userDid { return try await Self.outcome(of: current.task) }
             _ = try? await current.task.value
         }
         sendsStarted += 1
@@ -127,9 +155,9 @@ public actor NavigationDriver {
         // finds a finished send still in flight (and spins on it).
         let task = Task { () async throws -> Step in
             defer { if self.inFlight?.number == number { self.inFlight = nil } }
-            return try await self.perform(action)
+            return try await self.perform(action, userDid: userDid)
         }
-        inFlight = (action, number, task)
+        inFlight = (action, userDid, number, task)
         let result = await withTaskCancellationHandler {
             await task.result
         } onCancel: {
@@ -151,8 +179,9 @@ public actor NavigationDriver {
     }
 
     /// One action's request and what it changed (`send`, serialized).
-    private func perform(_ action: Action) async throws(NavigationError) -> Step {
+    private func perform(_ action: Action, userDid: Bool) async throws(NavigationError) -> Step {
         guard let current = session else { throw .noSession }
+        if userDid, let done = Self.gesture(for: action, on: shown) { shown.apply(done) }
         // One key per intent: every retry of this action carries it, so the server applies the
         // action once and answers each retry with the first answer.
         let key = UUID().uuidString
@@ -161,6 +190,11 @@ public actor NavigationDriver {
             result = try await act(action, key: key, on: current)
         } catch {
             switch error {
+            case .versionConflict(let message, _):
+                // Changed elsewhere: take the session as it is now, and say what that shows.
+                guard let fresh = try? await fetch(current.id) else { throw error }
+                let commands = adopt(fresh)
+                throw .versionConflict(message: message, caughtUp: commands)
             case .invalidCredentials, .tooManyAttempts, .actionNotAvailable:
                 // A failed sign-in is recorded in the session (a new version, the same screens),
                 // as is a sign-out by the server of a session whose token expired: catch up
@@ -171,18 +205,31 @@ public actor NavigationDriver {
             }
             throw error
         }
-        let commands = adopt(result.session)
-        return Step(session: result.session, commands: commands, outcome: result.outcome, events: result.events, token: result.token)
+        let new = Session(result.session)
+        let commands = adopt(new)
+        return Step(session: new, commands: commands, outcome: Outcome(result.outcome), events: result.events, token: result.token)
+    }
+
+    /// What the system did on screen for a gesture the user made, if anything: a swipe-back
+    /// pops one screen (never a stack's root), a swipe-down dismisses the top sheet, a tap on
+    /// the tab bar selects the tab.
+    static func gesture(for action: Action, on shown: NavigationState) -> NavigationCommand? {
+        switch action {
+        case .back where (shown.stacks.last?.screens.count ?? 0) > 1: .pop(1)
+        case .dismiss where shown.stacks.count > 1: .dismiss
+        case .selectTab(let tab) where shown.selectedTab != nil && shown.selectedTab != tab: .selectTab(tab)
+        default: nil
+        }
     }
 
     /// Takes a newer version of the session whose navigation is what the app shows already.
     private func catchUp(_ id: String) async {
-        guard let fresh = try? await fetch(id), NavigationState(fresh).stacks == shown.stacks else { return }
+        guard let fresh = try? await fetch(id), fresh.navigation.stacks == shown.stacks else { return }
         session = fresh
     }
 
     /// One action's request, with its retries.
-    private func act(_ action: Action, key: String, on current: Components.Schemas.Session) async throws(NavigationError) -> Components.Schemas.ActionResult {
+    private func act(_ action: Action, key: String, on current: Session) async throws(NavigationError) -> Components.Schemas.ActionResult {
         let path = Operations.act.Input.Path(id: current.id)
         let headers = Operations.act.Input.Headers(Idempotency_hyphen_Key: key)
         return try await withRetries { [client] () async throws -> Attempt<Components.Schemas.ActionResult> in
@@ -207,9 +254,9 @@ public actor NavigationDriver {
     }
 
     /// The session's audit rows after `seq` (its trail, as `GET /v1/sessions/{id}/events` serves it).
-    public func events(after seq: Int = 0, limit: Int = 100) async throws(NavigationError) -> [Components.Schemas.AuditRow] {
+    public func events(after seq: Int = 0, limit: Int = 100) async throws(NavigationError) -> [AuditRow] {
         guard let id = session?.id else { throw .noSession }
-        return try await withRetries { [client] () async throws -> Attempt<[Components.Schemas.AuditRow]> in
+        return try await withRetries { [client] () async throws -> Attempt<[AuditRow]> in
             switch try await client.sessionEvents(path: .init(id: id), query: .init(after: seq, limit: limit)) {
             case .ok(let answer): return .done(try answer.body.json.events)
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
@@ -224,21 +271,105 @@ public actor NavigationDriver {
         }
     }
 
+    // MARK: The change feed
+
+    /// A change of the session made elsewhere (another device, an operator, the server), with
+    /// the commands that show it.
+    public struct Change: Sendable {
+        /// The session's version after the change.
+        public var version: Int { session.version }
+        /// The session after the change.
+        public var session: Session
+        /// What to do to the app's navigation, in order.
+        public var commands: [NavigationCommand]
+    }
+
+    /// The session's changes made elsewhere, as they happen, until the task iterating them is
+    /// cancelled: each with the commands from what the app shows to the new navigation (the
+    /// driver takes it, as `refresh()` would). Long polling on `GET /v1/sessions/{id}/changes`
+    /// with the version last seen, so a lost connection resumes where it was (after a backoff
+    /// that starts at `retry.transportBackoffSeconds`); a change this app's own `send` made is
+    /// not reported again. Ends with an error the feed cannot get past (`sessionExpired`,
+    /// `unauthorized`, `noSession`).
+    public nonisolated func changes(wait seconds: Int = 25) -> AsyncThrowingStream<Change, any Error> {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                var backoff = retry.transportBackoffSeconds
+                while !Task.isCancelled {
+                    do {
+                        guard let (id, version) = await self.followed() else { throw NavigationError.noSession }
+                        let answer = try await self.waitForChange(id, after: version, wait: seconds)
+                        backoff = retry.transportBackoffSeconds
+                        if let change = await self.adoptFromFeed(answer) { continuation.yield(change) }
+                    } catch {
+                        let failure = Task.isCancelled ? .cancelled : NavigationError(error)
+                        switch failure {
+                        case .cancelled:
+                            continuation.finish()
+                            return
+                        case .transport, .unavailable, .server:
+                            try? await Task.sleep(for: .seconds(min(backoff, retry.maxWaitSeconds)))
+                            backoff *= 2
+                        default:
+                            continuation.finish(throwing: failure)
+                            return
+                        }
+                    }
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// The session followed and the version the app has.
+    private func followed() -> (String, Int)? {
+        session.map { ($0.id, $0.version) }
+    }
+
+    /// One long poll (no retries: the feed's loop retries).
+    private nonisolated func waitForChange(_ id: String, after version: Int, wait: Int) async throws(NavigationError) -> Session {
+        do {
+            switch try await client.sessionChanges(path: .init(id: id), query: .init(after: version, wait: wait)) {
+            case .ok(let answer): return Session(try answer.body.json)
+            case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
+            case .unauthorized(let answer): throw Self.failure(401, try? answer.body.json)
+            case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
+            case .gone(let answer): throw Self.failure(410, try? answer.body.json)
+            case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)
+            case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
+            case .internalServerError(let answer): throw Self.failure(500, try? answer.body.json)
+            case .serviceUnavailable(let answer): throw Self.failure(503, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After)
+            case .undocumented(let status, _): throw Self.undocumented(status)
+            }
+        } catch let error as NavigationError {
+            throw error
+        } catch {
+            throw NavigationError(error)
+        }
+    }
+
+    /// Takes a session the feed brought when it is newer than what the app has and no send is
+    /// in flight (a send's own answer brings its change, with its commands).
+    private func adoptFromFeed(_ new: Session) -> Change? {
+        guard inFlight == nil, let current = session, new.id == current.id, new.version > current.version else { return nil }
+        return Change(session: new, commands: adopt(new))
+    }
+
     // MARK: Helpers
 
     /// Takes `new` as the session, and returns the commands from what the app shows to it.
-    private func adopt(_ new: Components.Schemas.Session) -> [NavigationCommand] {
-        let target = NavigationState(new)
-        let commands = NavigationCommand.diff(from: shown, to: target)
+    private func adopt(_ new: Session) -> [NavigationCommand] {
+        let commands = NavigationCommand.diff(from: shown, to: new.navigation)
         for command in commands { shown.apply(command) }
         session = new
         return commands
     }
 
-    private func fetch(_ id: String) async throws(NavigationError) -> Components.Schemas.Session {
-        try await withRetries { [client] () async throws -> Attempt<Components.Schemas.Session> in
+    private func fetch(_ id: String) async throws(NavigationError) -> Session {
+        try await withRetries { [client] () async throws -> Attempt<Session> in
             switch try await client.getSession(path: .init(id: id)) {
-            case .ok(let answer): return .done(try answer.body.json)
+            case .ok(let answer): return .done(Session(try answer.body.json))
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
             case .unauthorized(let answer): throw Self.failure(401, try? answer.body.json)
             case .notFound(let answer): throw Self.failure(404, try? answer.body.json)
@@ -312,9 +443,12 @@ public actor NavigationDriver {
     /// The error an error answer stands for.
     static func failure(_ status: Int, _ body: Components.Schemas._Error?, retryAfter: Int? = nil) -> NavigationError {
         let message = body?.error.message ?? "HTTP \(status)"
-        switch body?.error.code {
-        case .action_not_available?: return .actionNotAvailable(allowed: (body?.error.allowed ?? []).map(\.rawValue), message: message)
-        case .version_conflict?: return .versionConflict(message: message)
+        let code = body.map { $0.error.code.value1?.rawValue ?? $0.error.code.value2 ?? "" }
+        switch body?.error.code.value1 {
+        case .action_not_available?:
+            let allowed = (body?.error.allowed ?? []).map { ActionName($0).rawValue }
+            return .actionNotAvailable(allowed: allowed, message: message)
+        case .version_conflict?: return .versionConflict(message: message, caughtUp: [])
         case .invalid_credentials?: return .invalidCredentials(message: message)
         case .unauthorized?: return .unauthorized(message: message)
         case .not_found?: return .notFound(message: message)
@@ -322,8 +456,8 @@ public actor NavigationDriver {
         case .bad_request?: return .badRequest(message: message)
         case .too_many_attempts?: return .tooManyAttempts(retryAfter: retryAfter, message: message)
         case .unavailable?: return .unavailable(retryAfter: retryAfter, message: message)
-        case let code?: return .server(status: status, code: code.rawValue, message: message)
-        case nil: return .server(status: status, code: nil, message: message)
+        case .some: return .server(status: status, code: code, message: message)
+        case nil: return .server(status: status, code: code?.isEmpty == false ? code : nil, message: message)
         }
     }
 }

@@ -7,9 +7,10 @@ import OpenAPIRuntime
 public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The top screen does not offer the action; `allowed` is what it offers. Nothing changed.
     case actionNotAvailable(allowed: [String], message: String)
-    /// The session moved on since this client last saw it (another device, the operator): call
-    /// `NavigationDriver.refresh()` and decide again. Nothing changed.
-    case versionConflict(message: String)
+    /// The session moved on since this client last saw it (another device, the operator); the
+    /// action was not applied. The driver has caught up already: `caughtUp` are the commands
+    /// that show the session as it is now (apply them, then let the user decide again).
+    case versionConflict(message: String, caughtUp: [NavigationCommand])
     /// Wrong username or password. The session stays on sign-in.
     case invalidCredentials(message: String)
     /// A bearer token was missing, expired or revoked.
@@ -41,7 +42,9 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .actionNotAvailable(let allowed, let message): "\(message) (allowed: \(allowed.joined(separator: ", ")))"
-        case .versionConflict(let message), .invalidCredentials(let message), .unauthorized(let message),
+        case .versionConflict(let message, let caughtUp):
+            "\(message); caught up\(caughtUp.isEmpty ? " (nothing changed on screen)" : ": " + caughtUp.map(\.description).joined(separator: ", "))"
+        case .invalidCredentials(let message), .unauthorized(let message),
              .notFound(let message), .sessionExpired(let message), .badRequest(let message), .transport(let message):
             message
         case .tooManyAttempts(_, let message), .unavailable(_, let message): message

@@ -1,10 +1,9 @@
 import Foundation
 import HTTPTypes
 import OpenAPIRuntime
-import Synchronization
 
 /// Sends `Authorization: Session <sessionSecret>` on the requests of a generated `Client` that
-/// act on a session (`getSession`, `act`, `sessionEvents`). The secret is the session's
+/// act on a session (`getSession`, `act`, `sessionEvents`, `sessionChanges`). The secret is the session's
 /// credential: `POST /v1/sessions` returns it once, and every request on the session without it
 /// is answered `401`. `NavigationDriver` uses one of these for you; use it yourself only with
 /// the generated client:
@@ -15,7 +14,7 @@ import Synchronization
 /// ```
 public struct SessionSecretMiddleware: ClientMiddleware {
     /// The operations that need the secret.
-    static let operations: Set<String> = ["getSession", "act", "sessionEvents"]
+    static let operations: Set<String> = ["getSession", "act", "sessionEvents", "sessionChanges"]
 
     private let box: Box
 
@@ -26,7 +25,7 @@ public struct SessionSecretMiddleware: ClientMiddleware {
 
     /// The secret sent from now on.
     public func set(_ secret: String?) {
-        box.value.withLock { $0 = secret }
+        box.set(secret)
     }
 
     public func intercept(
@@ -34,15 +33,21 @@ public struct SessionSecretMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
-        if Self.operations.contains(operationID), let secret = box.value.withLock({ $0 }) {
+        if Self.operations.contains(operationID), let secret = box.get() {
             request.headerFields[.authorization] = "Session \(secret)"
         }
         return try await next(request, body, baseURL)
     }
 
     /// The secret, shared by the copies of the middleware the client keeps.
-    private final class Box: Sendable {
-        let value: Mutex<String?>
-        init(_ value: String?) { self.value = Mutex(value) }
+    ///
+    /// `@unchecked Sendable`: `value` is read and written only under `lock`. (An `NSLock`, not
+    /// `Mutex`, which would raise the client's floor to iOS 18 and macOS 15.)
+    private final class Box: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value: String?
+        init(_ value: String?) { self.value = value }
+        func get() -> String? { lock.withLock { value } }
+        func set(_ new: String?) { lock.withLock { value = new } }
     }
 }

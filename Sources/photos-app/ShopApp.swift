@@ -7,7 +7,7 @@ final class ShopApp {
     let terminal: Terminal
     let serverURL: URL
     /// The catalogue, by id (titles and prices for the screens, which carry photo ids).
-    private var catalogue: [Int: Components.Schemas.Photo] = [:]
+    private var catalogue: [Int: Photo] = [:]
     /// The last outcome or error, shown under the screen.
     private var message = ""
 
@@ -21,16 +21,19 @@ final class ShopApp {
     let kept = KeptSessions()
 
     /// Runs the app on a new session (`layout`, `link`), or on the session `resume` names.
-    func run(layout: Components.Schemas.Layout, link: String?, resume sessionID: String? = nil) async throws {
+    func run(layout: Layout, link: String?, resume sessionID: String? = nil) async throws {
         try await loadCatalogue()
         if let sessionID {
             try await driver.attach(sessionID: sessionID, secret: try kept.secret(for: sessionID))
-            sessionIDShown = sessionID
-            message = "Resumed: the session is where you left it."
+            shown(sessionID)
+            message = "Welcome back: the session is where you left it."
         } else {
             try await start(layout: layout, link: link)
             message = "Welcome. The server decides each screen; press a key shown below."
         }
+        // Changes made on another device (or by an operator) show as they happen.
+        let follower = follow()
+        defer { follower.cancel() }
         defer {
             if let id = sessionIDShown {
                 terminal.write("\r\nThe session stays on the server: photos-app --session \(id) resumes it.\r\n")
@@ -38,16 +41,17 @@ final class ShopApp {
         }
         while true {
             guard let session = await driver.session else { return }
-            terminal.show(Rendering.render(session, catalogue: catalogue, server: serverURL, message: message))
+            let size = terminal.size
+            terminal.show(Rendering.render(session, catalogue: catalogue, server: serverURL, message: message, rows: size.rows, columns: size.columns))
             guard let key = terminal.key() else { return }
+            if key == Terminal.redraw {
+                // Drawn again: at a new size, or with a change made on another device.
+                if let note = elsewhere.take() { message = note }
+                continue
+            }
             if key == UInt8(ascii: "q") { return }
             if key == UInt8(ascii: "r") {
-                do {
-                    let commands = try await driver.refresh()
-                    message = commands.isEmpty ? "Up to date." : "Refreshed: \(Rendering.describe(commands))"
-                } catch {
-                    message = try await recover(from: error, layout: layout)
-                }
+                message = await reload(layout: layout)
                 continue
             }
             guard let action = self.action(for: key, on: session) else {
@@ -56,7 +60,7 @@ final class ShopApp {
             }
             do {
                 let step = try await driver.send(action)
-                message = Rendering.describe(step)
+                message = Rendering.describe(step, catalogue: catalogue)
             } catch {
                 message = try await recover(from: error, layout: layout)
             }
@@ -65,7 +69,7 @@ final class ShopApp {
 
     /// The line to show for `error`; a session the server ended (idle too long) is replaced by
     /// a new one first, and the line says so.
-    private func recover(from error: any Error, layout: Components.Schemas.Layout) async throws -> String {
+    private func recover(from error: any Error, layout: Layout) async throws -> String {
         guard case .sessionExpired? = error as? NavigationError else { return Rendering.words(for: error) }
         try await start(layout: layout, link: nil)
         return "Your session ended after a long idle time; this is a new one."
@@ -74,17 +78,67 @@ final class ShopApp {
     /// The id of the session on show, once there is one.
     private var sessionIDShown: String?
 
+    /// What the change feed brought since the screen was last drawn.
+    private let elsewhere = ChangeNote()
+
+    /// Follows the session's change feed: each change is noted and the screen drawn again
+    /// (the driver has taken the new navigation already).
+    private func follow() -> Task<Void, Never> {
+        let feed = driver.changes()
+        let note = elsewhere
+        let catalogue = self.catalogue
+        return Task {
+            do {
+                for try await change in feed {
+                    note.set("Changed on another device. " + Rendering.whereNow(change.session, catalogue: catalogue))
+                    Terminal.wakeUp()
+                }
+            } catch NavigationError.sessionExpired {
+                // The next key says so, and starts a new session.
+            } catch {
+                note.set("No longer following changes made elsewhere: \(Rendering.words(for: error))")
+                Terminal.wakeUp()
+            }
+        }
+    }
+
+    /// Notes the session on show, and what to say if a signal ends the app.
+    private func shown(_ id: String) {
+        sessionIDShown = id
+        terminal.setFarewell("\r\nThe session stays on the server: photos-app --session \(id) resumes it.\r\n")
+    }
+
+    /// `r`: the catalogue and the session read again; says what changed, in a few words.
+    private func reload(layout: Layout) async -> String {
+        let before = catalogue
+        do {
+            try await loadCatalogue()
+            let commands = try await driver.refresh()
+            let added = catalogue.count - before.count
+            let changedPhotos = catalogue != before
+            var words: [String] = []
+            if added > 0 { words.append("\(added) new photo\(added == 1 ? "" : "s") in the catalogue.") }
+            else if changedPhotos { words.append("The catalogue changed.") }
+            if !commands.isEmpty, let session = await driver.session {
+                words.append("The session changed elsewhere. " + Rendering.whereNow(session, catalogue: catalogue))
+            }
+            return words.isEmpty ? "Up to date: nothing changed." : words.joined(separator: " ")
+        } catch {
+            return (try? await recover(from: error, layout: layout)) ?? Rendering.words(for: error)
+        }
+    }
+
     /// Starts a session and keeps its secret, so that `--session` can resume it.
-    private func start(layout: Components.Schemas.Layout, link: String?) async throws {
+    private func start(layout: Layout, link: String?) async throws {
         let session = try await driver.start(layout: layout, link: link)
         if let secret = await driver.sessionSecret { try kept.keep(secret, for: session.id) }
-        sessionIDShown = session.id
+        shown(session.id)
     }
 
     /// The action `key` stands for on the top screen, asking for what it needs (a photo's
     /// number, a link, the credentials); nil when the screen does not offer it.
-    private func action(for key: UInt8, on session: Components.Schemas.Session) -> Action? {
-        let offered = Set(session.top?.actions ?? [])
+    private func action(for key: UInt8, on session: Session) -> Action? {
+        let offered = Set(session.actions)
         let character = Character(UnicodeScalar(key))
         if let digit = character.wholeNumberValue, offered.contains(.selectPhoto) {
             return Rendering.listed(session, catalogue: catalogue)[safe: digit - 1].map { .selectPhoto($0.id) }
@@ -127,13 +181,17 @@ final class ShopApp {
     }
 
     private func readCatalogue() async throws {
+        var fresh: [Int: Photo] = [:]
         var after = 0
         while true {
             switch try await driver.client.listPhotos(query: .init(after: after, limit: 500)) {
             case .ok(let answer):
                 let page = try answer.body.json
-                for photo in page.photos { catalogue[photo.id] = photo }
-                guard let next = page.nextAfter else { return }
+                for photo in page.photos { fresh[photo.id] = photo }
+                guard let next = page.nextAfter else {
+                    catalogue = fresh  // whole, or not at all
+                    return
+                }
                 after = next
             default:
                 throw NavigationError.server(status: 0, code: nil, message: "cannot read the catalogue from \(serverURL)")
@@ -144,4 +202,16 @@ final class ShopApp {
 
 extension Array {
     subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}
+
+/// A line for the next drawing, set by the change feed's task. `@unchecked Sendable`: `text`
+/// is read and written only under `lock`.
+final class ChangeNote: @unchecked Sendable {
+    private let lock = NSLock()
+    private var text: String?
+
+    func set(_ new: String) { lock.withLock { text = new } }
+
+    /// The line, once.
+    func take() -> String? { lock.withLock { defer { text = nil }; return text } }
 }

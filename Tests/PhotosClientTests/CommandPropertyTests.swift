@@ -22,13 +22,13 @@ struct CommandPropertyTests {
     static let links = ["/photos", "/photos/1", "/photos/2/buy", "/photos/5", "/photos/4/buy", "/purchases"]
 
     /// An action for the top screen: one it offers (mostly), or one it does not.
-    static func pick(_ session: Components.Schemas.Session, _ random: inout Seeded) -> Action {
+    static func pick(_ session: Session, _ random: inout Seeded) -> Action {
         let offered = session.actions
         if offered.isEmpty || Int.random(in: 0..<12, using: &random) == 0 {
             let any: [Action] = [.buy, .back, .cancel, .showTerms, .dismiss, .signOut, .selectTab(.purchases), .openLink(links.randomElement(using: &random)!)]
             return any.randomElement(using: &random)!
         }
-        let owned = session.navigation.first?.screens.first?.photos?.map(\.id) ?? []
+        let owned = session.navigation.root.first?.photos?.map(\.id) ?? []
         switch offered.randomElement(using: &random)! {
         case .selectPhoto:
             let onPurchases = session.topName == .purchases
@@ -46,6 +46,9 @@ struct CommandPropertyTests {
         case .dismiss: return .dismiss
         case .selectTab: return .selectTab(Bool.random(using: &random) ? .photos : .purchases)
         case .openLink: return .openLink(links.randomElement(using: &random)!)
+        case .unknown(let name):
+            Issue.record("Session.actions offered an unknown action, \(name)")
+            return .back
         }
     }
 
@@ -76,7 +79,7 @@ struct CommandPropertyTests {
         var applied = 0
         var refused = 0
         for run in 0..<3 {
-            let layout: Components.Schemas.Layout = (seed + UInt64(run)) % 2 == 0 ? .tabs : .stack
+            let layout: Layout = (seed + UInt64(run)) % 2 == 0 ? .tabs : .stack
             let link = Bool.random(using: &random) ? Self.links.filter { layout == .tabs || $0 != "/purchases" }.randomElement(using: &random) : nil
             let journey = try await Journey(server.driver(retry: .never), layout: layout, link: link)
             #expect(journey.model.stacks == StackModel.screens(journey.session))

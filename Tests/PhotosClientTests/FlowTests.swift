@@ -37,14 +37,14 @@ struct FlowTests {
         #expect(try await journey.send(.buy) == [.push(screen(.signIn))])
         #expect(journey.session.tree == "app(buy)")
         let resumed = try await journey.send(alice)
-        #expect(resumed == [.replaceTop(Screen(screen: .buy, photoId: 1))], "the flow resumes: buy replaces signIn")
+        #expect(resumed == [.replaceTop(Screen(.buy, photoId: 1, purchased: false))], "the flow resumes: buy replaces signIn")
         #expect(journey.stacks == [[.photos, .photo, .buy]])
         let bought = try await journey.send(.buy)
         #expect(journey.outcome == .purchased)
-        #expect(bought == [.pop(1), .replaceTop(photo(1, purchased: true))])
+        #expect(bought == [.pop(1), .update(photo(1, purchased: true))], "the photo screen stays, now owned")
         #expect(journey.session.tree == "app")
         // Flow 5: signed in, buy pushes buy directly; flow 11: already owned.
-        #expect(try await journey.send(.buy) == [.push(Screen(screen: .buy, photoId: 1))])
+        #expect(try await journey.send(.buy) == [.push(Screen(.buy, photoId: 1, purchased: true))], "the buy screen says the photo is owned")
         try await journey.send(.buy)
         #expect(journey.outcome == .alreadyOwned)
         #expect(journey.stacks == [[.photos, .photo]])
@@ -62,7 +62,7 @@ struct FlowTests {
         defer { server.stop() }
         let journey = try await Journey(server.driver())
         #expect(try await journey.send(.buyPhoto(3)) == [.present(PresentedStack(presentation: .modal, screens: [screen(.signIn)]))])
-        #expect(try await journey.send(alice) == [.replaceTop(Screen(screen: .buy, photoId: 3))])
+        #expect(try await journey.send(alice) == [.replaceTop(Screen(.buy, photoId: 3, purchased: false))])
         #expect(try await journey.send(.showTerms) == [.present(PresentedStack(presentation: .modal, screens: [screen(.terms)]))])
         #expect(journey.stacks == [[.photos], [.buy], [.terms]])
         #expect(journey.session.tree == "app(buy(terms))")
@@ -112,7 +112,8 @@ struct FlowTests {
             guard case .notFound = error else { Issue.record("\(error)"); return }
         }
         // Another device moves the session on: this one's next action is a version conflict,
-        // and refresh() gives the commands to where the session is.
+        // the driver catches up by itself and its error carries the commands to where the
+        // session is now; the next action goes with the new version.
         let other = server.driver()
         try await other.attach(sessionID: journey.session.id, secret: journey.secret)
         _ = try await other.send(.cancel)
@@ -120,10 +121,13 @@ struct FlowTests {
             _ = try await driver.send(.cancel)
             Issue.record("a stale version was accepted")
         } catch let error {
-            guard case .versionConflict = error else { Issue.record("\(error)"); return }
+            guard case .versionConflict(_, let caughtUp) = error else { Issue.record("\(error)"); return }
+            #expect(caughtUp == [.dismiss])
+            #expect(error.description.hasSuffix("caught up: dismiss"), "\(error)")
         }
-        #expect(try await driver.refresh() == [.dismiss])
         #expect(await driver.shown.stacks.map(\.screens) == [[screen(.photos)]])
+        #expect(try await driver.refresh() == [], "caught up already")
+        #expect(try await driver.send(.selectPhoto(1)).commands == [.push(photo(1, purchased: false))])
     }
 
     @Test("flow 12: after photosd restarts, attach resumes the same stacks, tree and flow")
@@ -140,7 +144,7 @@ struct FlowTests {
         #expect(after.navigation == before.navigation)
         #expect(after.tree == "app(buy)")
         let step = try await driver.send(.submit(username: LiveServer.username, password: LiveServer.password))
-        #expect(step.commands == [.replaceTop(Screen(screen: .buy, photoId: 2))])
+        #expect(step.commands == [.replaceTop(Screen(.buy, photoId: 2, purchased: false))])
     }
 
     @Test("tabs: each tab keeps its stack; selecting the selected tab pops to root; purchases list at once")
@@ -161,7 +165,7 @@ struct FlowTests {
         // The purchases tab changed while hidden: selecting it shows the new list.
         let shown = try await journey.send(.selectTab(.purchases))
         #expect(shown.first == .selectTab(.purchases))
-        #expect(journey.session.navigation[0].screens[0].photos?.map(\.id) == [1])
+        #expect(journey.session.navigation.root[0].photos?.map(\.id) == [1])
         #expect(try await journey.send(.selectPhoto(1)) == [.push(photo(1, purchased: true))])
         #expect(try await journey.send(.selectTab(.purchases)) == [.pop(1)], "the selected tab again: back to its root")
     }
@@ -180,7 +184,7 @@ struct FlowTests {
         #expect(journey.commands == [.dismiss, .push(photo(4, purchased: false))])
         #expect(journey.session.tree == "app")
         let tabs = try await Journey(server.driver(), layout: .tabs, link: "/purchases")
-        #expect(tabs.session.tabs?.selected == .purchases)
+        #expect(tabs.session.navigation.selectedTab == .purchases)
         try await tabs.send(.openLink("/photos/2/buy"))
         #expect(tabs.commands.first == .selectTab(.photos))
         #expect(tabs.stacks == [[.photos, .photo, .signIn]])

@@ -25,7 +25,7 @@ struct GeneratedClientTests {
         guard case .unauthorized(let refused) = try await client.signIn(body: .json(.init(username: LiveServer.username, password: "nope"))) else {
             Issue.record("wrong password"); return
         }
-        #expect(try refused.body.json.error.code == .invalid_credentials)
+        #expect(try refused.body.json.error.code.value1 == .invalid_credentials)
 
         // A purchase through a session, then the bearer's purchases: purchasedAt decodes too.
         let driver = NavigationDriver(serverURL: server.url)
@@ -44,7 +44,7 @@ struct GeneratedClientTests {
         guard case .ok(let one) = try await authorized.getPhoto(path: .init(photoId: 4)) else { Issue.record("photo 4"); return }
         #expect(try one.body.json.purchased == true)
         guard case .notFound(let missing) = try await client.getPhoto(path: .init(photoId: 999)) else { Issue.record("photo 999"); return }
-        #expect(try missing.body.json.error.code == .not_found)
+        #expect(try missing.body.json.error.code.value1 == .not_found)
         guard case .ok = try await authorized.signOut() else { Issue.record("sign-out"); return }
         guard case .unauthorized = try await authorized.myPurchases() else { Issue.record("purchases after sign-out"); return }
 
@@ -58,14 +58,14 @@ struct GeneratedClientTests {
         guard case .unauthorized = try await client.getSession(path: .init(id: session.id)) else { Issue.record("get without the secret"); return }
         let credential = SessionSecretMiddleware(secret: "not-this-sessions")
         let owner = Client(serverURL: server.url, transport: URLSessionTransport(), middlewares: [credential])
-        guard case .unauthorized = try await owner.act(path: .init(id: session.id), body: .json(.init(action: .buy))) else { Issue.record("another secret"); return }
+        guard case .unauthorized = try await owner.act(path: .init(id: session.id), body: .json(.init(action: .init(value1: .buy)))) else { Issue.record("another secret"); return }
         credential.set(secret)
         guard case .ok = try await owner.getSession(path: .init(id: session.id)) else { Issue.record("get"); return }
         guard case .notFound = try await owner.getSession(path: .init(id: "no-such-session")) else { Issue.record("missing session"); return }
-        guard case .conflict(let conflict) = try await owner.act(path: .init(id: session.id), body: .json(.init(action: .buy))) else {
+        guard case .conflict(let conflict) = try await owner.act(path: .init(id: session.id), body: .json(.init(action: .init(value1: .buy)))) else {
             Issue.record("not available"); return
         }
-        #expect(try conflict.body.json.error.allowed?.contains(.selectTab) == true)
+        #expect(try conflict.body.json.error.allowed?.contains { $0.value1 == .selectTab } == true)
         guard case .ok(let events) = try await owner.sessionEvents(path: .init(id: session.id), query: .init(after: 0, limit: 10)) else {
             Issue.record("events"); return
         }

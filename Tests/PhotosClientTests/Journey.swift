@@ -7,14 +7,14 @@ import Testing
 final class Journey {
     let driver: NavigationDriver
     var model: StackModel
-    private(set) var session: Components.Schemas.Session
+    private(set) var session: Session
     /// The session's secret, as `start` received it (for another device to `attach`).
     let secret: String
     /// The commands of the last step.
     private(set) var commands: [NavigationCommand] = []
-    private(set) var outcome: Components.Schemas.ActionResult.outcomePayload?
+    private(set) var outcome: Outcome?
 
-    init(_ driver: NavigationDriver, layout: Components.Schemas.Layout = .stack, link: String? = nil) async throws {
+    init(_ driver: NavigationDriver, layout: Layout = .stack, link: String? = nil) async throws {
         self.driver = driver
         session = try await driver.start(layout: layout, link: link)
         secret = await driver.sessionSecret ?? ""
@@ -40,11 +40,11 @@ final class Journey {
         #expect(shown == StackModel.screens(session), sourceLocation: sourceLocation)
     }
 
-    var top: Components.Schemas.ScreenName? { session.topName }
-    var stacks: [[Components.Schemas.ScreenName]] { session.navigation.map { $0.screens.map(\.screen) } }
+    var top: ScreenName? { session.topName }
+    var stacks: [[ScreenName]] { session.navigation.stacks.map { $0.screens.map(\.name) } }
 }
 
 /// `photo` with `photoId` and `purchased`, as the server writes it.
-func photo(_ id: Int, purchased: Bool) -> Screen { Screen(screen: .photo, photoId: id, purchased: purchased) }
+func photo(_ id: Int, purchased: Bool) -> Screen { Screen(.photo, photoId: id, purchased: purchased) }
 /// A screen with no parameters.
-func screen(_ name: Components.Schemas.ScreenName) -> Screen { Screen(screen: name) }
+func screen(_ name: ScreenName) -> Screen { Screen(name) }

@@ -66,10 +66,11 @@ struct StackModel: Equatable {
     var tabs: [Tab: [Screen]] = [:]
     var selected: Tab?
 
-    init(_ session: Components.Schemas.Session) {
-        stacks = session.navigation.map(\.screens)
-        selected = session.tabs?.selected
-        for item in session.tabs?.items ?? [] { tabs[item.tab] = item.screens }
+    /// Read from the answer as decoded (`Session.generated`), not through `NavigationState`.
+    init(_ session: Session) {
+        stacks = session.generated.navigation.map { $0.screens.map(Screen.init) }
+        selected = session.generated.tabs?.selected
+        for item in session.generated.tabs?.items ?? [] { tabs[item.tab] = item.screens.map(Screen.init) }
     }
 
     mutating func apply(_ command: NavigationCommand) {
@@ -81,7 +82,12 @@ struct StackModel: Equatable {
         case .popToRoot:
             #expect(stacks[stacks.count - 1].count > 1, "popToRoot of a root-only stack")
             stacks[stacks.count - 1] = [stacks[stacks.count - 1][0]]
-        case .replaceTop(let screen): stacks[stacks.count - 1][stacks[stacks.count - 1].count - 1] = screen
+        case .replaceTop(let screen):
+            #expect(!stacks[stacks.count - 1].last!.isSameScreen(as: screen), "replaceTop of the same screen: an update")
+            stacks[stacks.count - 1][stacks[stacks.count - 1].count - 1] = screen
+        case .update(let screen):
+            #expect(stacks[stacks.count - 1].last!.isSameScreen(as: screen), "update of another screen: a replaceTop")
+            stacks[stacks.count - 1][stacks[stacks.count - 1].count - 1] = screen
         case .present(let stack):
             #expect(stack.presentation == .modal)
             stacks.append(stack.screens)
@@ -98,19 +104,17 @@ struct StackModel: Equatable {
     }
 
     /// The server's `navigation`, as lists of screens.
-    static func screens(_ session: Components.Schemas.Session) -> [[Screen]] { session.navigation.map(\.screens) }
+    static func screens(_ session: Session) -> [[Screen]] { session.navigation.stacks.map(\.screens) }
 }
 
-extension Components.Schemas.Session {
+extension Session {
     /// The top screen's name.
-    var topName: Components.Schemas.ScreenName? { navigation.last?.screens.last?.screen }
-    /// The actions the top screen offers.
-    var actions: [Components.Schemas.ActionName] { top?.actions ?? [] }
+    var topName: ScreenName? { top?.name }
     /// The coordinator tree as `kind(children…)`.
     var tree: String {
         func render(_ node: Components.Schemas.Coordinator) -> String {
-            node.kind.rawValue + (node.children.isEmpty ? "" : "(" + node.children.map(render).joined(separator: ",") + ")")
+            (node.kind.value1?.rawValue ?? node.kind.value2 ?? "?") + (node.children.isEmpty ? "" : "(" + node.children.map(render).joined(separator: ",") + ")")
         }
-        return coordinators.map(render) ?? ""
+        return generated.coordinators.map(render) ?? ""
     }
 }

@@ -13,11 +13,11 @@ struct PhotosAppTests {
         let socket = "photos-app-test-\(UUID().uuidString.prefix(8))"
         let name = "app"
 
-        init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        init(_ arguments: [String], environment: [String: String] = [:], then after: String = "sleep 30") throws {
             let assignments = environment.map { "\($0.key)=\($0.value)" }.sorted()
             let command = (["env"] + assignments + [BuiltProducts.binDirectory + "/photos-app"] + arguments).map { "'\($0)'" }.joined(separator: " ")
             // The shell stays a while after the app ends, so the pane keeps what it printed last.
-            try tmux(["new-session", "-d", "-s", name, "-x", "110", "-y", "32", command + "; sleep 30"])
+            try tmux(["new-session", "-d", "-s", name, "-x", "110", "-y", "32", command + "; " + after])
         }
 
         /// Runs tmux on this pane's server; its output is read only for `capture-pane`.
@@ -101,7 +101,7 @@ struct PhotosAppTests {
         defer { pane.close() }
         try await pane.waitFor("Golden Gate at dusk", "$2.50", "1-9 open a photo", "signed out")
         try pane.keys("3")
-        try await pane.waitFor("Stack: Photos › Snow, at night", "Owned", "b buy")
+        try await pane.waitFor("Stack: Photos › Snow, at night", "Price: $3.00", "b buy")
         try pane.keys("b")
         try await pane.waitFor("── Sign in ──", "s enter username and password")
         try pane.keys("s")
@@ -109,9 +109,14 @@ struct PhotosAppTests {
         try pane.keys(LiveServer.username, "Enter")
         try await pane.waitFor("Password (not shown):")
         try pane.keys(LiveServer.password, "Enter")
-        try await pane.waitFor("signed in as alice", "── Buy Snow, at night ──", "replace with buy")
+        try await pane.waitFor("signed in as alice", "── Buy Snow, at night ──", "Signed in. Now: Buy Snow, at night.")
         try pane.keys("b")
-        try await pane.waitFor("Purchased.", "Owned: yes", "Stack: Photos › Snow, at night\n")
+        try await pane.waitFor("Purchased — it is yours. Now: Snow, at night.", "You own this photo.", "Stack: Photos › Snow, at night\n")
+        // The buy screen of a photo alice owns says so.
+        try pane.keys("b")
+        try await pane.waitFor("── Buy Snow, at night ──", "You own this photo already: buying it again charges nothing.")
+        try pane.keys("b")
+        try await pane.waitFor("You own it already; nothing was charged.")
         #expect(!(try pane.history()).contains(LiveServer.password), "the password was shown")
         try pane.keys("q")
 
@@ -151,7 +156,7 @@ struct PhotosAppTests {
         try pane.keys(LiveServer.username, "Enter")
         try await pane.waitFor("Password (not shown):")
         try pane.keys(LiveServer.password, "Enter")
-        try await pane.waitFor("Purchased.", "Owned: yes", "Stack: Photos › Snow, at night\n")
+        try await pane.waitFor("Purchased — it is yours.", "You own this photo.", "Stack: Photos › Snow, at night\n")
         try pane.keys("q")
     }
 
@@ -167,9 +172,9 @@ struct PhotosAppTests {
         try pane.keys("b")
         try await pane.waitFor("No action on key 'b' here.")
         try pane.keys("p")
-        try await pane.waitFor("Tabs: [Photos]   Purchases", "Stack: Photos › Harbour in the rain › Sign in", "(tab photos)")
+        try await pane.waitFor("Tabs: [Photos]   Purchases", "Stack: Photos › Harbour in the rain › Sign in", "Now: Sign in.")
         try pane.keys("c")
-        try await pane.waitFor("Stack: Photos › Harbour in the rain\n", "(pop 1)")
+        try await pane.waitFor("Stack: Photos › Harbour in the rain\n", "Now: Harbour in the rain.")
         try pane.keys("u")
         try await pane.waitFor("Stack: Purchases")
         try pane.keys("i")
@@ -208,7 +213,7 @@ struct PhotosAppTests {
 
         let again = try Pane(["--url", server.url.absoluteString, "--session", id], environment: environment)
         defer { again.close() }
-        try await again.waitFor("Resumed", "Stack: Photos › Snow, at night", "session \(id.prefix(8))… v")
+        try await again.waitFor("Welcome back", "Stack: Photos › Snow, at night", "session \(id.prefix(8))… v")
         try again.keys("h")
         try await again.waitFor("Stack: Photos\n")
         try again.keys("q")
@@ -220,5 +225,80 @@ struct PhotosAppTests {
         #expect(unknown.stderr.contains("no secret kept for session nope"), "\(unknown.stderr)")
         let mixed = try await runProcess(BuiltProducts.binDirectory + "/photos-app", ["--session", id, "--tabs"], in: NSTemporaryDirectory())
         #expect(mixed.status == 64)
+    }
+
+    @Test("Ctrl-C gives the terminal back as it was (echo, line editing) and says how to resume")
+    func controlC() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let pane = try Pane(["--url", server.url.absoluteString], then: "stty -a | tr ' ' '\\n' | grep -x -e echo -e -echo -e icanon -e -icanon | paste -sd ' '; sleep 30")
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo")
+        try pane.keys("C-c")
+        try await pane.waitFor("The session stays on the server: photos-app --session", "icanon echo")
+        let shown = try pane.text()
+        #expect(!shown.contains("-echo"), "echo left off:\n\(shown)")
+    }
+
+    @Test("a resize draws again at the new size: the header stays, long lines are cut")
+    func resize() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let pane = try Pane(["--url", server.url.absoluteString])
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo")
+        try pane.tmux(["resize-window", "-t", pane.name, "-x", "40", "-y", "12"])
+        // Drawn again once the app sees SIGWINCH: the header first, cut to 40 columns.
+        var shown = try pane.text()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(shown.hasPrefix("photos-app · ") && shown.split(separator: "\n").first?.hasSuffix("…") == true), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            shown = try pane.text()
+        }
+        let lines = shown.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first?.hasPrefix("photos-app · ") == true, "the header scrolled away:\n\(shown)")
+        #expect(lines.allSatisfy { $0.count <= 40 }, "a line is wider than the window:\n\(shown)")
+        #expect(lines.contains { $0.hasSuffix("…") }, "nothing was cut to fit")
+        #expect(shown.contains("Keys: "), "the keys line is gone:\n\(shown)")
+    }
+
+    @Test("r reloads the catalogue: a photo added meanwhile is listed with its price")
+    func reloadCatalogue() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let pane = try Pane(["--url", server.url.absoluteString])
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo")
+        try pane.keys("r")
+        try await pane.waitFor("Up to date: nothing changed.")
+        let added = try await runProcess(
+            BuiltProducts.binDirectory + "/photos-admin", ["photos", "add", "--title", "Fog over the bay", "--price", "4.25", "--db", "data/photos.db"],
+            in: server.directory.path)
+        #expect(added.status == 0, "\(added.output)")
+        try pane.keys("r")
+        try await pane.waitFor("1 new photo in the catalogue.", "6  Fog over the bay  $4.25")
+        try pane.keys("6")
+        try await pane.waitFor("── Fog over the bay ──", "Price: $4.25")
+    }
+
+    @Test("a change made on another device shows at once: the app follows the session's change feed")
+    func followsOtherDevices() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let pane = try Pane(["--url", server.url.absoluteString], environment: ["XDG_STATE_HOME": state.path])
+        defer { pane.close() }
+        try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo")
+        let kept = try FileManager.default.contentsOfDirectory(atPath: state.file("photos-app/sessions"))
+        let id = try #require(kept.first)
+        let secret = try String(contentsOfFile: state.file("photos-app/sessions/\(id)"), encoding: .utf8)
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: id, secret: secret)
+        _ = try await tablet.send(.selectPhoto(2))
+        try await pane.waitFor("Changed on another device. Now: Harbour in the rain.", "Stack: Photos › Harbour in the rain")
+        // The app's own next action goes on from there.
+        try pane.keys("h")
+        try await pane.waitFor("Now: Photos.")
     }
 }

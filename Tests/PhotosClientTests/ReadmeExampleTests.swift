@@ -30,13 +30,41 @@ struct ReadmeExampleTests {
         try await coordinator.start(at: "/photos/2")
         await coordinator.perform(.buy)
         await coordinator.perform(.submit(username: LiveServer.username, password: "wrong"))
-        #expect(coordinator.lastError == .invalidCredentials(message: "wrong username or password"))
+        guard case .invalidCredentials? = coordinator.lastError else { Issue.record("\(String(describing: coordinator.lastError))"); return }
         await coordinator.perform(.submit(username: LiveServer.username, password: LiveServer.password))
         await coordinator.perform(.showTerms)
         await coordinator.perform(.cancel)
         await coordinator.perform(.buy)
         let session = try #require(await coordinator.driver.session)
-        #expect(coordinator.paths == session.navigation.map(\.screens))
-        #expect(coordinator.paths == [[Screen(screen: .photos), Screen(screen: .photo, photoId: 2, purchased: true)]])
+        #expect(coordinator.paths == session.navigation.stacks.map(\.screens))
+        #expect(coordinator.paths == [[Screen(.photos), Screen(.photo, photoId: 2, purchased: true)]])
+        // A swipe-back: the coordinator popped, the server agrees, nothing is popped twice.
+        await coordinator.userSwipedBack()
+        #expect(coordinator.paths == [[Screen(.photos)]])
+        #expect(try #require(await coordinator.driver.session).navigation.stacks.map(\.screens) == [[Screen(.photos)]])
+        #expect(ShopCoordinator.title(of: Screen(.unknown("share"))) == "Update the app to see this")
+    }
+
+    @Test("the tabs example sets each tab's stack and the sheets from the target")
+    @MainActor
+    func tabsExample() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let coordinator = TabsCoordinator(server: server.url)
+        try await coordinator.start()
+        #expect(coordinator.selected == .photos && coordinator.tabPaths[.photos] == [Screen(.photos)])
+        try await coordinator.perform(.selectPhoto(3))
+        try await coordinator.perform(.buy)
+        #expect(coordinator.tabPaths[.photos] == [Screen(.photos), Screen(.photo, photoId: 3, purchased: false), Screen(.signIn)])
+        // The user taps the purchases tab: the tab bar switched already; the server follows.
+        try await coordinator.userSelected(.purchases)
+        #expect(coordinator.selected == .purchases)
+        #expect(coordinator.tabPaths[.purchases]?.map(\.name) == [.purchases])
+        #expect(coordinator.tabPaths[.photos]?.count == 3, "the photos tab kept as it was left")
+        let session = try #require(await coordinator.driver.session)
+        #expect(session.navigation.selectedTab == .purchases)
+        #expect(coordinator.sheets.isEmpty)
+        try await coordinator.perform(.selectTab(.photos))
+        #expect(coordinator.selected == .photos && coordinator.tabPaths[.photos]?.last == Screen(.signIn))
     }
 }

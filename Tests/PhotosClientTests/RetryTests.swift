@@ -82,7 +82,7 @@ struct RetryTests {
         try await retrying.attach(sessionID: id, secret: try #require(await driver.sessionSecret))
         let step = try await retrying.send(.buy)
         #expect(step.outcome == .purchased, "the first answer, not alreadyOwned")
-        #expect(step.commands == [.pop(1), .replaceTop(Screen(screen: .photo, photoId: 2, purchased: true))])
+        #expect(step.commands == [.pop(1), .update(Screen(.photo, photoId: 2, purchased: true))])
         let keys = faulty.keys.withLock { $0 }
         #expect(keys.count == 3 && Set(keys).count == 1 && !keys[0].isEmpty, "\(keys)")
         let purchases = try await retrying.events().filter { $0.step == "purchase.completed" }
@@ -101,7 +101,7 @@ struct RetryTests {
         let started = ContinuousClock.now
         let step = try await driver.send(.selectPhoto(3))
         #expect(ContinuousClock.now - started >= .seconds(1), "waited for Retry-After")
-        #expect(step.commands == [.push(Screen(screen: .photo, photoId: 3, purchased: false))])
+        #expect(step.commands == [.push(Screen(.photo, photoId: 3, purchased: false))])
         let keys = transport.keys.withLock { $0 }
         #expect(keys.count == 2 && keys[0] == keys[1])
 

@@ -144,7 +144,9 @@ extension SessionView {
             stack.screens.map { screen in
                 ScreenView(
                     screen: screen.screen, photoId: screen.photoId,
-                    purchased: screen.screen == .photo ? owned.contains(screen.photoId ?? 0) : nil,
+                    // On buy too: a flow that began signed out may reach buy for a photo the
+                    // user turns out to own; the screen says so (and `buy` charges nothing).
+                    purchased: screen.screen == .photo || screen.screen == .buy ? owned.contains(screen.photoId ?? 0) : nil,
                     photos: screen.screen == .purchases ? purchased : nil)
             }
         }

@@ -29,23 +29,74 @@ extension Components {
         public struct _Error: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Error/error`.
             public struct errorPayload: Codable, Hashable, Sendable {
+                /// An open set (a newer server may add codes; a client treats one it does not know by the status).
+                ///
                 /// - Remark: Generated from `#/components/schemas/Error/error/code`.
-                @frozen public enum codePayload: String, Codable, Hashable, Sendable, CaseIterable {
-                    case bad_request = "bad_request"
-                    case invalid_credentials = "invalid_credentials"
-                    case unauthorized = "unauthorized"
-                    case not_found = "not_found"
-                    case conflict = "conflict"
-                    case action_not_available = "action_not_available"
-                    case version_conflict = "version_conflict"
-                    case payload_too_large = "payload_too_large"
-                    case unsupported_media_type = "unsupported_media_type"
-                    case request_timeout = "request_timeout"
-                    case too_many_attempts = "too_many_attempts"
-                    case session_expired = "session_expired"
-                    case unavailable = "unavailable"
-                    case _internal = "internal"
+                public struct codePayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/Error/error/code/value1`.
+                    @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case bad_request = "bad_request"
+                        case invalid_credentials = "invalid_credentials"
+                        case unauthorized = "unauthorized"
+                        case not_found = "not_found"
+                        case conflict = "conflict"
+                        case action_not_available = "action_not_available"
+                        case version_conflict = "version_conflict"
+                        case payload_too_large = "payload_too_large"
+                        case unsupported_media_type = "unsupported_media_type"
+                        case request_timeout = "request_timeout"
+                        case too_many_attempts = "too_many_attempts"
+                        case session_expired = "session_expired"
+                        case unavailable = "unavailable"
+                        case _internal = "internal"
+                    }
+                    /// - Remark: Generated from `#/components/schemas/Error/error/code/value1`.
+                    public var value1: Components.Schemas._Error.errorPayload.codePayload.Value1Payload?
+                    /// - Remark: Generated from `#/components/schemas/Error/error/code/value2`.
+                    public var value2: Swift.String?
+                    /// Creates a new `codePayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - value1:
+                    ///   - value2:
+                    public init(
+                        value1: Components.Schemas._Error.errorPayload.codePayload.Value1Payload? = nil,
+                        value2: Swift.String? = nil
+                    ) {
+                        self.value1 = value1
+                        self.value2 = value2
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        var errors: [any Swift.Error] = []
+                        do {
+                            self.value1 = try decoder.decodeFromSingleValueContainer()
+                        } catch {
+                            errors.append(error)
+                        }
+                        do {
+                            self.value2 = try decoder.decodeFromSingleValueContainer()
+                        } catch {
+                            errors.append(error)
+                        }
+                        try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                            [
+                                self.value1,
+                                self.value2
+                            ],
+                            type: Self.self,
+                            codingPath: decoder.codingPath,
+                            errors: errors
+                        )
+                    }
+                    public func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                            self.value1,
+                            self.value2
+                        ])
+                    }
                 }
+                /// An open set (a newer server may add codes; a client treats one it does not know by the status).
+                ///
                 /// - Remark: Generated from `#/components/schemas/Error/error/code`.
                 public var code: Components.Schemas._Error.errorPayload.codePayload
                 /// - Remark: Generated from `#/components/schemas/Error/error/message`.
@@ -57,7 +108,7 @@ extension Components {
                 /// Creates a new `errorPayload`.
                 ///
                 /// - Parameters:
-                ///   - code:
+                ///   - code: An open set (a newer server may add codes; a client treats one it does not know by the status).
                 ///   - message:
                 ///   - allowed: With action_not_available, the top screen's actions.
                 public init(
@@ -88,20 +139,69 @@ extension Components {
                 case error
             }
         }
+        /// An open set: a newer server may offer actions this document does not list. A client decodes them and never offers one it does not know.
+        ///
         /// - Remark: Generated from `#/components/schemas/ActionName`.
-        @frozen public enum ActionName: String, Codable, Hashable, Sendable, CaseIterable {
-            case selectPhoto = "selectPhoto"
-            case buyPhoto = "buyPhoto"
-            case signIn = "signIn"
-            case signOut = "signOut"
-            case buy = "buy"
-            case back = "back"
-            case submit = "submit"
-            case cancel = "cancel"
-            case showTerms = "showTerms"
-            case dismiss = "dismiss"
-            case selectTab = "selectTab"
-            case openLink = "openLink"
+        public struct ActionName: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ActionName/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case selectPhoto = "selectPhoto"
+                case buyPhoto = "buyPhoto"
+                case signIn = "signIn"
+                case signOut = "signOut"
+                case buy = "buy"
+                case back = "back"
+                case submit = "submit"
+                case cancel = "cancel"
+                case showTerms = "showTerms"
+                case dismiss = "dismiss"
+                case selectTab = "selectTab"
+                case openLink = "openLink"
+            }
+            /// - Remark: Generated from `#/components/schemas/ActionName/value1`.
+            public var value1: Components.Schemas.ActionName.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/ActionName/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `ActionName`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.ActionName.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/Layout`.
         @frozen public enum Layout: String, Codable, Hashable, Sendable, CaseIterable {
@@ -254,17 +354,7 @@ extension Components {
             /// - Remark: Generated from `#/components/schemas/ActionResult/events`.
             public var events: [Components.Schemas.AuditRow]
             /// - Remark: Generated from `#/components/schemas/ActionResult/outcome`.
-            @frozen public enum outcomePayload: String, Codable, Hashable, Sendable, CaseIterable {
-                case navigated = "navigated"
-                case signedIn = "signedIn"
-                case signInFailed = "signInFailed"
-                case signedOut = "signedOut"
-                case purchased = "purchased"
-                case alreadyOwned = "alreadyOwned"
-                case rejected = "rejected"
-            }
-            /// - Remark: Generated from `#/components/schemas/ActionResult/outcome`.
-            public var outcome: Components.Schemas.ActionResult.outcomePayload
+            public var outcome: Components.Schemas.Outcome
             /// After a successful sign-in; shown once.
             ///
             /// - Remark: Generated from `#/components/schemas/ActionResult/token`.
@@ -279,7 +369,7 @@ extension Components {
             public init(
                 session: Components.Schemas.Session,
                 events: [Components.Schemas.AuditRow],
-                outcome: Components.Schemas.ActionResult.outcomePayload,
+                outcome: Components.Schemas.Outcome,
                 token: Swift.String? = nil
             ) {
                 self.session = session
@@ -292,6 +382,65 @@ extension Components {
                 case events
                 case outcome
                 case token
+            }
+        }
+        /// What an action did. An open set (a newer server may add outcomes).
+        ///
+        /// - Remark: Generated from `#/components/schemas/Outcome`.
+        public struct Outcome: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Outcome/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case navigated = "navigated"
+                case signedIn = "signedIn"
+                case signInFailed = "signInFailed"
+                case signedOut = "signedOut"
+                case purchased = "purchased"
+                case alreadyOwned = "alreadyOwned"
+                case rejected = "rejected"
+            }
+            /// - Remark: Generated from `#/components/schemas/Outcome/value1`.
+            public var value1: Components.Schemas.Outcome.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/Outcome/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Outcome`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Outcome.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
             }
         }
         /// - Remark: Generated from `#/components/schemas/User`.
@@ -401,12 +550,63 @@ extension Components {
             public var tabs: Components.Schemas.Session.tabsPayload?
             /// - Remark: Generated from `#/components/schemas/Session/navigationPayload`.
             public struct navigationPayloadPayload: Codable, Hashable, Sendable {
+                /// An open set (a client shows a presentation it does not know as modal).
+                ///
                 /// - Remark: Generated from `#/components/schemas/Session/navigationPayload/presentation`.
-                @frozen public enum presentationPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                    case root = "root"
-                    case tab = "tab"
-                    case modal = "modal"
+                public struct presentationPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/Session/navigationPayload/presentation/value1`.
+                    @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                        case root = "root"
+                        case tab = "tab"
+                        case modal = "modal"
+                    }
+                    /// - Remark: Generated from `#/components/schemas/Session/navigationPayload/presentation/value1`.
+                    public var value1: Components.Schemas.Session.navigationPayloadPayload.presentationPayload.Value1Payload?
+                    /// - Remark: Generated from `#/components/schemas/Session/navigationPayload/presentation/value2`.
+                    public var value2: Swift.String?
+                    /// Creates a new `presentationPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - value1:
+                    ///   - value2:
+                    public init(
+                        value1: Components.Schemas.Session.navigationPayloadPayload.presentationPayload.Value1Payload? = nil,
+                        value2: Swift.String? = nil
+                    ) {
+                        self.value1 = value1
+                        self.value2 = value2
+                    }
+                    public init(from decoder: any Swift.Decoder) throws {
+                        var errors: [any Swift.Error] = []
+                        do {
+                            self.value1 = try decoder.decodeFromSingleValueContainer()
+                        } catch {
+                            errors.append(error)
+                        }
+                        do {
+                            self.value2 = try decoder.decodeFromSingleValueContainer()
+                        } catch {
+                            errors.append(error)
+                        }
+                        try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                            [
+                                self.value1,
+                                self.value2
+                            ],
+                            type: Self.self,
+                            codingPath: decoder.codingPath,
+                            errors: errors
+                        )
+                    }
+                    public func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                            self.value1,
+                            self.value2
+                        ])
+                    }
                 }
+                /// An open set (a client shows a presentation it does not know as modal).
+                ///
                 /// - Remark: Generated from `#/components/schemas/Session/navigationPayload/presentation`.
                 public var presentation: Components.Schemas.Session.navigationPayloadPayload.presentationPayload
                 /// - Remark: Generated from `#/components/schemas/Session/navigationPayload/tab`.
@@ -416,7 +616,7 @@ extension Components {
                 /// Creates a new `navigationPayloadPayload`.
                 ///
                 /// - Parameters:
-                ///   - presentation:
+                ///   - presentation: An open set (a client shows a presentation it does not know as modal).
                 ///   - tab:
                 ///   - screens:
                 public init(
@@ -553,7 +753,7 @@ extension Components {
             public var screen: Components.Schemas.ScreenName
             /// - Remark: Generated from `#/components/schemas/Screen/photoId`.
             public var photoId: Swift.Int?
-            /// On photo: whether the signed-in user owns it.
+            /// On photo and buy: whether the signed-in user owns it (buy then charges nothing and answers alreadyOwned).
             ///
             /// - Remark: Generated from `#/components/schemas/Screen/purchased`.
             public var purchased: Swift.Bool?
@@ -566,7 +766,7 @@ extension Components {
             /// - Parameters:
             ///   - screen:
             ///   - photoId:
-            ///   - purchased: On photo: whether the signed-in user owns it.
+            ///   - purchased: On photo and buy: whether the signed-in user owns it (buy then charges nothing and answers alreadyOwned).
             ///   - photos: On purchases: the signed-in user's purchased photos, newest first.
             public init(
                 screen: Components.Schemas.ScreenName,
@@ -586,32 +786,179 @@ extension Components {
                 case photos
             }
         }
+        /// An open set: a newer server may show screens this document does not list. A client decodes them and shows a fallback of its own.
+        ///
         /// - Remark: Generated from `#/components/schemas/ScreenName`.
-        @frozen public enum ScreenName: String, Codable, Hashable, Sendable, CaseIterable {
-            case photos = "photos"
-            case photo = "photo"
-            case signIn = "signIn"
-            case buy = "buy"
-            case terms = "terms"
-            case purchases = "purchases"
+        public struct ScreenName: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ScreenName/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case photos = "photos"
+                case photo = "photo"
+                case signIn = "signIn"
+                case buy = "buy"
+                case terms = "terms"
+                case purchases = "purchases"
+            }
+            /// - Remark: Generated from `#/components/schemas/ScreenName/value1`.
+            public var value1: Components.Schemas.ScreenName.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/ScreenName/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `ScreenName`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.ScreenName.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
         }
         /// - Remark: Generated from `#/components/schemas/Coordinator`.
         public struct Coordinator: Codable, Hashable, Sendable {
+            /// An open set (a newer server may add coordinators).
+            ///
             /// - Remark: Generated from `#/components/schemas/Coordinator/kind`.
-            @frozen public enum kindPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                case app = "app"
-                case tab = "tab"
-                case buy = "buy"
-                case terms = "terms"
+            public struct kindPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Coordinator/kind/value1`.
+                @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case app = "app"
+                    case tab = "tab"
+                    case buy = "buy"
+                    case terms = "terms"
+                }
+                /// - Remark: Generated from `#/components/schemas/Coordinator/kind/value1`.
+                public var value1: Components.Schemas.Coordinator.kindPayload.Value1Payload?
+                /// - Remark: Generated from `#/components/schemas/Coordinator/kind/value2`.
+                public var value2: Swift.String?
+                /// Creates a new `kindPayload`.
+                ///
+                /// - Parameters:
+                ///   - value1:
+                ///   - value2:
+                public init(
+                    value1: Components.Schemas.Coordinator.kindPayload.Value1Payload? = nil,
+                    value2: Swift.String? = nil
+                ) {
+                    self.value1 = value1
+                    self.value2 = value2
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    var errors: [any Swift.Error] = []
+                    do {
+                        self.value1 = try decoder.decodeFromSingleValueContainer()
+                    } catch {
+                        errors.append(error)
+                    }
+                    do {
+                        self.value2 = try decoder.decodeFromSingleValueContainer()
+                    } catch {
+                        errors.append(error)
+                    }
+                    try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                        [
+                            self.value1,
+                            self.value2
+                        ],
+                        type: Self.self,
+                        codingPath: decoder.codingPath,
+                        errors: errors
+                    )
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                        self.value1,
+                        self.value2
+                    ])
+                }
             }
+            /// An open set (a newer server may add coordinators).
+            ///
             /// - Remark: Generated from `#/components/schemas/Coordinator/kind`.
             public var kind: Components.Schemas.Coordinator.kindPayload
             /// - Remark: Generated from `#/components/schemas/Coordinator/id`.
             public var id: Swift.String
             /// - Remark: Generated from `#/components/schemas/Coordinator/presentation`.
-            @frozen public enum presentationPayload: String, Codable, Hashable, Sendable, CaseIterable {
-                case push = "push"
-                case modal = "modal"
+            public struct presentationPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Coordinator/presentation/value1`.
+                @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case push = "push"
+                    case modal = "modal"
+                }
+                /// - Remark: Generated from `#/components/schemas/Coordinator/presentation/value1`.
+                public var value1: Components.Schemas.Coordinator.presentationPayload.Value1Payload?
+                /// - Remark: Generated from `#/components/schemas/Coordinator/presentation/value2`.
+                public var value2: Swift.String?
+                /// Creates a new `presentationPayload`.
+                ///
+                /// - Parameters:
+                ///   - value1:
+                ///   - value2:
+                public init(
+                    value1: Components.Schemas.Coordinator.presentationPayload.Value1Payload? = nil,
+                    value2: Swift.String? = nil
+                ) {
+                    self.value1 = value1
+                    self.value2 = value2
+                }
+                public init(from decoder: any Swift.Decoder) throws {
+                    var errors: [any Swift.Error] = []
+                    do {
+                        self.value1 = try decoder.decodeFromSingleValueContainer()
+                    } catch {
+                        errors.append(error)
+                    }
+                    do {
+                        self.value2 = try decoder.decodeFromSingleValueContainer()
+                    } catch {
+                        errors.append(error)
+                    }
+                    try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                        [
+                            self.value1,
+                            self.value2
+                        ],
+                        type: Self.self,
+                        codingPath: decoder.codingPath,
+                        errors: errors
+                    )
+                }
+                public func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                        self.value1,
+                        self.value2
+                    ])
+                }
             }
             /// - Remark: Generated from `#/components/schemas/Coordinator/presentation`.
             public var presentation: Components.Schemas.Coordinator.presentationPayload?
@@ -622,7 +969,7 @@ extension Components {
             /// Creates a new `Coordinator`.
             ///
             /// - Parameters:
-            ///   - kind:
+            ///   - kind: An open set (a newer server may add coordinators).
             ///   - id:
             ///   - presentation:
             ///   - photoId:

@@ -42,6 +42,19 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/sessions/{id}`.
     /// - Remark: Generated from `#/paths//v1/sessions/{id}/get(getSession)`.
     func getSession(_ input: Operations.getSession.Input) async throws -> Operations.getSession.Output
+    /// Wait for the session to change (the change feed, by long polling)
+    ///
+    /// Answers the session as soon as its `version` is past `after` — a change another device,
+    /// an operator or the server made — or, when nothing changed, after `wait` seconds with the
+    /// session as it is. A client follows the session by asking again with the version it last
+    /// saw, which also resumes the feed after a lost connection. A change this instance applied
+    /// is answered within 50 ms; one made by another process (another instance, photos-admin)
+    /// within a second.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{id}/changes`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{id}/changes/get(sessionChanges)`.
+    func sessionChanges(_ input: Operations.sessionChanges.Input) async throws -> Operations.sessionChanges.Output
     /// Send one action to the top screen
     ///
     /// Applied in one transaction and audited. An action the top screen does not offer is
@@ -133,6 +146,29 @@ extension APIProtocol {
     ) async throws -> Operations.getSession.Output {
         try await getSession(Operations.getSession.Input(
             path: path,
+            headers: headers
+        ))
+    }
+    /// Wait for the session to change (the change feed, by long polling)
+    ///
+    /// Answers the session as soon as its `version` is past `after` — a change another device,
+    /// an operator or the server made — or, when nothing changed, after `wait` seconds with the
+    /// session as it is. A client follows the session by asking again with the version it last
+    /// saw, which also resumes the feed after a lost connection. A change this instance applied
+    /// is answered within 50 ms; one made by another process (another instance, photos-admin)
+    /// within a second.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{id}/changes`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{id}/changes/get(sessionChanges)`.
+    public func sessionChanges(
+        path: Operations.sessionChanges.Input.Path,
+        query: Operations.sessionChanges.Input.Query = .init(),
+        headers: Operations.sessionChanges.Input.Headers = .init()
+    ) async throws -> Operations.sessionChanges.Output {
+        try await sessionChanges(Operations.sessionChanges.Input(
+            path: path,
+            query: query,
             headers: headers
         ))
     }

@@ -132,6 +132,8 @@ func buildRouter(_ api: PhotosAPI, proxies: TrustedProxies = .none, tracing: Boo
     if tracing { router.add(middleware: RedactedTracingMiddleware()) }
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: RequestLogMiddleware(level: .info))
+    // The API version (`Photos-API-Version`) on every /v1 answer, errors included.
+    router.add(middleware: APIVersionMiddleware())
     router.add(middleware: ErrorMiddleware(storage: api.storage))
     router.add(middleware: RequestDeadlineMiddleware())
     api.addRoutes(to: router)

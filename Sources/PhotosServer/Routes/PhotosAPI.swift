@@ -16,6 +16,8 @@ struct PhotosAPI: Sendable {
     let storage: StorageHealth
     /// `limits.sessionsPerMinutePerAddress`.
     let sessionsPerAddress: AddressLimiter
+    /// The sessions devices wait on (`GET /v1/sessions/{id}/changes`).
+    let changes = SessionChanges()
 
     var auth: AuthService { services.auth }
     var catalog: CatalogService { services.catalog }

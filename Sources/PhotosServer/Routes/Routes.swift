@@ -33,6 +33,20 @@ extension PhotosAPI {
             let id = try await api.authorizedSession(request, context)
             return try await api.act(request, sessionID: id, address: context.clientAddress)
         }
+        // The change feed, by long polling: answers the session as soon as its version passes
+        // `after` (a change from another device, an operator), else after `wait` seconds as it
+        // is. A client resumes after a reconnect by sending the version it last saw.
+        router.on("/v1/sessions/:id/changes", method: .get) { request, context in
+            let id = try await api.authorizedSession(request, context)
+            let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
+            let wait = try RequestParsing.queryInt(request, "wait", default: SessionChanges.maxWaitSeconds, range: 0...SessionChanges.maxWaitSeconds)
+            let session = try await api.changes.wait(for: id, after: after, wait: .seconds(wait), version: \.version) {
+                // Each read has the database's whole budget (database.statementTimeoutSeconds),
+                // not what is left of the request's after a wait.
+                try await RequestDeadline.$startedAt.withValue(.now) { try await api.sessions.session(id: id) }
+            }
+            return APIResponse.json(text: session.jsonText)
+        }
         router.on("/v1/sessions/:id/events", method: .get) { request, context in
             let id = try await api.authorizedSession(request, context)
             let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
@@ -99,6 +113,7 @@ extension PhotosAPI {
         let key = request.headers[HTTPFields.idempotencyKey]
         let result = try await sessions.apply(action, to: sessionID, expectVersion: body.expectVersion, idempotencyKey: key, actor: .client, address: address)
         metrics.record(result)
+        changes.changed(sessionID)  // devices waiting on the session read it again
         if let error = result.error {
             return APIResponse.error(error.code, error.message, allowed: error.allowed?.map(\.rawValue))
         }

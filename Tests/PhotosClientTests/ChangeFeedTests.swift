@@ -1,0 +1,113 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIURLSession
+import PhotosClient
+import PhotosTestSupport
+import Testing
+
+/// Two devices on one session: each hears of the other's changes through the change feed, with
+/// the commands that show them; the feed survives lost connections; an action sent on a stale
+/// version catches up by itself.
+@Suite("PhotosClient: the change feed")
+struct ChangeFeedTests {
+    @Test("a second device's change arrives on the first device's feed, with its commands, within a second")
+    func secondDevice() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let phone = server.driver()
+        let session = try await phone.start()
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: session.id, secret: try #require(await phone.sessionSecret))
+
+        let feed = phone.changes(wait: 5)
+        let listener = Task { () -> [NavigationDriver.Change] in
+            var seen: [NavigationDriver.Change] = []
+            for try await change in feed {
+                seen.append(change)
+                if seen.count == 2 { break }
+            }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(200))  // the phone is waiting
+        let started = ContinuousClock.now
+        _ = try await tablet.send(.selectPhoto(2))
+        _ = try await tablet.send(.buy)
+        let changes = try await listener.value
+        let took = ContinuousClock.now - started
+        #expect(took < .seconds(3), "the feed took \(took)")
+        #expect(changes.map(\.commands) == [
+            [.push(Screen(.photo, photoId: 2, purchased: false))],
+            [.push(Screen(.signIn))],
+        ])
+        #expect(changes.map(\.version) == [session.version + 1, session.version + 2])
+        #expect(await phone.shown == (try #require(await tablet.session)).navigation)
+        // The phone's own next action goes with the version the feed brought.
+        #expect(try await phone.send(.back).commands == [.pop(1)])
+    }
+
+    @Test("an action of the app's own is not reported again; a stale send catches up and says so")
+    func ownActionsAndConflicts() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let phone = server.driver()
+        let session = try await phone.start()
+        let feed = phone.changes(wait: 1)
+        let listener = Task { () -> Int in
+            var count = 0
+            for try await _ in feed { count += 1 }
+            return count
+        }
+        _ = try await phone.send(.selectPhoto(1))
+        _ = try await phone.send(.back)
+        try await Task.sleep(for: .milliseconds(1_500))
+        listener.cancel()
+        #expect(try await listener.value == 0, "the app's own actions came back on its feed")
+
+        // A second device acts; the phone, not following, sends on the old version.
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: session.id, secret: try #require(await phone.sessionSecret))
+        _ = try await tablet.send(.selectPhoto(4))
+        do {
+            _ = try await phone.send(.selectPhoto(3))
+            Issue.record("a stale version was accepted")
+        } catch {
+            guard case .versionConflict(_, let caughtUp) = error else { Issue.record("\(error)"); return }
+            #expect(caughtUp == [.push(Screen(.photo, photoId: 4, purchased: false))])
+        }
+        #expect(try await phone.send(.back).commands == [.pop(1)])
+    }
+
+    /// Fails the first `failures` long polls as a lost connection would.
+    struct FlakyTransport: ClientTransport {
+        let real = URLSessionTransport()
+        let failed = Counter()
+        let failures: Int
+
+        func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+            if operationID == "sessionChanges", failed.next() <= failures { throw URLError(.networkConnectionLost) }
+            return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        }
+    }
+
+    final class Counter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var value = 0
+        func next() -> Int { lock.withLock { value += 1; return value } }
+    }
+
+    @Test("the feed resumes after lost connections, from the version it had")
+    func resumes() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let phone = NavigationDriver(serverURL: server.url, retry: RetryPolicy(transportBackoffSeconds: 0.05), transport: FlakyTransport(failures: 3))
+        let session = try await phone.start()
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: session.id, secret: try #require(await phone.sessionSecret))
+        _ = try await tablet.send(.buyPhoto(5))  // while the phone's feed is not yet connected
+        var iterator = phone.changes(wait: 2).makeAsyncIterator()
+        let change = try #require(try await iterator.next())
+        #expect(change.commands == [.present(PresentedStack(presentation: .modal, screens: [Screen(.signIn)]))])
+        #expect(await phone.shown.modals.count == 1)
+    }
+}
