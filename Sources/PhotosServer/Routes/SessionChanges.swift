@@ -51,14 +51,17 @@ final class SessionChanges: Sendable {
 
     /// Reads the session with `read` until its version is past `after` or `wait` has passed,
     /// and returns the last read. Reads again at once when this process changes the session,
-    /// and once a second otherwise; stops early when the request is cancelled.
+    /// and once a second otherwise; stops early when its task is cancelled. (A wait whose client
+    /// went away may still run out its `wait`, at one read a second: bounded by
+    /// `maxWaitSeconds`.)
     func wait<Session: Sendable>(
         for id: String, after: Int, wait: Duration, version: (Session) -> Int, read: () async throws -> Session
     ) async throws -> Session {
-        var current = try await read()
-        guard version(current) <= after, wait > .zero else { return current }
+        // Watching before the first read: a change between the two is not missed.
         var seen = watch(id)
         defer { unwatch(id) }
+        var current = try await read()
+        guard version(current) <= after, wait > .zero else { return current }
         let clock = ContinuousClock()
         let deadline = clock.now + wait
         var nextRead = clock.now + Self.reread
