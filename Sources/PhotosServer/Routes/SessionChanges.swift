@@ -19,8 +19,13 @@ final class SessionChanges: Sendable {
 
     private let entries = Mutex<[String: Entry]>([:])
 
-    /// How often a wait reads the session again whatever this process saw.
-    static let reread: Duration = .seconds(1)
+    /// How often a wait reads the session again whatever this process saw (1 s; tests set
+    /// more, to see that a change wakes a wait by itself).
+    let reread: Duration
+
+    init(reread: Duration = .seconds(1)) {
+        self.reread = reread
+    }
     /// The longest a client may ask to wait (below `server.idleTimeoutSeconds`' default, 60).
     static let maxWaitSeconds = 25
 
@@ -53,7 +58,7 @@ final class SessionChanges: Sendable {
         let clock = ContinuousClock()
         let deadline = clock.now + wait
         while clock.now < deadline, !Task.isCancelled {
-            await nextChange(of: id, after: seen, orAfter: min(Self.reread, deadline - clock.now))
+            await nextChange(of: id, after: seen, orAfter: min(reread, deadline - clock.now))
             seen = generation(id)
             current = try await read()
             if version(current) > after { return current }
@@ -73,6 +78,11 @@ final class SessionChanges: Sendable {
             entries[id]?.watchers -= 1
             if entries[id]?.watchers ?? 0 <= 0 { entries[id] = nil }
         }
+    }
+
+    /// Sessions watched now, and waits suspended now (for tests: both 0 when no wait runs).
+    var counts: (watched: Int, suspended: Int) {
+        entries.withLock { entries in (entries.count, entries.values.reduce(0) { $0 + $1.waiting.count }) }
     }
 
     private func generation(_ id: String) -> Int {
