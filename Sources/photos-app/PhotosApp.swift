@@ -11,9 +11,11 @@ struct PhotosApp: AsyncParsableCommand {
         commandName: "photos-app",
         abstract: "The photo shop in a terminal, driven by photosd.",
         discussion: """
-            Keys: the ones shown under each screen. q quits; the session stays on the server, and \
-            --session ID resumes it (the app keeps the secret of each session it starts in \
-            $XDG_STATE_HOME/photos-app/sessions, else ~/.local/state/photos-app/sessions, mode 0600).
+            Keys: the ones shown under each screen; r reads the catalogue and the session again. \
+            A change made on another device shows as it happens. q (or Ctrl-C) quits; the session \
+            stays on the server, and --session ID resumes it (the app keeps the secret of each \
+            session it starts in $XDG_STATE_HOME/photos-app/sessions, else \
+            ~/.local/state/photos-app/sessions, mode 0600).
             """)
 
     @Option(help: "The photosd to use.")
