@@ -3,7 +3,8 @@ import HTTPTypes
 import OpenAPIRuntime
 
 /// Sends `Authorization: Session <sessionSecret>` on the requests of a generated `Client` that
-/// act on a session (`getSession`, `act`, `sessionEvents`, `sessionChanges`). The secret is the session's
+/// act on a session: every path under `/v1/sessions/` (`getSession`, `act`, `sessionEvents`,
+/// `sessionChanges`, and whatever the API adds there). The secret is the session's
 /// credential: `POST /v1/sessions` returns it once, and every request on the session without it
 /// is answered `401`. `NavigationDriver` uses one of these for you; use it yourself only with
 /// the generated client:
@@ -13,8 +14,8 @@ import OpenAPIRuntime
 /// let client = Client(serverURL: url, transport: URLSessionTransport(), middlewares: [secret])
 /// ```
 public struct SessionSecretMiddleware: ClientMiddleware {
-    /// The operations that need the secret.
-    static let operations: Set<String> = ["getSession", "act", "sessionEvents", "sessionChanges"]
+    /// Where the requests that need the secret go (creating a session, `POST /v1/sessions`, does not).
+    static let sessionPaths = "/v1/sessions/"
 
     private let box: Box
 
@@ -33,7 +34,7 @@ public struct SessionSecretMiddleware: ClientMiddleware {
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
-        if Self.operations.contains(operationID), let secret = box.get() {
+        if request.path?.hasPrefix(Self.sessionPaths) == true, let secret = box.get() {
             request.headerFields[.authorization] = "Session \(secret)"
         }
         return try await next(request, body, baseURL)

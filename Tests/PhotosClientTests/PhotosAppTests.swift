@@ -49,6 +49,15 @@ struct PhotosAppTests {
 
         func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
 
+        /// On the sign-in screen: `s`, then alice's username and password at their prompts.
+        func signIn(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+            try keys("s")
+            try await waitFor("Username:", sourceLocation: sourceLocation)
+            try keys(LiveServer.username, "Enter")
+            try await waitFor("Password (not shown):", sourceLocation: sourceLocation)
+            try keys(LiveServer.password, "Enter")
+        }
+
         /// Waits (at most 30 s: a loaded machine) until the pane shows every one of `texts`.
         func waitFor(_ texts: String..., sourceLocation: SourceLocation = #_sourceLocation) async throws {
             let deadline = ContinuousClock.now + .seconds(30)
@@ -104,11 +113,7 @@ struct PhotosAppTests {
         try await pane.waitFor("Stack: Photos › Snow, at night", "Price: $3.00", "b buy")
         try pane.keys("b")
         try await pane.waitFor("── Sign in ──", "s enter username and password")
-        try pane.keys("s")
-        try await pane.waitFor("Username:")
-        try pane.keys(LiveServer.username, "Enter")
-        try await pane.waitFor("Password (not shown):")
-        try pane.keys(LiveServer.password, "Enter")
+        try await pane.signIn()
         try await pane.waitFor("signed in as alice", "── Buy Snow, at night ──", "Signed in. Now: Buy Snow, at night.")
         try pane.keys("b")
         try await pane.waitFor("Purchased — it is yours. Now: Snow, at night.", "You own this photo.", "Stack: Photos › Snow, at night\n")
@@ -151,11 +156,7 @@ struct PhotosAppTests {
         try await pane.waitFor("── Buy Snow, at night ──", "b buy")
         try pane.keys("b")
         try await pane.waitFor("── Sign in ──", "s enter username and password")
-        try pane.keys("s")
-        try await pane.waitFor("Username:")
-        try pane.keys(LiveServer.username, "Enter")
-        try await pane.waitFor("Password (not shown):")
-        try pane.keys(LiveServer.password, "Enter")
+        try await pane.signIn()
         try await pane.waitFor("Purchased — it is yours.", "You own this photo.", "Stack: Photos › Snow, at night\n")
         try pane.keys("q")
     }
