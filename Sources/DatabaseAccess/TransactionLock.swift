@@ -25,3 +25,10 @@ public struct TransactionLock: Sendable, Hashable {
     /// A shared lock on `key`.
     public static func shared(_ key: Key) -> TransactionLock { TransactionLock(key: key, shared: true) }
 }
+
+extension TransactionLock.Key {
+    /// One user's existence: an erasure holds it exclusively, and every write that signs the user
+    /// in (a token) holds it shared and then reads the user again, so an erasure and a sign-in
+    /// decided before it (bcrypt runs outside any transaction) never interleave.
+    public static func user(_ id: Int64) -> Self { .name("user \(id)") }
+}

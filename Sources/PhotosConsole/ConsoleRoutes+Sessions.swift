@@ -99,7 +99,8 @@ extension ConsoleRoutes {
             while try await stream.waitForNextPoll() {
                 let from = after
                 let (changed, upTo) = try await AuditLog.readSettled(database) { connection, settled in
-                    let upTo = min(settled, from + Self.liveRowsPerPoll)
+                    // `from` is the client's (up to Int64.max): step towards `settled` without overflow.
+                    let upTo = settled - from > Self.liveRowsPerPoll ? from + Self.liveRowsPerPoll : max(from, settled)
                     return (try await ConsoleQueries.sessionsChanged(after: from, upTo: upTo, on: connection), upTo)
                 }
                 for row in changed { try await stream.send(event: "session", id: String(upTo), json: row.values) }

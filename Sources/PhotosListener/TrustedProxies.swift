@@ -6,10 +6,27 @@ import Darwin
 #endif
 
 /// The proxies whose word on a client's address is taken (`server.trustedProxies`): addresses
-/// and CIDR ranges. From a trusted peer, the client is the right-most address of `Forwarded:
-/// for=` (or, without it, `X-Forwarded-For`) that is not itself a trusted proxy; from any other
-/// peer those headers are ignored, so a client cannot choose the address its limits count.
+/// and CIDR ranges. From a trusted peer, the client is the right-most address of the one
+/// forwarding header configured (`server.forwardedHeader`: `X-Forwarded-For`, or `Forwarded:
+/// for=`) that is not itself a trusted proxy; from any other peer it is ignored, so a client
+/// cannot choose the address its limits count. The other header is never read: a proxy that sets
+/// one passes the client's own copy of the other through untouched.
 public struct TrustedProxies: Sendable, Equatable {
+    /// The header a trusted proxy names the client in.
+    public enum Header: String, Sendable, Equatable {
+        case xForwardedFor = "X-Forwarded-For"
+        case forwarded = "Forwarded"
+
+        /// `X-Forwarded-For` or `Forwarded`, in any case.
+        public init?(configured text: String) {
+            switch text.lowercased() {
+            case "x-forwarded-for": self = .xForwardedFor
+            case "forwarded": self = .forwarded
+            default: return nil
+            }
+        }
+    }
+
     /// One address or range.
     public struct Range: Sendable, Equatable, CustomStringConvertible {
         /// 4 bytes (IPv4) or 16 (IPv6).
@@ -51,18 +68,22 @@ public struct TrustedProxies: Sendable, Equatable {
 
     /// The ranges, in the order given.
     public let ranges: [Range]
+    /// The header the client is read from.
+    public let header: Header
 
     /// No proxy is trusted: the client is the TCP peer.
     public static let none = TrustedProxies(ranges: [])
 
-    /// The proxies `ranges`.
-    public init(ranges: [Range]) {
+    /// The proxies `ranges`, naming the client in `header`.
+    public init(ranges: [Range], header: Header = .xForwardedFor) {
         self.ranges = ranges
+        self.header = header
     }
 
     /// Parses `entries` (each an address or a CIDR range; blanks skipped). Throws naming the first
     /// entry that is neither.
-    public init(parsing entries: [String]) throws {
+    public init(parsing entries: [String], header: Header = .xForwardedFor) throws {
+        self.header = header
         var ranges: [Range] = []
         for entry in entries {
             let trimmed = entry.trimmingCharacters(in: .whitespaces)
@@ -90,12 +111,15 @@ public struct TrustedProxies: Sendable, Equatable {
 
     /// The client's address for a request from `peer` carrying `forwarded` (the `Forwarded`
     /// header's values) and `xForwardedFor` (the `X-Forwarded-For` header's values): `peer`
-    /// unless it is trusted; else, walking the hops from the right, the first that is not a
-    /// trusted proxy. A hop that is not an address (`unknown`, an obfuscated name) ends the walk
-    /// at the trusted proxy that reported it.
+    /// unless it is trusted; else, walking the hops of `header` from the right, the first that
+    /// is not a trusted proxy. A hop that is not an address (`unknown`, an obfuscated name) ends
+    /// the walk at the trusted proxy that reported it.
     public func clientAddress(peer: String, forwarded: [String], xForwardedFor: [String]) -> String {
         guard trusts(peer) else { return peer }
-        let hops = forwarded.isEmpty ? Self.hops(xForwardedFor: xForwardedFor) : Self.hops(forwarded: forwarded)
+        let hops = switch header {
+        case .xForwardedFor: Self.hops(xForwardedFor: xForwardedFor)
+        case .forwarded: Self.hops(forwarded: forwarded)
+        }
         var client = peer
         for hop in hops.reversed() {
             guard let bytes = Self.bytes(of: hop) else { return client }

@@ -248,6 +248,11 @@ struct ActionWriteStatement: PostgresPreparedStatement {
                 ON CONFLICT (user_id, photo_id) DO NOTHING
                 RETURNING 1
             ),
+            signer AS (
+                SELECT id FROM users
+                WHERE id = \({ $0.write.issuedTokens.first?.userID }, .bigint) AND erased_at IS NULL
+                FOR SHARE
+            ),
             issued AS (
                 INSERT INTO tokens (\(sql: SessionStatements.tokenExtraction.columns))
                 SELECT \(sql: SessionStatements.tokenExtraction.values)
@@ -270,8 +275,12 @@ struct ActionWriteStatement: PostgresPreparedStatement {
                 RETURNING 1
             )
             """
+        // A token only for a user not erased: the erasure updates the user's row first, so
+        // `signer` waits for it to commit and then finds the row erased (`UserErasure.erase`).
         let effectChecks: BoundSQL<SessionStatements.WriteInput> = """
 
+                WHEN \({ $0.write.issuedTokens.first?.userID }, .bigint) IS NOT NULL AND NOT EXISTS (SELECT 1 FROM signer)
+                    THEN photosd_stale_facts('the user was erased')
                 WHEN (SELECT count(*) FROM bought) <> \({ $0.write.purchases.count }, .bigint)
                     THEN photosd_stale_facts('a photo was bought meanwhile')
                 WHEN (SELECT count(*) FROM answered) <> \({ $0.write.answer == nil ? 0 : 1 }, .bigint)

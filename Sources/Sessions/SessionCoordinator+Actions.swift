@@ -95,6 +95,11 @@ extension SessionCoordinator {
                 request.credentials = try await checkCredentials(request.action, address: address)
             case .refused:
                 way = way == .onKnownFacts ? .read : .locked
+                // Erased while bcrypt ran (the write refused the token): the name no longer
+                // exists, and the next round refuses the sign-in as for any unknown name.
+                if case .valid(let user)? = request.credentials, try await auth.user(named: user.username)?.id != user.id {
+                    request.credentials = .invalid(existingUser: nil)
+                }
             }
         }
         throw PhotosError(.conflict, "the session kept changing while this action was decided; retry")

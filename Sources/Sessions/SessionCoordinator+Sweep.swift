@@ -24,12 +24,12 @@ extension SessionCoordinator {
         guard try await sweep.takeLease(holder: holder, now: auth.now(), until: auth.now().addingTimeInterval(leaseFor)) else { return report }
         report.ran = true
         if idleExpiry > 0 {
-            var after = ""
+            var after = SessionSweep.Cursor.start
             while true {
-                let page = try await sweep.page(idleBefore: auth.now().addingTimeInterval(-idleExpiry), afterID: after, limit: pageSize)
+                let page = try await sweep.page(idleBefore: auth.now().addingTimeInterval(-idleExpiry), after: after, limit: pageSize)
                 for id in page.idle where try await expireIfIdle(sessionID: id) { report.ended += 1 }
-                guard let last = page.last else { break }
-                after = last
+                guard let next = page.next else { break }
+                after = next
                 // Still ours? A sweep that outlived its lease stops rather than run beside another.
                 guard try await sweep.takeLease(holder: holder, now: auth.now(), until: auth.now().addingTimeInterval(leaseFor)) else { return report }
             }

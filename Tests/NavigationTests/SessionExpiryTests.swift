@@ -105,6 +105,44 @@ struct SessionExpiryTests {
     }
 }
 
+extension SessionExpiryTests {
+    @Test("the sweep walks pages of live sessions created before the cutoff, with ties in created_at, ending each idle one once", arguments: TestStore.all)
+    func sweepPages(store: TestStore) async throws {
+        let (test, clock, _, sessions) = try await Self.world(store)
+        defer { test.close() }
+        // Seven sessions created at one instant (the clock stands still): ties the cursor must walk.
+        let idle = try await (0..<7).asyncMap { _ in try await sessions.createSession().session.id }
+        clock.advance(seconds: Self.hour + 1)
+        let fresh = try await sessions.createSession().session.id
+        let report = try await sessions.sweep(holder: "a", pageSize: 2)
+        #expect(report.ended == 7)
+        for id in idle { #expect(try await sessions.events(sessionID: id, after: 0, limit: 100).last?.step == "session.expired") }
+        #expect(try await sessions.session(id: fresh).top?.screen == .photos)
+        // Ended sessions are out of the walk: a second sweep reads nothing and ends nothing.
+        #expect(try await sessions.sweep(holder: "a", pageSize: 2).ended == 0)
+    }
+
+    @Test("the sweep reads through indexes: its walk reads only live sessions created before the cutoff, and its pruning no whole table (SQLite's plans)")
+    func sweepQueryPlans() async throws {
+        let test = try await TestDatabase.make(.sqlite)
+        defer { test.close() }
+        let plans = try await test.database.read { connection in
+            var plans: [String: String] = [:]
+            for sql in [SessionSweep.pageQuery] + SessionSweep.pruneQueries {
+                plans[sql] = try await connection.query("EXPLAIN QUERY PLAN " + sql, arguments: Array(repeating: "x" as any DatabaseBindable, count: sql.filter { $0 == "?" }.count))
+                    .map { try $0.string(3) }.joined(separator: "; ")
+            }
+            return plans
+        }
+        let walk = try #require(plans[SessionSweep.pageQuery])
+        #expect(walk.contains("sessions_live_by_created") && !walk.contains("SCAN sessions"), "\(walk)")
+        for sql in SessionSweep.pruneQueries {
+            let plan = try #require(plans[sql])
+            #expect(plan.contains("USING") && plan.contains("INDEX") && !plan.hasPrefix("SCAN"), "\(sql): \(plan)")
+        }
+    }
+}
+
 extension Sequence {
     func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
         var results: [T] = []

@@ -108,6 +108,7 @@ struct ErasureTests {
             ]
             _ = try await AuditLog.insert(records, after: head.hash, on: connection)
         }
+        try await Self.fixRedactionBoundAsMigration0017Would(test)
         #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
         // The trigger still refuses any other change to a row.
         await #expect(throws: (any Error).self) {
@@ -130,6 +131,158 @@ struct ErasureTests {
         }
         let forged = try await test.database.read { try await AuditLog.verify(on: $0) }
         #expect(forged.problem?.reason.contains("not erased") == true, "\(String(describing: forged.problem))")
+    }
+
+    /// Rows with a clear name written into a database made at the newest schema stand for rows
+    /// from before 0011: the bound migration 0017 fixes is set to what it would have found then
+    /// (its own rule: the newest row that holds a name, or is listed).
+    static func fixRedactionBoundAsMigration0017Would(_ test: TestDatabase) async throws {
+        let unfix = test.postgres != nil
+            ? "DROP TRIGGER audit_redaction_bound_no_update ON audit_redaction_bound"
+            : "DROP TRIGGER audit_redaction_bound_no_update"
+        _ = try await test.database.write { connection in
+            try await connection.execute(unfix)
+            return try await connection.execute(
+                """
+                UPDATE audit_redaction_bound SET until_id = (SELECT coalesce(max(id), 0) FROM audit_events
+                WHERE username IS NOT NULL OR (step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') IS NOT NULL))
+                """)
+        }
+    }
+
+    @Test("a listing that does not hold: a row written since 0011, or one naming someone else, hidden behind an erased user's redaction, is named by verify", arguments: TestStore.all)
+    func forgedRedactions(store: TestStore) async throws {
+        let test = try await TestDatabase.make(store)
+        defer { test.close() }
+        let auth = test.auth()
+        let sessions = try test.sessions(auth: auth)
+        let erased = try await auth.createUser(username: Self.name, password: "password123", actor: .operator("ops"))
+        let other = try await auth.createUser(username: "keeper", password: "password123", actor: .operator("ops"))
+        // One row from before 0011 naming the kept user.
+        let at = ISO8601Timestamp.now()
+        _ = try await test.database.write { connection in
+            let head = try await AuditLog.head(of: AuditTrails.apiSession, on: connection)
+            _ = try await AuditLog.insert([
+                AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 1, at: at, actor: "client", userID: other.id, username: "keeper", coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
+            ], after: head.hash, on: connection)
+        }
+        try await Self.fixRedactionBoundAsMigration0017Would(test)
+        // A live session's rows, written since 0011.
+        _ = try await CatalogService(database: test.database).add(NewPhoto(title: "Sunset", url: "https://example.com/1.jpg", priceCents: 250), actor: .system)
+        let live = try await sessions.createSession().session.id
+        _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: live)
+        _ = try await sessions.erase(username: Self.name, actor: .operator("ops"))
+        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        let unlock = store == .postgres
+            ? "ALTER TABLE audit_events DISABLE TRIGGER USER; ALTER TABLE audit_redactions DISABLE TRIGGER USER"
+            : "DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_redactions_no_delete"
+
+        // 1. A live row rewritten and listed under the erased user.
+        _ = try await test.database.write { connection in
+            try await connection.executeScript(unlock)
+            try await connection.execute("UPDATE audit_events SET actor = 'operator:mallory', detail = '{\"photoId\":2}' WHERE session_id = ? AND seq = 2", live)
+            return try await connection.execute(
+                "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE session_id = ? AND seq = 2", erased.id, at, live)
+        }
+        let rewritten = try await test.database.read { try await AuditLog.verify(on: $0) }
+        #expect(rewritten.problem?.sessionID == live && rewritten.problem?.reason.contains("no longer held names") == true, "\(String(describing: rewritten.problem))")
+        _ = try await test.database.write { connection in
+            try await connection.execute("DELETE FROM audit_redactions WHERE user_id = ? AND event_id IN (SELECT id FROM audit_events WHERE session_id = ?)", erased.id, live)
+        }
+        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.problem?.reason.contains("altered") == true)
+    }
+
+    @Test("a row from before 0011 naming a kept user, rewritten and listed under an erased user or a made-up erased one, is named", arguments: TestStore.all)
+    func forgedRedactionOfAnotherUsersRow(store: TestStore) async throws {
+        let test = try await TestDatabase.make(store)
+        defer { test.close() }
+        let auth = test.auth()
+        let sessions = try test.sessions(auth: auth)
+        let erased = try await auth.createUser(username: Self.name, password: "password123", actor: .operator("ops"))
+        let other = try await auth.createUser(username: "keeper", password: "password123", actor: .operator("ops"))
+        let at = ISO8601Timestamp.now()
+        _ = try await test.database.write { connection in
+            let head = try await AuditLog.head(of: AuditTrails.apiSession, on: connection)
+            _ = try await AuditLog.insert([
+                AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 1, at: at, actor: "client", userID: other.id, username: "keeper", coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
+            ], after: head.hash, on: connection)
+        }
+        try await Self.fixRedactionBoundAsMigration0017Would(test)
+        _ = try await sessions.erase(username: Self.name, actor: .operator("ops"))
+        let unlock = store == .postgres
+            ? "ALTER TABLE audit_events DISABLE TRIGGER USER; ALTER TABLE audit_redactions DISABLE TRIGGER USER"
+            : "DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_redactions_no_delete"
+        _ = try await test.database.write { connection in
+            try await connection.executeScript(unlock)
+            try await connection.execute("UPDATE audit_events SET detail = '{\"forged\":true}' WHERE username = 'keeper'")
+            // A made-up erased user, too.
+            try await connection.execute(
+                "INSERT INTO users (id, username, password_hash, created_at, erased_at) VALUES (9999, 'erased:9999', '', ?, ?)", at, at)
+            return 0
+        }
+        for listedUnder in [erased.id, Int64(9999)] {
+            _ = try await test.database.write { connection in
+                try await connection.execute("DELETE FROM audit_redactions WHERE event_id IN (SELECT id FROM audit_events WHERE username = 'keeper')")
+                return try await connection.execute(
+                    "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE username = 'keeper'", listedUnder, at)
+            }
+            let verification = try await test.database.read { try await AuditLog.verify(on: $0) }
+            #expect(verification.problem?.reason.contains("names user \(other.id)") == true, "\(listedUnder): \(String(describing: verification.problem))")
+        }
+    }
+
+    @Test("erasure racing sign-ins (token API and a session's submit) leaves nothing that works and no name anywhere", arguments: TestStore.all)
+    func erasureRacingSignIns(store: TestStore) async throws {
+        let test = try await TestDatabase.make(store)
+        defer { test.close() }
+        // bcrypt at cost 10 (tens of ms): the erasure lands while passwords are being checked.
+        let auth = AuthService(
+            database: test.database, bcryptCost: 10, signInMaxAttempts: 1_000, signInMaxAttemptsPerAddress: 1_000, signInMaxAttemptsPerUsername: 1_000)
+        let sessions = try test.sessions(auth: auth)
+        _ = try await CatalogService(database: test.database).add(NewPhoto(title: "Sunset", url: "https://example.com/1.jpg", priceCents: 250), actor: .system)
+        let user = try await auth.createUser(username: Self.name, password: "password123", actor: .operator("ops"))
+        var waiting: [String] = []
+        for _ in 0..<6 {
+            let id = try await sessions.createSession().session.id
+            _ = try await sessions.apply(ClientAction(.signIn), to: id)
+            waiting.append(id)
+        }
+        let signIns = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for round in 0..<4 {
+                    for _ in 0..<3 {
+                        group.addTask { _ = try? await auth.signIn(username: Self.name, password: "password123", actor: .client) }
+                    }
+                    for id in waiting where round < 2 {
+                        group.addTask { _ = try? await sessions.apply(ClientAction(.submit, username: Self.name, password: "password123"), to: id) }
+                    }
+                    await group.waitForAll()
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(150))
+        var erasedOnce = false
+        for _ in 0..<20 where !erasedOnce {
+            do {
+                _ = try await sessions.erase(username: Self.name, actor: .operator("ops"))
+                erasedOnce = true
+            } catch let error as PhotosError where error.code == .conflict {
+                continue
+            }
+        }
+        #expect(erasedOnce)
+        await signIns.value
+        let left = try await test.database.read { connection in
+            (
+                tokens: try await connection.queryOne("SELECT count(*) FROM tokens WHERE user_id = ?", user.id)?.int(0) ?? -1,
+                signedIn: try await connection.queryOne("SELECT count(*) FROM sessions WHERE user_id = ?", user.id)?.int(0) ?? -1,
+                named: try await connection.queryOne("SELECT count(*) FROM sessions WHERE state LIKE ?", "%\(Self.name)%")?.int(0) ?? -1
+            )
+        }
+        #expect(left.tokens == 0, "tokens survived the erasure")
+        #expect(left.signedIn == 0, "sessions stayed signed in as the erased user")
+        #expect(left.named == 0, "a session's state holds the erased name")
+        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
     }
 
     @Test("a renamed user is caught: the name no longer opens the commitment their user.created step holds", arguments: TestStore.all)

@@ -10,6 +10,8 @@ final class ConsoleClient: @unchecked Sendable {
     // @unchecked: `cookies` is only touched by one test's sequential awaits, never concurrently.
     let baseURL: String
     var cookies: [String: String] = [:]
+    /// Headers sent with every request (a forged `X-Forwarded-For`, say).
+    var extraHeaders: [String: String] = [:]
     private let session: URLSession
 
     init(baseURL: String) {
@@ -41,6 +43,7 @@ final class ConsoleClient: @unchecked Sendable {
     private func send(_ method: String, _ path: String, form: [String: String]?) async throws -> Answer {
         var request = URLRequest(url: URL(string: baseURL + path)!)
         request.httpMethod = method
+        for (name, value) in extraHeaders { request.setValue(value, forHTTPHeaderField: name) }
         if !cookies.isEmpty {
             request.setValue(cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "), forHTTPHeaderField: "Cookie")
         }

@@ -41,6 +41,61 @@ struct ConsoleHardeningTests {
         #expect(report.status != 0 && report.output.contains("--until"), "\(report.output)")
     }
 
+    /// Int64.max, its neighbours and the values past both ends: what a hostile viewer or client
+    /// puts in every number a request carries.
+    static let hostileNumbers = [
+        "9223372036854775807", "9223372036854775806", "9223372036854770808", "9223372036854775808",
+        "-9223372036854775808", "-9223372036854775809", "-1", "0",
+    ]
+
+    @Test("every number a request carries, on both listeners, takes Int64.max and its neighbours: a 4xx or an answer, and photosd lives on")
+    func hostileNumbersEverywhere() async throws {
+        let f = try await Fixture.start(.sqlite)
+        defer { f.close() }
+        try await f.console.signIn("vera", password: ConsoleTests.viewerPassword)
+        let id = try await f.sessionWaitingToBuy()
+        let consolePort = try Self.port(f.console.baseURL)
+        let cookie = f.console.cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; ")
+        var served: [String] = []
+        for value in Self.hostileNumbers {
+            // The console's pages.
+            for path in ["/console/sessions/\(id)?at=\(value)", "/console/sessions/\(id)?from=\(value)", "/console/funnel?days=\(value)"] {
+                let status = try await f.console.get(path).status
+                #expect((200..<500).contains(status), "\(path): \(status)")
+            }
+            // The console's streams: each polled once (where the overflow was), then let go.
+            for (path, header) in [
+                ("/console/sessions/live?after=\(value)", ""), ("/console/sessions/live", "Last-Event-ID: \(value)\r\n"),
+                ("/console/sessions/\(id)/live?after=\(value)", ""),
+            ] {
+                let socket = try RawSocket(port: consolePort, timeoutSeconds: 5)
+                _ = socket.sendAll(Array("GET \(path) HTTP/1.1\r\nHost: x\r\nCookie: \(cookie)\r\n\(header)Accept: text/event-stream\r\n\r\n".utf8))
+                let answer = socket.read(for: .milliseconds(1_300))
+                socket.shutdownBoth()
+                let status = answer.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+                #expect((200..<500).contains(status), "\(path) \(header): \(answer.prefix(200))")
+                served.append(path)
+            }
+            // The API's queries, path, body and header.
+            for path in [
+                "/v1/photos?after=\(value)", "/v1/photos?limit=\(value)", "/v1/photos/\(value)",
+                "/v1/sessions/\(id)/events?after=\(value)", "/v1/sessions/\(id)/events?limit=\(value)",
+                "/v1/sessions/\(id)/changes?after=\(value)&wait=0", "/v1/sessions/\(id)/changes?wait=\(value)",
+            ] {
+                let (status, _) = try await f.daemon.request("GET", path)
+                #expect((200..<500).contains(status), "\(path): \(status)")
+            }
+            for body in [#"{"action":"selectPhoto","photoId":\#(value)}"#, #"{"action":"back","expectVersion":\#(value)}"#] {
+                let (status, _) = try await f.daemon.request("POST", "/v1/sessions/\(id)/actions", body: body)
+                #expect((200..<500).contains(status), "\(body): \(status)")
+            }
+            let (status, _) = try await f.daemon.request("GET", "/v1/photos", headers: ["Photos-API-Version": value])
+            #expect((200..<500).contains(status), "Photos-API-Version: \(value): \(status)")
+        }
+        #expect(try await f.daemon.request("GET", "/healthz").0 == 200, "photosd died: \(f.daemon.log.suffix(2_000))")
+        #expect(!f.daemon.log.contains("Fatal error") && !f.daemon.log.contains("overflow"), "\(f.daemon.log.suffix(2_000))")
+    }
+
     @Test("the console's listener has the API's guards: request deadline, idle timeout, 100-continue, declared bodies, HTTP/1.0")
     func consoleListenerGuards() async throws {
         let f = try await Fixture.start(.sqlite, environment: [

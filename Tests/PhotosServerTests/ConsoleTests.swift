@@ -137,6 +137,19 @@ struct ConsoleTests {
         #expect(limited.headers["retry-after"].flatMap(Int.init).map { $0 > 0 } == true)
     }
 
+    @Test("the console trusts no proxy of the API's: behind an SSH tunnel (peer 127.0.0.1) a forged X-Forwarded-For does not escape the sign-in limit")
+    func consoleIgnoresTheAPIsProxies() async throws {
+        let f = try await Fixture.start(.sqlite, environment: ["PHOTOSD_SERVER_TRUSTED_PROXIES": "127.0.0.1, ::1"])
+        defer { f.close() }
+        let forger = ConsoleClient(baseURL: f.console.baseURL)
+        for attempt in 1...5 {
+            forger.extraHeaders = ["X-Forwarded-For": "198.51.100.\(attempt)"]
+            #expect(try await forger.signIn("otto", password: "wrong \(attempt)").status == 401)
+        }
+        forger.extraHeaders = ["X-Forwarded-For": "198.51.100.99"]
+        #expect(try await forger.signIn("otto", password: Self.operatorPassword).status == 429, "a forged address was a new client")
+    }
+
     @Test("a console session idle past console.sessionMinutes has ended", arguments: TestStore.all)
     func idleExpiry(store: TestStore) async throws {
         let f = try await Fixture.start(store)

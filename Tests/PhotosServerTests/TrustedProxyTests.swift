@@ -33,6 +33,13 @@ struct TrustedProxyTests {
         #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.2") == 429)
         // Its own X-Forwarded-For only adds hops to the left of the one nginx appends.
         #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.2", forwardedFor: "198.51.100.7") == 429)
+        // Its own Forwarded, which nginx sets nothing in: cleared by nginx, and never read by photosd.
+        for index in 0..<3 {
+            #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.2", headers: "Forwarded: for=198.51.100.\(index)\r\n") == 429)
+        }
+        #expect(try await Self.createSession(
+            via: daemon.port, from: "127.0.0.1", headers: "Forwarded: for=198.51.100.20\r\nX-Forwarded-For: 127.0.0.2\r\n") == 429,
+            "photosd took a trusted peer's Forwarded over the X-Forwarded-For it is configured to read")
         // Client B, behind the same nginx (whose own address is 127.0.0.1 for photosd), is not A.
         #expect(try await Self.createSession(via: proxy.port, from: "127.0.0.3") == 201)
 
@@ -44,7 +51,7 @@ struct TrustedProxyTests {
 
         // The request log names the client, not the proxy.
         #expect(daemon.log.contains("client.address=127.0.0.3"), "\(daemon.log.suffix(2_000))")
-        #expect(!daemon.log.contains("198.51.100.7") && !daemon.log.contains("203.0.113."))
+        #expect(!daemon.log.contains("198.51.100.") && !daemon.log.contains("203.0.113."))
     }
 
     @Test("a setting that is not an address or a range stops photosd with one line naming it")
@@ -59,22 +66,30 @@ struct TrustedProxyTests {
         #expect(output.contains("server.trustedProxies") && output.contains("nginx.internal"), "\(output)")
     }
 
-    @Test("the client is the right-most hop that is not a trusted proxy; Forwarded before X-Forwarded-For; IPv6 and ports")
+    @Test("the client is the right-most hop that is not a trusted proxy, of the one header configured; IPv6 and ports")
     func hops() throws {
-        let proxies = try TrustedProxies(parsing: ["10.0.0.0/8", "192.0.2.1", "2001:db8::/32"])
+        let ranges = ["10.0.0.0/8", "192.0.2.1", "2001:db8::/32"]
+        // By default only X-Forwarded-For: a Forwarded the proxy passed through is the client's own.
+        let byDefault = try TrustedProxies(parsing: ranges)
+        #expect(byDefault.clientAddress(peer: "10.1.2.3", forwarded: ["for=198.51.100.9"], xForwardedFor: ["203.0.113.9"]) == "203.0.113.9")
+        #expect(byDefault.clientAddress(peer: "10.1.2.3", forwarded: ["for=198.51.100.9"], xForwardedFor: []) == "10.1.2.3")
+        // Set to Forwarded: only Forwarded.
+        let proxies = try TrustedProxies(parsing: ranges, header: .forwarded)
+        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["203.0.113.9"]) == "10.1.2.3")
+        #expect(TrustedProxies.Header(configured: "x-forwarded-FOR") == .xForwardedFor && TrustedProxies.Header(configured: "X-Real-IP") == nil)
         // Not from a proxy: the peer, whatever the headers say.
         #expect(proxies.clientAddress(peer: "198.51.100.1", forwarded: ["for=203.0.113.9"], xForwardedFor: ["203.0.113.9"]) == "198.51.100.1")
         // From a proxy: right to left, past every trusted hop.
-        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["1.1.1.1, 203.0.113.9, 10.9.9.9"]) == "203.0.113.9")
-        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["203.0.113.9", "192.0.2.1"]) == "203.0.113.9")
-        // Forwarded wins, with quotes, brackets and ports.
+        #expect(byDefault.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["1.1.1.1, 203.0.113.9, 10.9.9.9"]) == "203.0.113.9")
+        #expect(byDefault.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["203.0.113.9", "192.0.2.1"]) == "203.0.113.9")
+        // Forwarded with quotes, brackets and ports.
         #expect(proxies.clientAddress(
             peer: "10.1.2.3", forwarded: [#"for="[2001:db9::7]:4711";proto=https, for=10.0.0.5"#], xForwardedFor: ["1.1.1.1"]) == "2001:db9::7")
         #expect(proxies.clientAddress(peer: "::ffff:10.1.2.3", forwarded: ["for=203.0.113.9:80"], xForwardedFor: []) == "203.0.113.9")
         // Every hop a proxy: the left-most; a hop that is no address: the proxy that reported it.
-        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["10.0.0.1, 10.0.0.2"]) == "10.0.0.1")
+        #expect(byDefault.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["10.0.0.1, 10.0.0.2"]) == "10.0.0.1")
         #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: ["for=unknown, for=10.0.0.2"], xForwardedFor: []) == "10.0.0.2")
-        #expect(proxies.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: []) == "10.1.2.3")
+        #expect(byDefault.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: []) == "10.1.2.3")
         // Nothing trusted: always the peer.
         #expect(TrustedProxies.none.clientAddress(peer: "10.1.2.3", forwarded: [], xForwardedFor: ["203.0.113.9"]) == "10.1.2.3")
         #expect(throws: TrustedProxies.InvalidEntry.self) { try TrustedProxies(parsing: ["10.0.0.0/33"]) }
@@ -82,10 +97,10 @@ struct TrustedProxyTests {
     }
 
     /// `POST /v1/sessions` to `port` from the local address `source`; the answer's status.
-    static func createSession(via port: Int, from source: String, forwardedFor: String? = nil) async throws -> Int {
+    static func createSession(via port: Int, from source: String, forwardedFor: String? = nil, headers: String = "") async throws -> Int {
         try await offThePool {
             let socket = try RawSocket(port: port, from: source)
-            let header = forwardedFor.map { "X-Forwarded-For: \($0)\r\n" } ?? ""
+            let header = (forwardedFor.map { "X-Forwarded-For: \($0)\r\n" } ?? "") + headers
             let answer = socket.exchange(
                 "POST /v1/sessions HTTP/1.1\r\nHost: shop.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\(header)Connection: close\r\n\r\n{}")
             guard let line = answer.split(separator: "\r\n").first, let status = Int(line.split(separator: " ").dropFirst().first ?? "") else { return -1 }

@@ -272,9 +272,7 @@ public struct AuditArchiver: Sendable {
             if cutover > 0, try await connection.queryOne("SELECT 1 FROM audit_events WHERE session_id = ? AND id <= ? LIMIT 1", trail, cutover) != nil {
                 return nil
             }
-            let archived = try await connection.queryOne(
-                "SELECT last_seq, last_hash FROM audit_archived_trails WHERE trail = ? ORDER BY last_seq DESC LIMIT 1", trail
-            ).map { (seq: try $0.int(0), hash: try $0.string(1)) }
+            let archived = try await AuditLog.archivedHead(of: trail, on: connection)
             let from = archived?.seq ?? 0
             // Rows of one trail are written in seq order, but on PostgreSQL not always in `at`
             // order: move only the seqs before the first row at or after `before`.

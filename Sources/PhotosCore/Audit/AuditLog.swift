@@ -71,9 +71,19 @@ public enum AuditLog {
     public static func head(of sessionID: String, on connection: any DatabaseConnection) async throws -> (seq: Int, hash: String) {
         try await connection.hold([.shared(.number(appendLockKey)), .exclusive(.name("audit trail " + sessionID))])
         guard let row = try await connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
-            return (0, genesisHash)
+            // No live row: a trail whose rows all went to an archive goes on from its archived
+            // head (`audit archive` may take the whole `operator` or `api` trail), else it is new.
+            return try await archivedHead(of: sessionID, on: connection) ?? (0, genesisHash)
         }
         return (try row.int(0), try row.string(1))
+    }
+
+    /// Where a trail's archived part ends: the last seq and hash of its newest segment in
+    /// `audit_archived_trails`, or nil when none of it was archived.
+    public static func archivedHead(of trail: String, on connection: any DatabaseConnection) async throws -> (seq: Int, hash: String)? {
+        try await connection.queryOne(
+            "SELECT last_seq, last_hash FROM audit_archived_trails WHERE trail = ? ORDER BY last_seq DESC LIMIT 1", trail
+        ).map { (seq: try $0.int(0), hash: try $0.string(1)) }
     }
 
     /// Inserts one trail's rows already chained (`AuditTrails.chain`), in the caller's
@@ -103,14 +113,15 @@ public enum AuditLog {
     }
 
     /// Rows after the row with id `afterID` (all sessions, or one), oldest first, with their ids:
-    /// for following the trail as it grows.
+    /// for following the trail as it grows. (The cast tells PostgreSQL the type of a NULL
+    /// session id, which it cannot infer from `? IS NULL` alone.)
     public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: any DatabaseConnection) async throws -> [(id: Int64, row: AuditRow)] {
         let result = try await connection.query(
             """
             SELECT e.session_id, e.seq, e.at, e.actor, coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END),
                    e.coordinator, e.step, e.screen, e.detail, e.id
             FROM audit_events e LEFT JOIN users u ON u.id = e.user_id
-            WHERE e.id > ? AND (? IS NULL OR e.session_id = ?) ORDER BY e.id LIMIT ?
+            WHERE e.id > ? AND (CAST(? AS TEXT) IS NULL OR e.session_id = ?) ORDER BY e.id LIMIT ?
             """, afterID, sessionID, sessionID, limit)
         return try result.map { (try $0.int64(9), try Self.row($0)) }
     }

@@ -78,10 +78,8 @@ extension AuditVerifier {
     func liveContinuations() async throws -> [String: Head] {
         var heads: [String: Head] = [:]
         for trail in [AuditTrails.apiSession, AuditTrails.operatorSession] {
-            if let row = try await connection.queryOne(
-                "SELECT last_seq, last_hash FROM audit_archived_trails WHERE trail = ? ORDER BY last_seq DESC LIMIT 1", trail)
-            {
-                heads[trail] = Head(seq: try row.int(0), hash: try row.string(1))
+            if let head = try await AuditLog.archivedHead(of: trail, on: connection) {
+                heads[trail] = Head(seq: head.seq, hash: head.hash)
             }
         }
         return heads
@@ -157,13 +155,11 @@ extension AuditVerifier {
     ) async throws -> Int {
         // Rows from before name commitments whose name an erasure removed: their hash cannot be
         // recomputed; each listing must name a user the live database has erased.
-        var redacted = Set<Int64>()
-        var redactedUsers = Set<Int64>()
+        var redacted = Redactions(boundID: try await redactionBound())
         try await file.forEachRow("SELECT event_id, user_id FROM audit_redactions") { row in
-            redacted.insert(try row.int64(0))
-            redactedUsers.insert(try row.int64(1))
+            redacted.listed[try row.int64(0)] = try row.int64(1)
         }
-        for user in redactedUsers {
+        for user in Set(redacted.listed.values) {
             guard try await connection.queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NOT NULL", user) != nil else {
                 throw archiveFailure(statement.number, "\(path) lists a row as redacted for user \(user), who is not erased")
             }
@@ -201,7 +197,9 @@ extension AuditVerifier {
             }
             guard seq == last.seq + 1 else { throw fail("seq \(seq) follows \(last.seq) (a row was deleted or inserted)") }
             guard try row.string(11) == last.hash else { throw fail("prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)") }
-            if try !redacted.contains(row.int64(0)), try hash != Self.fields(row).hash(previous: last.hash) {
+            let skipsHash: Bool
+            do { skipsHash = try redacted.skipsContentHash(row) } catch let failure as Failure { throw fail(failure.problem.reason) }
+            if !skipsHash, try hash != Self.fields(row).hash(previous: last.hash) {
                 throw fail("hash does not match the row's contents (the row was altered)")
             }
             if let signed = signedHere, signed.seq == seq {

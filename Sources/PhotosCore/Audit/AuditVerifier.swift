@@ -94,7 +94,7 @@ struct AuditVerifier {
                     "SELECT count(*) FROM audit_events e JOIN users u ON u.id = e.user_id WHERE u.erased_at IS NOT NULL")?.int(0) ?? 0
                 verification.redactedRows += try await connection.queryOne(
                     "SELECT count(*) FROM audit_redactions r JOIN audit_events e ON e.id = r.event_id WHERE e.user_id IS NULL")?.int(0) ?? 0
-                verification.redactedBeforeCommitments = redacted.count
+                verification.redactedBeforeCommitments = redacted.listed.count
             }
         } catch let failure as Failure {
             verification.problem = failure.problem
@@ -104,7 +104,7 @@ struct AuditVerifier {
 
     // MARK: 1. The first version's global chain
 
-    private func checkGlobalChain(upTo cutover: Int64, redacted: Set<Int64>) async throws {
+    private func checkGlobalChain(upTo cutover: Int64, redacted: Redactions) async throws {
         var previousHash = AuditLog.genesisHash
         try await connection.forEachRow(
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= ? ORDER BY id",
@@ -114,7 +114,7 @@ struct AuditVerifier {
             if try row.string(11) != previousHash {
                 throw rowFailure(row, "prev_hash does not match the row before it (a row was deleted or inserted)")
             }
-            if try !redacted.contains(row.int64(0)), try row.string(12) != fields.hash(previous: previousHash) {
+            if try !redacted.skipsContentHash(row), try row.string(12) != fields.hash(previous: previousHash) {
                 throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
             }
             previousHash = try row.string(12)
@@ -199,7 +199,7 @@ struct AuditVerifier {
 
     // MARK: 3. Trails
 
-    private func checkTrails(cutover: Int64, covered: CoveredHeads, redacted: Set<Int64>, continuations: [String: Head]) async throws -> Int {
+    private func checkTrails(cutover: Int64, covered: CoveredHeads, redacted: Redactions, continuations: [String: Head]) async throws -> Int {
         var checked = 0
         var trail: String?
         var lastSeq = 0
@@ -237,7 +237,7 @@ struct AuditVerifier {
                 if try row.string(11) != lastHash {
                     throw rowFailure(row, "prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)")
                 }
-                if try !redacted.contains(row.int64(0)), try row.string(12) != Self.fields(row).hash(previous: lastHash) {
+                if try !redacted.skipsContentHash(row), try row.string(12) != Self.fields(row).hash(previous: lastHash) {
                     throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
                 }
             }
@@ -254,10 +254,10 @@ struct AuditVerifier {
     // MARK: 4. Names
 
     /// The rows listed as redacted (few: only rows from before 0011 that named an erased user);
-    /// each listing must name an erased user.
-    private func redactedRows() async throws -> Set<Int64> {
-        guard try await connection.tableExists("audit_redactions") else { return [] }
-        var rows = Set<Int64>()
+    /// each listing must name an erased user (the rest of the rule: `Redactions`).
+    private func redactedRows() async throws -> Redactions {
+        var rows = Redactions(boundID: try await redactionBound())
+        guard try await connection.tableExists("audit_redactions") else { return rows }
         try await connection.forEachRow(
             "SELECT r.event_id, r.user_id, u.erased_at FROM audit_redactions r LEFT JOIN users u ON u.id = r.user_id ORDER BY r.event_id"
         ) { row in
@@ -266,7 +266,7 @@ struct AuditVerifier {
                     rowID: row.optionalInt64(0),
                     reason: "listed as redacted for user \(row.optionalInt64(1) ?? 0), who is not erased (a name was removed from the trail without an erasure)"))
             }
-            rows.insert(try row.int64(0))
+            rows.listed[try row.int64(0)] = try row.int64(1)
         }
         return rows
     }

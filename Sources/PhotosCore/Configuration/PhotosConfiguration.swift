@@ -28,9 +28,18 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var serverMaxConnections = 4_096
     /// How long a graceful stop (SIGTERM, SIGINT) may take before what is left is cancelled.
     public var shutdownTimeoutSeconds = 30
-    /// The proxies (addresses or CIDR ranges) whose `Forwarded` / `X-Forwarded-For` name the
-    /// client; from any other peer those headers are ignored. Empty: the TCP peer is the client.
+    /// The proxies (addresses or CIDR ranges) whose forwarding header (`forwardedHeader`) names
+    /// the client; from any other peer it is ignored. Empty: the TCP peer is the client.
     public var trustedProxies: [String] = []
+    /// The one header a trusted proxy's word on the client is read from: `X-Forwarded-For` (what
+    /// nginx sets) or `Forwarded` (RFC 7239). The other is never read, so a client cannot slip
+    /// an address past a proxy that sets only one of them.
+    public var forwardedHeader = "X-Forwarded-For"
+    /// The console listener's own trusted proxies: empty by default, so that a console reached
+    /// through an SSH tunnel (whose peer is 127.0.0.1) never takes a client's forwarding header.
+    public var consoleTrustedProxies: [String] = []
+    /// The values `server.forwardedHeader` takes.
+    public static let forwardedHeaders = ["X-Forwarded-For", "Forwarded"]
     /// The SQLite file (created on first start), or a `postgres://` URL (see `PostgresLocation`).
     public var databasePath = "data/photos.db"
     /// `full`: fsync on each commit (survives power loss); `normal`: survives a process crash.
@@ -175,6 +184,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.maxConnections": .init(.int(defaults.serverMaxConnections), isSecret: false),
             "server.shutdownTimeoutSeconds": .init(.int(defaults.shutdownTimeoutSeconds), isSecret: false),
             "server.trustedProxies": .init(.stringArray(defaults.trustedProxies), isSecret: false),
+            "server.forwardedHeader": .init(.string(defaults.forwardedHeader), isSecret: false),
             // A postgres:// URL may carry a password: never printed by the configuration's logging.
             "database.path": .init(.string(defaults.databasePath), isSecret: true),
             "database.durability": .init(.string(defaults.durability.rawValue), isSecret: false),
@@ -206,6 +216,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "console.sessionMinutes": .init(.int(defaults.consoleSessionMinutes), isSecret: false),
             "console.secureCookies": .init(.bool(defaults.consoleSecureCookies), isSecret: false),
             "console.maxConnections": .init(.int(defaults.consoleMaxConnections), isSecret: false),
+            "console.trustedProxies": .init(.stringArray(defaults.consoleTrustedProxies), isSecret: false),
             "metrics.enabled": .init(.bool(defaults.metricsEnabled), isSecret: false),
             "metrics.host": .init(.string(defaults.metricsHost), isSecret: false),
             "metrics.port": .init(.int(defaults.metricsPort), isSecret: false),
@@ -321,16 +332,26 @@ public struct PhotosConfiguration: Sendable, Equatable {
         requestTimeoutSeconds = try int("server.requestTimeoutSeconds", 1...86_400)
         serverMaxConnections = try int("server.maxConnections", 1...1_000_000)
         shutdownTimeoutSeconds = try int("server.shutdownTimeoutSeconds", 1...3_600)
-        do {
-            trustedProxies = try reader.requiredStringArray(forKey: ConfigKey(["server", "trustedProxies"]))
-        } catch {
-            // A JSON string is taken as the environment's form: comma-separated.
-            guard let text = try? reader.requiredString(forKey: ConfigKey(["server", "trustedProxies"])) else {
-                throw PhotosError.badRequest("configuration server.trustedProxies must be a list of addresses or CIDR ranges")
+        func proxies(_ section: String) throws -> [String] {
+            var entries: [String]
+            do {
+                entries = try reader.requiredStringArray(forKey: ConfigKey([section, "trustedProxies"]))
+            } catch {
+                // A JSON string is taken as the environment's form: comma-separated.
+                guard let text = try? reader.requiredString(forKey: ConfigKey([section, "trustedProxies"])) else {
+                    throw PhotosError.badRequest("configuration \(section).trustedProxies must be a list of addresses or CIDR ranges")
+                }
+                entries = text.split(separator: ",").map { String($0) }
             }
-            trustedProxies = text.split(separator: ",").map { String($0) }
+            return entries.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-        trustedProxies = trustedProxies.map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        trustedProxies = try proxies("server")
+        consoleTrustedProxies = try proxies("console")
+        let header = try string("server.forwardedHeader")
+        guard let known = Self.forwardedHeaders.first(where: { $0.lowercased() == header.lowercased() }) else {
+            throw PhotosError.badRequest("configuration server.forwardedHeader must be X-Forwarded-For or Forwarded, not \(header.prefix(64))")
+        }
+        forwardedHeader = known
         databasePath = try string("database.path")
         guard !databasePath.isEmpty else { throw PhotosError.badRequest("configuration database.path must not be empty") }
         let durabilityText = try string("database.durability")

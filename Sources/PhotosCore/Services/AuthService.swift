@@ -249,6 +249,11 @@ public struct AuthService: Sendable {
     private func issueToken(for user: User, actor: AuditActor) async throws -> (User, IssuedToken) {
         let at = timestamp()
         let issued = try await database.write { connection in
+            // Erased while bcrypt ran: no token for a person who is gone (see `TransactionLock.Key.user`).
+            try await connection.hold([.shared(.user(user.id))])
+            guard try await connection.queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NULL", user.id) != nil else {
+                throw PhotosError.invalidCredentials
+            }
             let issued = try await issueToken(for: user.id, on: connection).token
             try await AuditLog.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .authSignIn)],
@@ -288,7 +293,7 @@ public struct AuthService: Sendable {
         guard let row = try await connection.queryOne(
             """
             SELECT u.id, u.username, u.created_at, t.expires_at, t.revoked_at
-            FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?
+            FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? AND u.erased_at IS NULL
             """, SecureToken.sha256Hex(token))
         else { throw PhotosError.unauthorized("unknown token") }
         if row.optionalString(4) != nil { throw PhotosError.unauthorized("token revoked") }

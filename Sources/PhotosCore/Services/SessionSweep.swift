@@ -21,20 +21,46 @@ public struct SessionSweep: Sendable {
         try await MaintenanceLease(database: database, name: Self.lease).take(holder: holder, now: now, until: until)
     }
 
-    /// One page of the sessions walk: of the (at most `limit`) sessions with ids after
-    /// `afterID`, in id order, those live and last written at or before `cutoff`; and the page's last
-    /// id (nil when the walk is over). The sweep walks the primary key: there is no index on
-    /// `updated_at`, which every action changes, so the hot path pays nothing for the sweep.
-    public func page(idleBefore cutoff: Date, afterID: String, limit: Int) async throws -> (idle: [String], last: String?) {
+    /// Where the sessions walk is: the last session it read, by the order of the index it walks.
+    public struct Cursor: Sendable, Equatable {
+        var createdAt: String
+        var id: String
+
+        /// Before every session.
+        public static let start = Cursor(createdAt: "", id: "")
+    }
+
+    /// One page of the sessions walk: of the (at most `limit`) live sessions created at or before
+    /// `cutoff`, after `cursor` in (created_at, id) order, those last written at or before it; and
+    /// where the next page starts (nil when the walk is over). A session idle past the cutoff was
+    /// created before it and has not ended, so the walk reads the partial index
+    /// `sessions_live_by_created` (0018) and nothing else: ended sessions and new ones cost the
+    /// sweep nothing, however many are kept. `updated_at`, which every action changes, has no
+    /// index, so the hot path pays nothing for the sweep.
+    public func page(idleBefore cutoff: Date, after cursor: Cursor, limit: Int) async throws -> (idle: [String], next: Cursor?) {
         let cutoffText = ISO8601Timestamp.string(from: cutoff)
         let rows = try await database.read { connection in
             try await connection.query(
-                "SELECT id, CASE WHEN ended_at IS NULL AND updated_at <= ? THEN 1 ELSE 0 END FROM sessions WHERE id > ? ORDER BY id LIMIT ?",
-                cutoffText, afterID, limit
-            ).map { (try $0.string(0), try $0.int(1) == 1) }
+                Self.pageQuery, cutoffText, cutoffText, cursor.createdAt, cursor.createdAt, cursor.id, limit
+            ).map { (id: try $0.string(0), createdAt: try $0.string(1), idle: try $0.int(2) == 1) }
         }
-        return (rows.filter(\.1).map(\.0), rows.count == limit ? rows.last?.0 : nil)
+        let next = rows.count == limit ? rows.last.map { Cursor(createdAt: $0.createdAt, id: $0.id) } : nil
+        return (rows.filter(\.idle).map(\.id), next)
     }
+
+    /// A page of the walk: the cutoff twice, the cursor (created_at twice, id), the page's size.
+    public static let pageQuery = """
+        SELECT id, created_at, CASE WHEN updated_at <= ? THEN 1 ELSE 0 END FROM sessions
+        WHERE ended_at IS NULL AND created_at <= ? AND (created_at > ? OR (created_at = ? AND id > ?))
+        ORDER BY created_at, id LIMIT ?
+        """
+
+    /// The pruning's deletes, each reading through an index on the time it compares (0018).
+    public static let pruneQueries = [
+        "DELETE FROM tokens WHERE expires_at < ?",
+        "DELETE FROM sign_in_attempts WHERE at < ?",
+        "DELETE FROM sign_in_trusted_addresses WHERE at < ?",
+    ]
 
     /// What the sweep pruned.
     public struct Pruned: Sendable, Equatable {
@@ -59,9 +85,9 @@ public struct SessionSweep: Sendable {
         let trusted = ISO8601Timestamp.string(from: now.addingTimeInterval(-trustedFor))
         return try await database.write { connection in
             var pruned = Pruned()
-            pruned.tokens = try await connection.execute("DELETE FROM tokens WHERE expires_at < ?", nowText)
-            pruned.signInAttempts = try await connection.execute("DELETE FROM sign_in_attempts WHERE at < ?", attempts)
-            pruned.trustedAddresses = try await connection.execute("DELETE FROM sign_in_trusted_addresses WHERE at < ?", trusted)
+            pruned.tokens = try await connection.execute(Self.pruneQueries[0], nowText)
+            pruned.signInAttempts = try await connection.execute(Self.pruneQueries[1], attempts)
+            pruned.trustedAddresses = try await connection.execute(Self.pruneQueries[2], trusted)
             return pruned
         }
     }

@@ -61,13 +61,18 @@ public struct UserErasure: Sendable {
         let at = ISO8601Timestamp.string(from: now())
         let erasedName = NameCommitment.erasedName(userID: user.id)
         return try await database.write { connection in
-            guard try await connection.queryOne("SELECT id FROM sessions WHERE user_id = ? LIMIT 1", user.id) == nil else {
-                throw PhotosError(.conflict, "a session was signed in as user \(user.id) meanwhile")
-            }
+            // The user's lock and row first (PostgreSQL; SQLite's one writer needs neither): a
+            // sign-in that got there before commits first and is seen below (a session signed
+            // in: `conflict`, the caller signs it out and tries again; a token: deleted below);
+            // one that comes after waits, then finds the user erased and issues nothing.
+            try await connection.hold([.exclusive(.user(user.id))])
             let renamed = try await connection.execute(
                 "UPDATE users SET username = ?, password_hash = '', name_salt = NULL, erased_at = ? WHERE id = ? AND username = ? AND erased_at IS NULL",
                 erasedName, at, user.id, user.username)
             guard renamed == 1 else { throw PhotosError.notFound("no user named \(user.username)") }
+            guard try await connection.queryOne("SELECT id FROM sessions WHERE user_id = ? LIMIT 1", user.id) == nil else {
+                throw PhotosError(.conflict, "a session was signed in as user \(user.id) meanwhile")
+            }
             var report = ErasureReport(userId: user.id, sessionsSignedOut: signedOut)
             report.tokensDeleted = try await connection.execute("DELETE FROM tokens WHERE user_id = ?", user.id)
             report.signInRowsDeleted = try await connection.execute("DELETE FROM sign_in_attempts WHERE username_key = ?", user.username)

@@ -34,11 +34,18 @@ func buildApplication(
     metricsListening: @escaping @Sendable (Int) -> Void
 ) async throws -> some ApplicationProtocol {
     let configuration = DescriptorBudget.fitted(given, logger: logger)
+    let header = TrustedProxies.Header(configured: configuration.forwardedHeader) ?? .xForwardedFor
     let proxies: TrustedProxies
+    let consoleProxies: TrustedProxies
     do {
-        proxies = try TrustedProxies(parsing: configuration.trustedProxies)
+        proxies = try TrustedProxies(parsing: configuration.trustedProxies, header: header)
     } catch {
         throw PhotosError.badRequest("configuration server.trustedProxies: \(error)")
+    }
+    do {
+        consoleProxies = try TrustedProxies(parsing: configuration.consoleTrustedProxies, header: header)
+    } catch {
+        throw PhotosError.badRequest("configuration console.trustedProxies: \(error)")
     }
     let opened = try await PhotosDatabase.openForApplication(configuration, logger: logger)
     let database = opened.database
@@ -83,7 +90,7 @@ func buildApplication(
     let pool: [any Service] = opened.pool.map { [$0] } ?? []
     let console: [any Service] = configuration.consoleEnabled
         ? [NamedListener(
-            try buildConsole(services: services, configuration: configuration, proxies: proxies, logger: logger, isReady: { ready.isOpen }),
+            try buildConsole(services: services, configuration: configuration, proxies: consoleProxies, logger: logger, isReady: { ready.isOpen }),
             name: "console", address: "\(configuration.consoleHost):\(configuration.consolePort)",
             settings: "console.port, PHOTOSD_CONSOLE_PORT or --console-port; or console.enabled false, --no-console")] : []
     let metricsListener: [any Service] = configuration.metricsEnabled
