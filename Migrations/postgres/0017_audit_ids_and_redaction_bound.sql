@@ -22,11 +22,5 @@ SELECT greatest(
     coalesce((SELECT max(id) FROM audit_events WHERE step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') IS NOT NULL), 0),
     coalesce((SELECT max(event_id) FROM audit_redactions), 0)
 );
-CREATE TRIGGER audit_redaction_bound_no_insert BEFORE INSERT ON audit_redaction_bound
-    FOR EACH ROW EXECUTE FUNCTION refuse_change();
 CREATE TRIGGER audit_redaction_bound_no_update BEFORE UPDATE ON audit_redaction_bound
     FOR EACH ROW EXECUTE FUNCTION refuse_change();
-CREATE TRIGGER audit_redaction_bound_no_delete BEFORE DELETE ON audit_redaction_bound
-    FOR EACH ROW EXECUTE FUNCTION refuse_change();
-CREATE TRIGGER audit_redaction_bound_no_truncate BEFORE TRUNCATE ON audit_redaction_bound
-    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();

@@ -71,7 +71,9 @@ WHERE step = 'experiment.exposed';
 -- 2. Redactions. Only rows written before 0011 hold a name in the bytes their hash covers, so
 -- only they may be listed in `audit_redactions` (and their hash then goes unchecked). The highest
 -- such id is fixed here, once: every row holding a name, or already listed, is at or below it;
--- a database made at 0011 or later has none (0). `audit verify` refuses a listing above it.
+-- a database made at 0011 or later has none (0). `audit verify` refuses a listing above it, and
+-- says which bound it used. Like `audit_chain_cutover` it is refused an UPDATE; `photos-admin
+-- copy` replaces the row a new database starts with by the source's.
 CREATE TABLE audit_redaction_bound (
     until_id INTEGER NOT NULL
 );
@@ -81,15 +83,7 @@ SELECT max(
     coalesce((SELECT max(id) FROM audit_events WHERE step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') IS NOT NULL), 0),
     coalesce((SELECT max(event_id) FROM audit_redactions), 0)
 );
-CREATE TRIGGER audit_redaction_bound_no_insert BEFORE INSERT ON audit_redaction_bound
-BEGIN
-    SELECT RAISE(ABORT, 'audit_redaction_bound is fixed: INSERT refused');
-END;
 CREATE TRIGGER audit_redaction_bound_no_update BEFORE UPDATE ON audit_redaction_bound
 BEGIN
     SELECT RAISE(ABORT, 'audit_redaction_bound is fixed: UPDATE refused');
-END;
-CREATE TRIGGER audit_redaction_bound_no_delete BEFORE DELETE ON audit_redaction_bound
-BEGIN
-    SELECT RAISE(ABORT, 'audit_redaction_bound is fixed: DELETE refused');
 END;

@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import NIOCore
@@ -18,9 +19,13 @@ public struct ListenerLimits: Sendable {
     public var idleTimeoutSeconds: Int
     /// The most connections open at once (`server.maxConnections`, `console.maxConnections`).
     public var maxConnections: Int
+    /// Header fields every answer of the listener carries, the guard's own too (the API's
+    /// `Photos-API-Version`): a client reads them on a `413` as on any answer.
+    public var answerHeaders: HTTPFields
 
     /// Limits for one listener.
-    public init(name: String, maxBodyBytes: Int, requestTimeoutSeconds: Int, idleTimeoutSeconds: Int, maxConnections: Int) {
+    public init(name: String, maxBodyBytes: Int, requestTimeoutSeconds: Int, idleTimeoutSeconds: Int, maxConnections: Int, answerHeaders: HTTPFields = [:]) {
+        self.answerHeaders = answerHeaders
         self.name = name
         self.maxBodyBytes = maxBodyBytes
         self.requestTimeoutSeconds = requestTimeoutSeconds
@@ -37,7 +42,8 @@ extension HTTPServerBuilder {
         return .http1(configuration: .init(
             additionalChannelHandlers: [
                 ConnectionCapHandler(cap: cap),
-                RequestGuardHandler(maxBodyBytes: limits.maxBodyBytes, requestTimeout: .seconds(Int64(limits.requestTimeoutSeconds))),
+                RequestGuardHandler(
+                    maxBodyBytes: limits.maxBodyBytes, requestTimeout: .seconds(Int64(limits.requestTimeoutSeconds)), answerHeaders: limits.answerHeaders),
             ],
             idleTimeout: .seconds(Int64(limits.idleTimeoutSeconds))))
     }

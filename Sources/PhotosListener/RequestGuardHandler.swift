@@ -65,7 +65,11 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     /// Set once the connection is to close after the answer being written.
     private var closing = false
 
-    init(maxBodyBytes: Int, requestTimeout: TimeAmount, drainLimit: Int = 16 << 20, drainTimeout: TimeAmount = .seconds(10)) {
+    /// Header fields the guard's own answers carry besides their own (`ListenerLimits.answerHeaders`).
+    let answerHeaders: HTTPFields
+
+    init(maxBodyBytes: Int, requestTimeout: TimeAmount, drainLimit: Int = 16 << 20, drainTimeout: TimeAmount = .seconds(10), answerHeaders: HTTPFields = [:]) {
+        self.answerHeaders = answerHeaders
         self.maxBodyBytes = maxBodyBytes
         self.requestTimeout = requestTimeout
         self.drainLimit = drainLimit
@@ -204,25 +208,38 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
         }
     }
 
-    /// `path` with each run of `/` before the query made one, or nil when it has none to merge.
+    /// `path` with each run of `/` before the query made one and its dot segments resolved
+    /// (`/./` dropped, `/../` taking the segment before it, as RFC 3986 removes them), or nil
+    /// when it has none: the routes, the middleware and the request log all see one spelling
+    /// (`/./v1/sessions/ID` and `/v1/x/../sessions/ID` are `/v1/sessions/ID`, whose id the log
+    /// never shows).
     static func normalised(_ path: String) -> String? {
-        let bytes = path.utf8
+        let bytes = Array(path.utf8)
         let end = bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.endIndex
-        var previousWasSlash = false
-        var found = false
-        for byte in bytes[..<end] {
-            if byte == UInt8(ascii: "/") && previousWasSlash { found = true; break }
-            previousWasSlash = byte == UInt8(ascii: "/")
+        let segments = bytes[..<end].split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        let dot: ArraySlice<UInt8> = [UInt8(ascii: ".")]
+        let dotDot: ArraySlice<UInt8> = [UInt8(ascii: "."), UInt8(ascii: ".")]
+        // Everything after the leading "" of an absolute path: an empty one is a doubled slash
+        // (but for the last, a trailing slash), a dot segment is resolved.
+        let inner = segments.dropFirst()
+        let needsWork = inner.enumerated().contains { index, segment in
+            segment == dot || segment == dotDot || (segment.isEmpty && index < inner.count - 1)
         }
-        guard found else { return nil }
+        guard needsWork, bytes.first == UInt8(ascii: "/") else { return nil }
+        var kept: [ArraySlice<UInt8>] = []
+        for segment in inner {
+            if segment.isEmpty || segment == dot { continue }
+            if segment == dotDot { _ = kept.popLast(); continue }
+            kept.append(segment)
+        }
         var merged: [UInt8] = []
         merged.reserveCapacity(bytes.count)
-        previousWasSlash = false
-        for byte in bytes[..<end] {
-            if byte == UInt8(ascii: "/") && previousWasSlash { continue }
-            previousWasSlash = byte == UInt8(ascii: "/")
-            merged.append(byte)
+        for segment in kept {
+            merged.append(UInt8(ascii: "/"))
+            merged.append(contentsOf: segment)
         }
+        // A trailing slash (or a final dot segment) names a directory: keep it so.
+        if let last = inner.last, last.isEmpty || last == dot || last == dotDot || kept.isEmpty { merged.append(UInt8(ascii: "/")) }
         merged.append(contentsOf: bytes[end...])
         return String(decoding: merged, as: UTF8.self)
     }
@@ -241,7 +258,7 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
     private func writeError(_ context: ChannelHandlerContext, status: HTTPResponse.Status, code: String, message: String, promise: EventLoopPromise<Void>) {
         let encoded: Data? = try? JSONEncoder().encode(GuardErrorBody(error: .init(code: code, message: message)))
         let body = ByteBuffer(bytes: encoded.map(Array.init) ?? Array("{}".utf8))
-        var head = HTTPResponse(status: status)
+        var head = HTTPResponse(status: status, headerFields: answerHeaders)
         head.headerFields[.contentType] = "application/json; charset=utf-8"
         head.headerFields[.contentLength] = String(body.readableBytes)
         head.headerFields[.connection] = "close"

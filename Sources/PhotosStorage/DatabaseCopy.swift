@@ -58,6 +58,7 @@ public enum DatabaseCopy {
         Table(name: "sessions", key: ["id"], identity: false),
         Table(name: "audit_events", key: ["id"], identity: true),
         Table(name: "audit_chain_cutover", key: [], identity: false),
+        Table(name: "audit_redaction_bound", key: [], identity: false),
         Table(name: "audit_checkpoints", key: ["number"], identity: false),
         Table(name: "audit_redactions", key: ["event_id"], identity: false),
         Table(name: "audit_archives", key: ["number"], identity: false),

@@ -87,19 +87,24 @@ public struct SessionCoordinator: Sendable {
     }
 
     /// Checks a client's credential for `sessionID`: `secret` must be the one its creation
-    /// returned. Throws `unauthorized` for no secret, another one, or a session created before
-    /// sessions had secrets; `not_found` when there is no such session. Operators (photos-admin,
+    /// returned. Throws `unauthorized` for no secret, another one, a session created before
+    /// sessions had secrets, or no such session (the same answer as a wrong secret, so that the
+    /// answers tell no one which ids exist). Operators (photos-admin,
     /// the console) act through their own sign-in and never call this.
     public func authorize(sessionID: String, secret: String?) async throws {
         guard let secret, !secret.isEmpty else {
             throw PhotosError.unauthorized("requests on a session need Authorization: Session <sessionSecret>, as returned when it was created")
         }
+        // The reserved trails' names are public: saying they are not served tells nothing.
+        if AuditTrails.isReserved(sessionID) { throw PhotosError.notFound("no session \(sessionID): the reserved trails are not served") }
         let digest: [UInt8]?
         if let known = secrets.digest(of: sessionID) {
             digest = known
         } else {
+            // An unknown id is answered as a wrong secret: without this session's secret, no
+            // answer may tell which ids exist.
             guard let read = try await database.read({ try await SessionDirectory.secretHash(ofSession: sessionID, on: $0) }) else {
-                throw PhotosError.notFound("no session \(sessionID.prefix(64))")
+                throw PhotosError.unauthorized("the session secret is not this session's")
             }
             guard let stored = read else {
                 throw PhotosError.unauthorized("this session was created before sessions had secrets: start a new session")

@@ -104,12 +104,15 @@ extension PhotosAdmin.Audit {
 
         func run() async throws {
             let archives = archive.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
-            let result = try await global.withServices(migrate: false) { context in
-                let key = try context.services.audit.trustedKey(explicit: publicKey)
+            let (result, trusted) = try await global.withServices(migrate: false) { context in
+                let trusted = try AuditService.trustedKeyAndSource(explicit: publicKey, signingKeyPath: context.services.audit.signingKeyPath)
                 let exported = try against.map { try AuditService.readExport(path: $0) }
-                return try await context.services.audit.verify(
-                    publicKey: key, against: exported, archives: archives, openArchive: AuditArchiveFiles.openForReading,
-                    openScratch: AuditArchiveFiles.openScratch)
+                return (try await context.services.audit.verify(
+                    publicKey: trusted?.key, against: exported, archives: archives, openArchive: AuditArchiveFiles.openForReading,
+                    openScratch: AuditArchiveFiles.openScratch), trusted)
+            }
+            if let trusted, result.checkpointsChecked > 0 {
+                print("trusted key: \(trusted.key.hex) (\(trusted.source))")
             }
             if let problem = result.problem {
                 Output.note("audit verify FAILED after \(Output.count(result.rowsChecked, "row")) and \(Output.count(result.checkpointsChecked, "checkpoint")): \(problem)")

@@ -92,6 +92,39 @@ struct AuditLifecycleTests {
         #expect(deleted != 0, "a whole new trail was deleted unnoticed: \(deletedOutput)")
     }
 
+    @Test("an archive's target is checked before anything is recorded: a link at FILE.partial (even dangling) is never followed, a directory that does not exist is said; verify then passes and names the key it trusted")
+    func archiveTargetCheckedFirst() async throws {
+        let harness = try await ServerHarness.make(.sqlite)
+        defer { harness.close() }
+        let database = harness.configuration.databasePath
+        let env = ["PHOTOSD_AUDIT_SIGNING_KEY_PATH": harness.configuration.auditSigningKeyPath]
+        func admin(_ arguments: [String]) async throws -> (Int32, String) {
+            try await runTool(Self.admin, arguments + ["--db", database], in: harness.directory.path, environment: env)
+        }
+        #expect(try await admin(["audit", "checkpoint"]).0 == 0)
+        let before = ISO8601Timestamp.string(from: Date())
+        // A dangling link where the partial file goes: the command stops, and the link's target is never made.
+        let path = harness.directory.file("linked.sqlite")
+        let target = harness.directory.file("elsewhere.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: path + ".partial", withDestinationPath: target)
+        let (linked, linkedOutput) = try await admin(["audit", "archive", "--before", before, "--to", path])
+        #expect(linked != 0 && linkedOutput.contains(".partial"), "\(linkedOutput)")
+        #expect(!FileManager.default.fileExists(atPath: target), "the archive followed a link")
+        // A directory that does not exist.
+        let missing = harness.directory.file("no-such-directory/archive.sqlite")
+        let (refused, refusedOutput) = try await admin(["audit", "archive", "--before", before, "--to", missing])
+        #expect(refused != 0 && refusedOutput.contains("does not exist"), "\(refusedOutput)")
+        let live = try await PhotosDatabase.open(harness.configuration)
+        defer { Task { await live.close() } }
+        #expect(try await Self.count(live, "SELECT count(*) FROM audit_archives") == 0, "an archive that wrote nothing was recorded")
+        let (verified, verifyOutput) = try await admin(["audit", "verify"])
+        #expect(verified == 0 && verifyOutput.contains("trusted key: "), "\(verifyOutput)")
+        // Once the directory exists the same command works.
+        try FileManager.default.createDirectory(atPath: harness.directory.file("no-such-directory"), withIntermediateDirectories: false)
+        let (archived, archivedOutput) = try await admin(["audit", "archive", "--before", before, "--to", missing])
+        #expect(archived == 0, "\(archivedOutput)")
+    }
+
     static func count(_ database: any DatabaseStore, _ sql: String) async throws -> Int {
         try await database.read { try await $0.queryOne(sql)?.int(0) ?? -1 }
     }

@@ -249,7 +249,11 @@ struct ConsoleHardeningTests {
         let (_, created) = try await daemon.request("POST", "/v1/sessions")
         let id = try #require(created["id"] as? String)
         let secret = try #require(created["sessionSecret"] as? String)
-        for path in ["//v1/sessions/\(id)", "/v1//sessions/\(id)", "/v1/sessions//\(id)", "/v1/sessions/\(id)//events", "//v1/sessions/\(id)/events"] {
+        for path in [
+            "//v1/sessions/\(id)", "/v1//sessions/\(id)", "/v1/sessions//\(id)", "/v1/sessions/\(id)//events", "//v1/sessions/\(id)/events",
+            // Dot segments, resolved as RFC 3986 says before anything sees the path.
+            "/./v1/sessions/\(id)", "/v1/./sessions/\(id)", "/v1/x/../sessions/\(id)", "/v1/sessions/\(id)/./events", "/../v1/sessions/\(id)",
+        ] {
             let socket = try RawSocket(port: daemon.port)
             let answer = socket.exchange("GET \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Session \(secret)\r\nConnection: close\r\n\r\n")
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(path): \(answer.prefix(100))")
@@ -264,7 +268,19 @@ struct ConsoleHardeningTests {
         #expect(daemon.log.contains("http.path"), "no request lines logged")
         #expect(!daemon.log.contains(id), "a session id in the log")
         #expect(!daemon.log.contains(secret), "a session secret in the log")
-        #expect(!daemon.log.contains("//v1"))
+        #expect(!daemon.log.contains("//v1") && !daemon.log.contains("/./") && !daemon.log.contains("/../"))
+    }
+
+    @Test("the guard's own answers on the API's listener (a 413 from the declared length) name the API's version, as every answer does")
+    func guardAnswersNameTheVersion() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try await Daemon(["--no-console"], in: directory.path)
+        defer { _ = daemon.stop() }
+        let answer = try RawSocket(port: daemon.port).exchange(
+            "POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 104857600\r\nConnection: close\r\n\r\n")
+        #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer.prefix(200))")
+        #expect(answer.lowercased().contains("photos-api-version: 1"), "\(answer.prefix(400))")
     }
 
     @Test("operators added and removed, console sign-ins, failures, limits and sign-outs are in the operator trail with the address, never the password", arguments: TestStore.all)

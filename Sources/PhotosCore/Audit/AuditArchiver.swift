@@ -98,14 +98,23 @@ public struct AuditArchiver: Sendable {
             for existing in [path, path + ".partial"] where FileManager.default.fileExists(atPath: existing) {
                 throw PhotosError(.conflict, "\(existing) already exists; choose a new path (an archive never overwrites a file)")
             }
-            let record = try await database.write { connection in
-                let number = (try await connection.queryOne("SELECT coalesce(max(number), 0) FROM audit_archives")?.int(0) ?? 0) + 1
-                try await connection.execute(
-                    "INSERT INTO audit_archives (number, path, before, started_at) VALUES (?, ?, ?, ?)",
-                    number, path, beforeText, ISO8601Timestamp.string(from: now()))
-                return Pending(number: number, path: path, before: beforeText)
+            // The file first, then the record: a directory that does not exist, or a link at
+            // FILE.partial, stops the command with nothing recorded.
+            let file = try openFile(path + ".partial", true)
+            let record: Pending
+            do {
+                record = try await database.write { connection in
+                    let number = (try await connection.queryOne("SELECT coalesce(max(number), 0) FROM audit_archives")?.int(0) ?? 0) + 1
+                    try await connection.execute(
+                        "INSERT INTO audit_archives (number, path, before, started_at) VALUES (?, ?, ?, ?)",
+                        number, path, beforeText, ISO8601Timestamp.string(from: now()))
+                    return Pending(number: number, path: path, before: beforeText)
+                }
+            } catch {
+                try? FileManager.default.removeItem(atPath: path + ".partial")
+                throw error
             }
-            reports.append(try await move(record, resumed: false))
+            reports.append(try await move(record, resumed: false, file: file))
             try await releaseLease()
             return reports
         } catch {
@@ -168,16 +177,25 @@ public struct AuditArchiver: Sendable {
         }
     }
 
-    private func move(_ archive: Pending, resumed: Bool) async throws -> Report {
+    private func move(_ archive: Pending, resumed: Bool, file opened: (any DatabaseConnection)? = nil) async throws -> Report {
         let partial = archive.path + ".partial"
+        var startsAfresh = !resumed
         if resumed, !FileManager.default.fileExists(atPath: partial) {
-            throw PhotosError(.conflict, """
-                archive \(archive.number) was interrupted, and its file \(partial), which holds the trails already moved out of this \
-                database, is missing: put it back and run photos-admin audit archive again
-                """)
+            // Nothing moved yet (interrupted before its first step, or its file made where it
+            // could not be): the file is made again and the archive goes on, as if new.
+            let moved = try await database.read { connection in
+                try await connection.queryOne("SELECT 1 FROM audit_archived_trails WHERE archive = ? LIMIT 1", archive.number) != nil
+            }
+            guard !moved else {
+                throw PhotosError(.conflict, """
+                    archive \(archive.number) was interrupted, and its file \(partial), which holds the trails already moved out of this \
+                    database, is missing: put it back and run photos-admin audit archive again
+                    """)
+            }
+            startsAfresh = true
         }
-        let file = try openFile(partial, !resumed)
-        if resumed { try await discardUnrecorded(in: file, archive: archive.number) }
+        let file = try opened ?? openFile(partial, startsAfresh)
+        if !startsAfresh { try await discardUnrecorded(in: file, archive: archive.number) }
         let cutover = try await database.read { connection in
             try await connection.tableExists("audit_chain_cutover")
                 ? try await connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0 : 0

@@ -147,13 +147,22 @@ public struct AuditService: Sendable {
 
     /// `trustedKey(explicit:)` without a database.
     public static func trustedKey(explicit: String?, signingKeyPath: String) throws -> AuditPublicKey? {
-        if let explicit { return try AuditPublicKey(hex: explicit) }
+        try trustedKeyAndSource(explicit: explicit, signingKeyPath: signingKeyPath)?.key
+    }
+
+    /// The trusted key and where it came from, in words `audit verify` prints: the history file
+    /// and the key file sit beside each other, and whoever can replace both can make a key of
+    /// their own the first; only a key the operator recorded elsewhere (`--public-key`) rules that out.
+    public static func trustedKeyAndSource(explicit: String?, signingKeyPath: String) throws -> (key: AuditPublicKey, source: String)? {
+        if let explicit { return (try AuditPublicKey(hex: explicit), "given with --public-key") }
         if let history = try? String(contentsOfFile: signingKeyPath + ".history", encoding: .utf8),
            let first = history.split(separator: "\n").first {
-            return try AuditPublicKey(hex: String(first))
+            return (try AuditPublicKey(hex: String(first)),
+                    "the first line of \(signingKeyPath).history, unchecked: give --public-key with the key recorded before any rotation to trust only that")
         }
         guard FileManager.default.fileExists(atPath: signingKeyPath) else { return nil }
-        return AuditPublicKey(of: try AuditSigningKey.load(path: signingKeyPath))
+        return (AuditPublicKey(of: try AuditSigningKey.load(path: signingKeyPath)),
+                "the public half of \(signingKeyPath): give --public-key with a key recorded elsewhere to trust only that")
     }
 
     /// Re-checks the whole trail and its checkpoints in one snapshot (see `AuditVerifier`).

@@ -103,7 +103,8 @@ func buildApplication(
         router: buildRouter(api, proxies: proxies, tracing: !configuration.tracingOTLPEndpoint.isEmpty),
         server: .guarded(ListenerLimits(
             name: "API", maxBodyBytes: configuration.maxBodyBytes, requestTimeoutSeconds: configuration.requestTimeoutSeconds,
-            idleTimeoutSeconds: configuration.idleTimeoutSeconds, maxConnections: configuration.serverMaxConnections)),
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds, maxConnections: configuration.serverMaxConnections,
+            answerHeaders: [APIVersion.header: String(APIVersion.current)])),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
         services: pool + [
             DatabaseService(database: database, logger: logger),
