@@ -156,6 +156,9 @@ public enum AuditLog {
         public var archiveInProgress: Int?
         /// The checkpoints that rotated the signing key (`audit key --rotate`), oldest first.
         public var keyRotations: [Int] = []
+        /// The key the chain of checkpoints ends at: the trusted key, or the last rotation's new
+        /// key (nil without a trusted key).
+        public var currentKey: AuditPublicKey?
         /// The first thing that does not check out, if any.
         public var problem: Problem?
         /// True when nothing was found.

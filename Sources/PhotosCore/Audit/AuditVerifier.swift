@@ -67,6 +67,7 @@ struct AuditVerifier {
             var chain = KeyChain(keys: publicKey.map { [$0] } ?? [], rotations: [])
             if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: covered, keys: &chain) }
             verification.keyRotations = chain.rotations
+            verification.currentKey = chain.keys.last
             var continuations: [String: Head] = [:]
             if try await connection.tableExists("audit_archives") {
                 let archives = try await checkArchiveRecords(into: &verification, keys: chain.keys)

@@ -174,10 +174,24 @@ public struct AuditService: Sendable {
         openScratch: (@Sendable () throws -> any DatabaseConnection)? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
     ) async throws -> AuditLog.Verification {
-        try await database.read {
+        var verification = try await database.read {
             try await AuditLog.verify(
                 on: $0, publicKey: publicKey, against: against, archives: archives, openArchive: openArchive, openScratch: openScratch, progress: progress)
         }
+        // The key this database signs with now must be where the checkpoints' chain of keys,
+        // from the trusted key, ends: a key history whose first line was replaced (and the
+        // checkpoints that would contradict it deleted) leads somewhere else.
+        // (A rotation stopped between its checkpoint and its rename leaves the new key in
+        // `.next`: `audit key --rotate` finishes it, and the check waits for that.)
+        if verification.isIntact, let reached = verification.currentKey, FileManager.default.fileExists(atPath: signingKeyPath),
+           !FileManager.default.fileExists(atPath: nextKeyPath),
+           let signing = try? AuditSigningKey.load(path: signingKeyPath), AuditPublicKey(of: signing) != reached {
+            verification.problem = AuditLog.Problem(reason: """
+                the signing key \(signingKeyPath) (\(AuditPublicKey(of: signing).hex.prefix(16))…) is not the key the checkpoints lead to from \
+                the trusted key (\(reached.hex.prefix(16))…): the key history, the key file or the checkpoints were replaced
+                """)
+        }
+        return verification
     }
 
     /// Moves the trails that ended before `before` (and reserved-trail rows written before it)
