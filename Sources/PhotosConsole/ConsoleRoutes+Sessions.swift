@@ -5,6 +5,7 @@ import Hummingbird
 import Logging
 import Navigation
 import PhotosCore
+import PhotosListener
 import PhotosModel
 import Sessions
 
@@ -120,7 +121,7 @@ extension ConsoleRoutes {
         let session = try context.requireSession()
         let cookie = ConsoleCookies.value(ConsoleCookies.session, in: request.headers) ?? ""
         let (consoleSessions, slots, operatorID) = (self.consoleSessions, self.liveSlots, session.operator.id)
-        try slots.take(operatorID)
+        try slots.takeForOperator(operatorID)
         return EventStream.response(
             isLive: { try await consoleSessions.isLive(cookie: cookie) }, ended: { slots.release(operatorID) }, produce)
     }

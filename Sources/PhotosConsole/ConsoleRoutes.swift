@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import PhotosCore
+import PhotosListener
 import PhotosModel
 import Sessions
 
@@ -18,7 +19,7 @@ struct ConsoleRoutes: Sendable {
     let pages: ConsolePages
     let verifier: BackgroundVerify
     /// The live streams each operator has open (at most 8 at once).
-    let liveSlots = LiveStreamSlots(perOperator: 8)
+    let liveSlots = LiveStreamSlots(perKey: 8)
     let logger: Logger
 
     func add(to router: Router<ConsoleRequestContext>) {

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import PhotosListener
 import ServiceLifecycle
 import Synchronization
 
@@ -48,34 +49,16 @@ enum EventStream {
     }
 }
 
-/// The live streams each operator has open, at most `perOperator` at once: a stream holds a
-/// poll a second on the database for a minute, so one viewer opening many would load the
-/// service for everyone.
-final class LiveStreamSlots: Sendable {
-    let perOperator: Int
-    private let open = Mutex<[Int64: Int]>([:])
+/// The live streams each operator has open, at most `perKey` at once: a stream holds a poll a
+/// second on the database for a minute, so one viewer opening many would load the service for
+/// everyone.
+typealias LiveStreamSlots = HeldSlots<Int64>
 
-    init(perOperator: Int) {
-        self.perOperator = perOperator
-    }
-
-    /// Takes a slot for `operatorID`; throws `429` when they have `perOperator` open.
-    func take(_ operatorID: Int64) throws {
-        let taken = open.withLock { open in
-            guard open[operatorID, default: 0] < perOperator else { return false }
-            open[operatorID, default: 0] += 1
-            return true
-        }
-        guard taken else {
-            throw ConsoleRefusal(status: .tooManyRequests, message: "You have \(perOperator) live views open: close one first.")
-        }
-    }
-
-    /// Gives a slot back.
-    func release(_ operatorID: Int64) {
-        open.withLock { open in
-            open[operatorID, default: 1] -= 1
-            if open[operatorID] == 0 { open[operatorID] = nil }
+extension HeldSlots<Int64> {
+    /// Takes a slot for `operatorID`; throws `429` when they have `perKey` open.
+    func takeForOperator(_ operatorID: Int64) throws {
+        guard take(operatorID) else {
+            throw ConsoleRefusal(status: .tooManyRequests, message: "You have \(perKey) live views open: close one first.")
         }
     }
 }

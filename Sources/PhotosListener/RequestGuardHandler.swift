@@ -26,8 +26,12 @@ import NIOHTTPTypes
 ///   after the answer. An HTTP/1.0 request is answered as HTTP/1.0 (`KeepAliveTap`), so that an
 ///   answer of unknown length is never chunked for a client that cannot read chunks.
 /// - **A path with empty segments** (`//v1/sessions/…`, `/v1//sessions/…`, what a client whose
-///   base URL ends in `/` sends) is normalised to single slashes before anything reads it: the
-///   router, the listener's middleware and the request log all see the same path.
+///   base URL ends in `/` sends) or dot segments (`/./`, `/../`) is normalised before anything
+///   reads it: the router, the listener's middleware and the request log all see the same path.
+/// - **A client that goes away while its request waits for its answer** (it closed its side: the
+///   listener allows half-closed connections, so nothing else would notice) has its connection
+///   closed, which ends whatever waits on its close future (a change feed's long poll) instead
+///   of holding it, and its place, to the end of its wait.
 ///
 /// It sits after the HTTP codec; to see a request's first byte (before its head is complete) it
 /// puts a small tap (`FirstByteTap`) at the front of the pipeline, and to see a request's HTTP
@@ -167,6 +171,14 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
             break
         }
         context.fireChannelRead(data)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .inputClosed? = event as? ChannelEvent, requestsEnded > responsesEnded {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {

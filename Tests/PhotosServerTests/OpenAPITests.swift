@@ -9,6 +9,7 @@ import PhotosTestSupport
 import SQLiteStore
 @testable import PhotosServer
 import Testing
+import PhotosListener
 import PhotosModel
 import Sessions
 
@@ -72,7 +73,7 @@ struct OpenAPITests {
         let api = PhotosAPI(
             services: try PhotosServices(configuration: h.configuration, database: database), bodyLimit: h.configuration.maxBodyBytes,
             metrics: .shared, storage: StorageHealth(logger: Logger(label: "test")),
-            sessionsPerAddress: AddressLimiter(limit: 0, window: .seconds(60)))
+            sessionsPerAddress: AddressLimiter(limit: 0, window: .seconds(60)), longPolls: HeldSlots(perKey: 1))
         // Hummingbird's own list of what the router serves.
         let served = Set(buildRouter(api).routes.map { route -> String in
             let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")

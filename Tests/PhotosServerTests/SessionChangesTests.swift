@@ -1,3 +1,5 @@
+import Foundation
+import PhotosTestSupport
 @testable import PhotosServer
 import Synchronization
 import Testing
@@ -63,5 +65,43 @@ struct SessionChangesTests {
         waiting.cancel()
         #expect(try await waiting.value == 1)
         #expect(changes.counts.watched == 0 && changes.counts.suspended == 0)
+    }
+}
+
+/// The change feed's long polls against a real photosd: bounded per client address, and ended
+/// (their place given back) as soon as their client goes away.
+@Suite("The change feed's long polls", .serialized)
+struct LongPollTests {
+    @Test("limits.longPollsPerAddress bounds the polls one address holds (429 past it); a poll whose client went away ends and gives its place back at once")
+    func boundedAndEndedWithTheirClient() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try await Daemon(["--no-console", "--seed-demo"], in: directory.path, environment: ["PHOTOSD_LIMITS_LONG_POLLS_PER_ADDRESS": "3"])
+        defer { _ = daemon.stop() }
+        let (_, created) = try await daemon.request("POST", "/v1/sessions")
+        let id = try #require(created["id"] as? String)
+        let secret = try #require(created["sessionSecret"] as? String)
+        let version = try #require(created["version"] as? Int)
+        let poll = "GET /v1/sessions/\(id)/changes?after=\(version)&wait=20 HTTP/1.1\r\nHost: x\r\nAuthorization: Session \(secret)\r\n\r\n"
+        func open() throws -> RawSocket {
+            let socket = try RawSocket(port: daemon.port, timeoutSeconds: 5)
+            _ = socket.sendAll(Array(poll.utf8))
+            return socket
+        }
+        var held = try (0..<3).map { _ in try open() }
+        try await Task.sleep(for: .milliseconds(500))
+        // A fourth from the same address: refused at once, with when to come back.
+        let fourth = try open().read(for: .seconds(2))
+        #expect(fourth.hasPrefix("HTTP/1.1 429") && fourth.lowercased().contains("retry-after"), "\(fourth.prefix(300))")
+        // The three clients go away: their waits end and give their places back, well before
+        // their 20 s are up.
+        for socket in held { socket.shutdownBoth() }
+        held.removeAll()
+        try await Task.sleep(for: .seconds(1))
+        let again = try open()
+        let (status, _) = try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: #"{"action":"selectPhoto","photoId":1}"#)
+        #expect(status == 200)
+        let answer = again.read(for: .seconds(3))
+        #expect(answer.hasPrefix("HTTP/1.1 200"), "a poll after the others went away: \(answer.prefix(300))")
     }
 }

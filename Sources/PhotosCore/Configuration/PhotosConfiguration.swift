@@ -97,6 +97,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var logFormat = "text"
     /// Sessions one client address may create per minute (`429` past it); 0: no limit.
     public var sessionsPerMinutePerAddress = 120
+    /// Change-feed long polls one client address may hold open at once (`429` past it).
+    public var longPollsPerAddress = 16
     /// Seed demo photos into an empty catalogue on start.
     public var seedDemoData = false
     /// Serve the operator console (its own listener, never the API's).
@@ -207,6 +209,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "audit.signingKeyPath": .init(.string(defaults.auditSigningKeyPath), isSecret: false),
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
+            "limits.longPollsPerAddress": .init(.int(defaults.longPollsPerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
             "log.format": .init(.string(defaults.logFormat), isSecret: false),
             "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
@@ -379,6 +382,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         signInMaxAttemptsPerAddress = try int("auth.signInMaxAttemptsPerAddress", 0...1_000_000)
         signInMaxAttemptsPerUsername = try int("auth.signInMaxAttemptsPerUsername", 0...1_000_000)
         sessionsPerMinutePerAddress = try int("limits.sessionsPerMinutePerAddress", 0...1_000_000)
+        longPollsPerAddress = try int("limits.longPollsPerAddress", 1...100_000)
         logLevel = try string("log.level")
         let levels = ["trace", "debug", "info", "notice", "warning", "error", "critical"]
         guard levels.contains(logLevel) else {

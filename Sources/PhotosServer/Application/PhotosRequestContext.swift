@@ -8,10 +8,14 @@ struct PhotosRequestContext: RequestContext, RemoteAddressRequestContext, Client
     var coreContext: CoreRequestContextStorage
     /// The peer of the request's connection (nil when there is none, as in router tests).
     let remoteAddress: SocketAddress?
+    /// Completes when the request's connection has closed (the client went away): what a long
+    /// poll ends at, instead of waiting on for no one.
+    let connectionClosed: EventLoopFuture<Void>
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        connectionClosed = source.channel.closeFuture
         clientAddress = Self.peerAddress(remoteAddress)
     }
 

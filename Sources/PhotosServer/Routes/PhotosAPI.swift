@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import Navigation
 import PhotosCore
+import PhotosListener
 import PhotosModel
 import Sessions
 
@@ -16,6 +17,8 @@ struct PhotosAPI: Sendable {
     let storage: StorageHealth
     /// `limits.sessionsPerMinutePerAddress`.
     let sessionsPerAddress: AddressLimiter
+    /// `limits.longPollsPerAddress`: the change feed's long polls each client address holds.
+    let longPolls: HeldSlots<String>
     /// The sessions devices wait on (`GET /v1/sessions/{id}/changes`).
     let changes = SessionChanges()
 

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Navigation
 import PhotosCore
+import PhotosListener
 import PhotosModel
 import Sessions
 import DatabaseAccess
@@ -40,10 +41,19 @@ extension PhotosAPI {
             let id = try await api.authorizedSession(request, context)
             let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
             let wait = try RequestParsing.queryInt(request, "wait", default: SessionChanges.maxWaitSeconds, range: 0...SessionChanges.maxWaitSeconds)
-            let session = try await api.changes.wait(for: id, after: after, wait: .seconds(wait), version: \.version) {
-                // Each read has the database's whole budget (database.statementTimeoutSeconds),
-                // not what is left of the request's after a wait.
-                try await RequestDeadline.$startedAt.withValue(.now) { try await api.sessions.session(id: id) }
+            // A place among the address's long polls, given back however the poll ends.
+            let address = context.clientAddress
+            guard api.longPolls.take(address) else {
+                throw PhotosError.tooManyRequests(
+                    "\(api.longPolls.perKey) change-feed waits are open from this address; retry in \(wait) s", retryAfter: max(1, wait))
+            }
+            defer { api.longPolls.release(address) }
+            let session = try await ClientGone.unlessClosed(context.connectionClosed) {
+                try await api.changes.wait(for: id, after: after, wait: .seconds(wait), version: \.version) {
+                    // Each read has the database's whole budget (database.statementTimeoutSeconds),
+                    // not what is left of the request's after a wait.
+                    try await RequestDeadline.$startedAt.withValue(.now) { try await api.sessions.session(id: id) }
+                }
             }
             return APIResponse.json(text: session.jsonText)
         }
