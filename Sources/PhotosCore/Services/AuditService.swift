@@ -26,7 +26,7 @@ public struct AuditService: Sendable {
     /// rotation the key it rotated to). Read at every checkpoint: photosd takes a rotated key
     /// from the file without a restart.
     public func checkedSigningKey() async throws -> AuditSigningKey {
-        let newest = try await database.read { try await AuditCheckpoints.newest(on: $0) }
+        let newest = try await database.read { try await AuditCheckpoints.newest(on: $0, withHeads: false) }
         if let newest, !FileManager.default.fileExists(atPath: signingKeyPath) {
             throw PhotosError.badRequest(
                 "the audit signing key \(signingKeyPath) does not exist, and this database's checkpoints (newest: \(newest.number)) need the key "
@@ -62,7 +62,7 @@ public struct AuditService: Sendable {
     /// running it again finishes it: a checkpoint that names a key waiting in `.next` is the
     /// rotation it finishes.
     public func rotateKey() async throws -> Rotation {
-        if let newest = try await database.read({ try await AuditCheckpoints.newest(on: $0) }), let next = newest.nextPublicKey,
+        if let newest = try await database.read({ try await AuditCheckpoints.newest(on: $0, withHeads: false) }), let next = newest.nextPublicKey,
            FileManager.default.fileExists(atPath: nextKeyPath), try AuditSigningKey.load(path: nextKeyPath).publicKeyHex == next {
             try Self.replace(signingKeyPath, with: nextKeyPath)
             return Rotation(checkpoint: newest.number, oldPublicKey: newest.publicKey, newPublicKey: next, finishedInterrupted: true)
