@@ -29,9 +29,4 @@ public final class HeldSlots<Key: Hashable & Sendable>: Sendable {
             if open[key] == 0 { open[key] = nil }
         }
     }
-
-    /// The slots `key` holds now.
-    public func held(by key: Key) -> Int {
-        open.withLock { $0[key, default: 0] }
-    }
 }
