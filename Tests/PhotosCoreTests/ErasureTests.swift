@@ -150,32 +150,43 @@ struct ErasureTests {
         }
     }
 
-    @Test("a listing that does not hold: a row written since 0011, or one naming someone else, hidden behind an erased user's redaction, is named by verify", arguments: TestStore.all)
-    func forgedRedactions(store: TestStore) async throws {
+    /// A database with two users (the one to erase, and `keeper`), and one row from before 0011
+    /// naming `keeper` (the bound set as 0017 would have found it).
+    static func withLegacyRowOfKeeper(_ store: TestStore) async throws -> (TestDatabase, SessionCoordinator, erased: User, keeper: User, at: String) {
         let test = try await TestDatabase.make(store)
-        defer { test.close() }
         let auth = test.auth()
         let sessions = try test.sessions(auth: auth)
         let erased = try await auth.createUser(username: Self.name, password: "password123", actor: .operator("ops"))
-        let other = try await auth.createUser(username: "keeper", password: "password123", actor: .operator("ops"))
-        // One row from before 0011 naming the kept user.
+        let keeper = try await auth.createUser(username: "keeper", password: "password123", actor: .operator("ops"))
         let at = ISO8601Timestamp.now()
         _ = try await test.database.write { connection in
             let head = try await AuditLog.head(of: AuditTrails.apiSession, on: connection)
             _ = try await AuditLog.insert([
-                AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 1, at: at, actor: "client", userID: other.id, username: "keeper", coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
+                AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 1, at: at, actor: "client", userID: keeper.id, username: "keeper", coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
             ], after: head.hash, on: connection)
         }
-        try await Self.fixRedactionBoundAsMigration0017Would(test)
+        try await fixRedactionBoundAsMigration0017Would(test)
+        return (test, sessions, erased, keeper, at)
+    }
+
+    /// What lets a test change audit rows and delete redaction listings, on `store`.
+    static func unlockRedactions(_ store: TestStore) -> String {
+        store == .postgres
+            ? "ALTER TABLE audit_events DISABLE TRIGGER USER; ALTER TABLE audit_redactions DISABLE TRIGGER USER"
+            : "DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_redactions_no_delete"
+    }
+
+    @Test("a listing that does not hold: a row written since 0011, or one naming someone else, hidden behind an erased user's redaction, is named by verify", arguments: TestStore.all)
+    func forgedRedactions(store: TestStore) async throws {
+        let (test, sessions, erased, _, at) = try await Self.withLegacyRowOfKeeper(store)
+        defer { test.close() }
         // A live session's rows, written since 0011.
         _ = try await CatalogService(database: test.database).add(NewPhoto(title: "Sunset", url: "https://example.com/1.jpg", priceCents: 250), actor: .system)
         let live = try await sessions.createSession().session.id
         _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: live)
         _ = try await sessions.erase(username: Self.name, actor: .operator("ops"))
         #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
-        let unlock = store == .postgres
-            ? "ALTER TABLE audit_events DISABLE TRIGGER USER; ALTER TABLE audit_redactions DISABLE TRIGGER USER"
-            : "DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_redactions_no_delete"
+        let unlock = Self.unlockRedactions(store)
 
         // 1. A live row rewritten and listed under the erased user.
         _ = try await test.database.write { connection in
@@ -194,24 +205,10 @@ struct ErasureTests {
 
     @Test("a row from before 0011 naming a kept user, rewritten and listed under an erased user or a made-up erased one, is named", arguments: TestStore.all)
     func forgedRedactionOfAnotherUsersRow(store: TestStore) async throws {
-        let test = try await TestDatabase.make(store)
+        let (test, sessions, erased, other, at) = try await Self.withLegacyRowOfKeeper(store)
         defer { test.close() }
-        let auth = test.auth()
-        let sessions = try test.sessions(auth: auth)
-        let erased = try await auth.createUser(username: Self.name, password: "password123", actor: .operator("ops"))
-        let other = try await auth.createUser(username: "keeper", password: "password123", actor: .operator("ops"))
-        let at = ISO8601Timestamp.now()
-        _ = try await test.database.write { connection in
-            let head = try await AuditLog.head(of: AuditTrails.apiSession, on: connection)
-            _ = try await AuditLog.insert([
-                AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 1, at: at, actor: "client", userID: other.id, username: "keeper", coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
-            ], after: head.hash, on: connection)
-        }
-        try await Self.fixRedactionBoundAsMigration0017Would(test)
         _ = try await sessions.erase(username: Self.name, actor: .operator("ops"))
-        let unlock = store == .postgres
-            ? "ALTER TABLE audit_events DISABLE TRIGGER USER; ALTER TABLE audit_redactions DISABLE TRIGGER USER"
-            : "DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_redactions_no_delete"
+        let unlock = Self.unlockRedactions(store)
         _ = try await test.database.write { connection in
             try await connection.executeScript(unlock)
             try await connection.execute("UPDATE audit_events SET detail = '{\"forged\":true}' WHERE username = 'keeper'")
