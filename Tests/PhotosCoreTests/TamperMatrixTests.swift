@@ -138,10 +138,14 @@ struct TamperMatrixTests {
             try await database.write { connection in try await connection.executeScript(unlock + "\n" + sql) }
         }
 
-        func close() {
-            let database = database
-            Task { await database.close() }
-            test.close()
+        /// Closes every pool this world opened and drops its database, before the next cell
+        /// opens its own: 70 cells closing in the background held enough of the shared test
+        /// server's connections that other suites waited past their 3 s for one.
+        func close() async {
+            // The store in use: the test's, or the one `restart` opened (which closed the test's).
+            await database.close()
+            await test.postgres?.drop()
+            test.directory.remove()
         }
     }
 
@@ -151,13 +155,18 @@ struct TamperMatrixTests {
     func matrix(store: TestStore, state: State) async throws {
         for tampering in Tampering.allCases where tampering != .alterArchivedRow || state == .afterArchive {
             let world = try await World(store, state)
-            defer { world.close() }
-            let untouched = try await world.verify()
-            #expect(untouched == nil, "\(state), untouched: \(String(describing: untouched))")
-            try await apply(tampering, to: world)
-            let found = try await world.verify()
-            let problem = try #require(found, "\(store) \(state): \(tampering) went unnoticed")
-            #expect(Self.names(problem, tampering, world), "\(store) \(state) \(tampering): \(problem)")
+            do {
+                let untouched = try await world.verify()
+                #expect(untouched == nil, "\(state), untouched: \(String(describing: untouched))")
+                try await apply(tampering, to: world)
+                let found = try await world.verify()
+                let problem = try #require(found, "\(store) \(state): \(tampering) went unnoticed")
+                #expect(Self.names(problem, tampering, world), "\(store) \(state) \(tampering): \(problem)")
+            } catch {
+                await world.close()
+                throw error
+            }
+            await world.close()
         }
     }
 
