@@ -133,11 +133,8 @@ public struct SessionActionsOnConnection: SessionActions {
         // A sign-in decided before an erasure committed (bcrypt runs outside any transaction):
         // no token, and no session signed in, for a person who is gone. Erasure locks the
         // user's row first (PostgreSQL), so this read waits for it (`UserErasure.erase`).
-        for user in Set(write.issuedTokens.map(\.userID)) {
-            try await connection.hold([.shared(.user(user))])
-            if try await connection.queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NULL", user) == nil {
-                return .stale(reason: "user \(user) was erased")
-            }
+        for user in Set(write.issuedTokens.map(\.userID)) where try await !connection.userIsLive(user) {
+            return .stale(reason: "user \(user) was erased")
         }
         let assumed = write.assumptions
         if let tokenID = assumed.tokenUnrevoked,

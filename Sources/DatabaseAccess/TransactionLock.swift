@@ -32,3 +32,13 @@ extension TransactionLock.Key {
     /// decided before it (bcrypt runs outside any transaction) never interleave.
     public static func user(_ id: Int64) -> Self { .name("user \(id)") }
 }
+
+extension DatabaseConnection {
+    /// Whether user `id` exists and is not erased, read in the caller's write transaction after
+    /// taking the user's lock shared (`TransactionLock.Key.user`): what every write that signs the
+    /// user in checks, so that an erasure committed while bcrypt ran is seen (or waited for).
+    public func userIsLive(_ id: Int64) async throws -> Bool {
+        try await hold([.shared(.user(id))])
+        return try await queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NULL", id) != nil
+    }
+}

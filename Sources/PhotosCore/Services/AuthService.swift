@@ -250,10 +250,7 @@ public struct AuthService: Sendable {
         let at = timestamp()
         let issued = try await database.write { connection in
             // Erased while bcrypt ran: no token for a person who is gone (see `TransactionLock.Key.user`).
-            try await connection.hold([.shared(.user(user.id))])
-            guard try await connection.queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NULL", user.id) != nil else {
-                throw PhotosError.invalidCredentials
-            }
+            guard try await connection.userIsLive(user.id) else { throw PhotosError.invalidCredentials }
             let issued = try await issueToken(for: user.id, on: connection).token
             try await AuditLog.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .authSignIn)],
