@@ -701,6 +701,21 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 19,
+            name: "0019_archive_sessions_signed.sql",
+            sql: #"""
+                -- 0019: an archive's statement signs the sessions it holds, too.
+                --
+                -- Statements written before this (version 1) signed an archive's rows and trail segments but not
+                -- its `sessions` table, so who a session belonged to and when it ended could be changed in the
+                -- file unnoticed. Version 2 adds a digest of those sessions; these two columns keep it beside the
+                -- rest of the statement (NULL for version 1 statements, which `audit verify` reports as such).
+                ALTER TABLE audit_archives ADD COLUMN sessions INTEGER;
+                ALTER TABLE audit_archives ADD COLUMN sessions_digest TEXT;
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -1311,6 +1326,21 @@ extension PhotosMigrations {
                 CREATE INDEX tokens_by_expiry ON tokens (expires_at);
                 CREATE INDEX sign_in_attempts_by_time ON sign_in_attempts (at);
                 CREATE INDEX sign_in_trusted_addresses_by_time ON sign_in_trusted_addresses (at);
+
+                """#
+        ),
+        Migration(
+            version: 19,
+            name: "0019_archive_sessions_signed.sql",
+            sql: #"""
+                -- 0019: an archive's statement signs the sessions it holds, too.
+                --
+                -- Statements written before this (version 1) signed an archive's rows and trail segments but not
+                -- its `sessions` table, so who a session belonged to and when it ended could be changed in the
+                -- file unnoticed. Version 2 adds a digest of those sessions; these two columns keep it beside the
+                -- rest of the statement (NULL for version 1 statements, which `audit verify` reports as such).
+                ALTER TABLE audit_archives ADD COLUMN sessions BIGINT;
+                ALTER TABLE audit_archives ADD COLUMN sessions_digest TEXT;
 
                 """#
         ),

@@ -124,6 +124,9 @@ extension PhotosAdmin.Audit {
             }
             if result.archivesChecked > 0 {
                 print("archives: \(Output.count(result.archivesChecked, "archive")) verified with the live rows as one history (\(Output.count(result.archiveRowsChecked, "row")))")
+                if !result.archivesWithUnsignedSessions.isEmpty {
+                    print("archives \(result.archivesWithUnsignedSessions.map(String.init).joined(separator: ", ")) were written before 0.5 (statement v1): their sessions tables are not signed, only their rows and segments")
+                }
             } else if result.archives > 0 {
                 // Their statements and segments are verified; their rows, with --archive.
                 print("archived: \(Output.count(result.archivedRows, "row")) in \(Output.count(result.archives, "archive")) (signed statements verified; give --archive FILE for each to verify their rows)")

@@ -24,8 +24,10 @@ struct TamperMatrixTests {
     }
 
     enum Tampering: String, CaseIterable, CustomTestStringConvertible {
-        case alterRow, deleteNewestRows, deleteTrail, insertRow, listAsRedacted, forgeKeyHistory, alterArchivedRow
+        case alterRow, deleteNewestRows, deleteTrail, insertRow, listAsRedacted, forgeKeyHistory, alterArchivedRow, alterArchivedSession
         var testDescription: String { rawValue }
+        /// Tamperings of an archive file: only in the state that has one.
+        var needsAnArchive: Bool { self == .alterArchivedRow || self == .alterArchivedSession }
     }
 
     /// A database in `state`, with two client trails written last (`target`, 5 rows; `other`) and
@@ -153,7 +155,7 @@ struct TamperMatrixTests {
     /// names what was changed.
     @Test("each tampering, in each state of a database's life, is named by verify; the untouched database passes", arguments: TestStore.all, State.allCases)
     func matrix(store: TestStore, state: State) async throws {
-        for tampering in Tampering.allCases where tampering != .alterArchivedRow || state == .afterArchive {
+        for tampering in Tampering.allCases where !tampering.needsAnArchive || state == .afterArchive {
             let world = try await World(store, state)
             do {
                 let untouched = try await world.verify()
@@ -170,6 +172,51 @@ struct TamperMatrixTests {
         }
     }
 
+    /// An archive written before migration 0019 signed a version 1 statement (no sessions
+    /// line). Such an archive still verifies, and verify says its sessions are not signed; a
+    /// version 1 statement cannot be made by dropping a version 2 one's sessions (the bytes
+    /// signed differ).
+    @Test("an archive whose statement is version 1 (before 0019) still verifies and is said to leave its sessions unsigned; a v2 statement stripped to v1 fails", arguments: TestStore.all)
+    func version1Archives(store: TestStore) async throws {
+        let world = try await World(store, .afterArchive)
+        defer { Task { await world.close() } }
+        let path = try #require(world.archives.first)
+        let file = try Connection(path: path, mode: .readWrite)
+        let fileRow = try #require(try await file.query("SELECT \(AuditArchiveStatement.columns) FROM archive").first)
+        let version2 = try AuditArchiveStatement.statement(Row(values: fileRow.values))
+        #expect(version2.version == 2 && version2.sessions != nil)
+
+        // Stripped: the same signature over different bytes.
+        func record(_ statement: AuditArchiveStatement) async throws {
+            _ = try await file.execute("UPDATE archive SET sessions = ?, sessions_digest = ?, signature = ?, hash = ?", statement.sessions, statement.sessionsDigest, statement.signature, statement.hash)
+            let unlock = world.test.postgres != nil ? "ALTER TABLE audit_archives DISABLE TRIGGER USER;" : "DROP TRIGGER IF EXISTS audit_archives_no_update;"
+            try await world.database.write { connection in
+                try await connection.executeScript(unlock)
+                _ = try await connection.execute(
+                    "UPDATE audit_archives SET sessions = ?, sessions_digest = ?, signature = ?, hash = ? WHERE number = 1",
+                    statement.sessions, statement.sessionsDigest, statement.signature, statement.hash)
+            }
+        }
+        var stripped = version2
+        stripped.sessions = nil
+        stripped.sessionsDigest = nil
+        try await record(stripped)
+        let problem = try #require(try await world.verify(), "a v2 statement stripped of its sessions line verified")
+        #expect(problem.archive == 1, "\(problem)")
+
+        // Signed as version 1 by the key (what a 0.4 photos-admin wrote): verifies, and is named.
+        var version1 = stripped
+        try version1.sign(with: try AuditSigningKey.loadOrCreate(path: world.keyPath))
+        #expect(version1.version == 1 && String(decoding: version1.statement, as: UTF8.self).hasPrefix("photosd audit archive v1\n"))
+        #expect(!String(decoding: version1.statement, as: UTF8.self).contains("sessions"))
+        try await record(version1)
+        let verification = try await world.audit.verify(
+            publicKey: try world.audit.trustedKey(explicit: nil), archives: world.archives, openArchive: AuditArchiveFiles.openForReading,
+            openScratch: AuditArchiveFiles.openScratch)
+        #expect(verification.problem == nil, "\(String(describing: verification.problem))")
+        #expect(verification.archivesWithUnsignedSessions == [1])
+    }
+
     /// Whether `problem` is about what `tampering` changed.
     static func names(_ problem: AuditLog.Problem, _ tampering: Tampering, _ world: World) -> Bool {
         switch tampering {
@@ -183,6 +230,8 @@ struct TamperMatrixTests {
             return problem.reason.contains("signing key") || problem.checkpoint != nil || problem.archive != nil
         case .alterArchivedRow:
             return problem.archive != nil || problem.reason.contains("archive")
+        case .alterArchivedSession:
+            return problem.archive != nil && problem.reason.contains("sessions")
         }
     }
 
@@ -240,6 +289,11 @@ struct TamperMatrixTests {
                 DROP TRIGGER IF EXISTS audit_events_no_update;
                 UPDATE audit_events SET detail = '{"photoId":2}' WHERE id = (SELECT min(id) FROM audit_events WHERE step = 'screen.push');
                 """)
+        case .alterArchivedSession:
+            // Who a session belonged to and when it ended, changed in the file: its rows untouched.
+            let path = try #require(world.archives.first)
+            let file = try Connection(path: path, mode: .readWrite)
+            try file.executeScript("UPDATE sessions SET user_id = 1, ended_at = '2099-01-01T00:00:00.000Z' WHERE id = (SELECT min(id) FROM sessions)")
         }
     }
 }

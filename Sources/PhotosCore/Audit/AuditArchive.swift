@@ -26,6 +26,12 @@ public struct AuditArchiveStatement: Sendable, Equatable, Codable {
     public var segments: Int
     /// Hex SHA-256 over its segments' (trail, first seq, last seq, last hash) in (trail, first seq) order.
     public var segmentsDigest: String
+    /// Sessions it holds; nil in a version 1 statement (written before migration 0019), which
+    /// did not sign them.
+    public var sessions: Int?
+    /// Hex SHA-256 over its sessions' rows in id order (`AuditArchiveDigest.add(session:)`); nil
+    /// in a version 1 statement.
+    public var sessionsDigest: String?
     /// The public key that signed it, hex (informative: verification uses a trusted key).
     public var publicKey: String
     /// The hex Ed25519 signature of `statement`.
@@ -33,11 +39,14 @@ public struct AuditArchiveStatement: Sendable, Equatable, Codable {
     /// Hex SHA-256 of `statement` and `signature`: what the next archive chains to.
     public var hash: String
 
-    /// The exact bytes that are signed.
+    /// The statement's version: 2 when it signs the archive's sessions, else 1.
+    public var version: Int { sessionsDigest == nil ? 1 : 2 }
+
+    /// The exact bytes that are signed. Version 2 adds the sessions line; a version 1 statement
+    /// keeps its bytes, so archives written before 0019 still verify.
     public var statement: [UInt8] {
-        Array(
-            """
-            photosd audit archive v1
+        var text = """
+            photosd audit archive v\(version)
             number \(number)
             at \(at)
             before \(before)
@@ -45,7 +54,9 @@ public struct AuditArchiveStatement: Sendable, Equatable, Codable {
             rows \(rows) \(rowsDigest)
             segments \(segments) \(segmentsDigest)
 
-            """.utf8)
+            """
+        if let sessionsDigest { text += "sessions \(sessions ?? 0) \(sessionsDigest)\n" }
+        return Array(text.utf8)
     }
 
     /// Signs the statement with `key`, setting `publicKey`, `signature` and `hash`.
@@ -60,22 +71,30 @@ public struct AuditArchiveStatement: Sendable, Equatable, Codable {
         key.isValidSignature(signature, for: statement) && AuditCheckpoint.hash(statement: statement, signature: signature) == hash
     }
 
-    /// The columns a statement is stored in, in the archive file.
-    static let columns = "number, at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash"
+    /// The columns a statement is stored in, in the archive file (`sessions` and
+    /// `sessions_digest` are added to a file made before 0019 when it is finished; see
+    /// `AuditArchiveFile.addSessionColumns`).
+    static let columns =
+        "number, at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash, sessions, sessions_digest"
+    /// The columns of a version 1 archive file's statement.
+    static let version1Columns = "number, at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash"
     /// The same in the live database's `audit_archives` (where `at` is `finished_at`).
-    static let liveColumns = "number, finished_at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash"
+    static let liveColumns =
+        "number, finished_at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash, sessions, sessions_digest"
 
-    /// A statement from a row of `columns`.
+    /// A statement from a row of `columns` (or of `version1Columns`).
     static func statement(_ row: Row) throws -> AuditArchiveStatement {
         AuditArchiveStatement(
             number: try row.int(0), at: try row.string(1), before: try row.string(2), prevHash: try row.string(3),
             rows: try row.int(4), rowsDigest: try row.string(5), segments: try row.int(6), segmentsDigest: try row.string(7),
+            sessions: row.values.count > 11 ? row.optionalInt(11) : nil,
+            sessionsDigest: row.values.count > 12 ? row.optionalString(12) : nil,
             publicKey: try row.string(8), signature: try row.string(9), hash: try row.string(10))
     }
 
     /// The statement's values in the order of `columns`.
     var values: [any DatabaseBindable] {
-        [number, at, before, prevHash, rows, rowsDigest, segments, segmentsDigest, publicKey, signature, hash]
+        [number, at, before, prevHash, rows, rowsDigest, segments, segmentsDigest, publicKey, signature, hash, sessions, sessionsDigest]
     }
 }
 
@@ -92,6 +111,23 @@ struct AuditArchiveDigest {
 
     mutating func add(segment: AuditArchiveSegment) {
         hasher.update(data: Array("\(segment.trail.utf8.count):\(segment.trail) \(segment.firstSeq) \(segment.lastSeq) \(segment.lastHash)\n".utf8))
+        count += 1
+    }
+
+    /// One session row of the archive (id, user id, layout, created, updated, ended), each
+    /// value length-prefixed and NULL written as `-`.
+    mutating func add(session row: Row) {
+        var line = ""
+        for value in row.values {
+            switch value {
+            case .null: line += "- "
+            case .integer(let number): line += "i\(number) "
+            case .real(let number): line += "r\(number) "
+            case .text(let text): line += "\(text.utf8.count):\(text) "
+            case .blob(let bytes): line += "x\(Hex.encode(bytes)) "
+            }
+        }
+        hasher.update(data: Array((line + "\n").utf8))
         count += 1
     }
 
@@ -127,7 +163,9 @@ public enum AuditArchiveFile {
             segments_digest TEXT NOT NULL,
             public_key      TEXT NOT NULL,
             signature       TEXT NOT NULL,
-            hash            TEXT NOT NULL
+            hash            TEXT NOT NULL,
+            sessions        INTEGER,
+            sessions_digest TEXT
         );
         CREATE TABLE audit_events (
             id          INTEGER PRIMARY KEY,
@@ -169,4 +207,28 @@ public enum AuditArchiveFile {
         SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail
         FROM audit_events ORDER BY id;
         """
+
+    /// The session columns a version 2 statement's digest covers, in its order.
+    static let sessionColumns = "id, user_id, layout, created_at, updated_at, ended_at"
+
+    /// Whether `file` has the statement's version 2 columns (a file made before migration
+    /// 0019 has not).
+    static func hasSessionColumns(_ file: any DatabaseConnection) async throws -> Bool {
+        try await file.query("SELECT name FROM pragma_table_info('archive')").contains { (try? $0.string(0)) == "sessions_digest" }
+    }
+
+    /// Adds the version 2 columns to a file made before 0019 (an archive interrupted before an
+    /// upgrade, finished after it).
+    static func addSessionColumns(_ file: any DatabaseConnection) async throws {
+        guard try await !hasSessionColumns(file) else { return }
+        try await file.execute("ALTER TABLE archive ADD COLUMN sessions INTEGER")
+        try await file.execute("ALTER TABLE archive ADD COLUMN sessions_digest TEXT")
+    }
+
+    /// The digest of `file`'s sessions, as a version 2 statement signs it.
+    static func sessionsDigest(_ file: any DatabaseConnection) async throws -> AuditArchiveDigest {
+        var digest = AuditArchiveDigest()
+        try await file.forEachRow("SELECT \(sessionColumns) FROM sessions ORDER BY id") { digest.add(session: $0) }
+        return digest
+    }
 }

@@ -453,7 +453,7 @@ public struct AuditArchiver: Sendable {
         try await file.forEachRow("SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails ORDER BY trail, first_seq") { row in
             segments.add(segment: try AuditArchiveSegment.segment(row))
         }
-        let sessions = try await file.queryOne("SELECT count(*) FROM sessions")?.int(0) ?? 0
+        let sessions = try await AuditArchiveFile.sessionsDigest(file)
         let number = archive.number
         let (live, previous) = try await database.read { connection in
             var live = AuditArchiveDigest()
@@ -469,11 +469,14 @@ public struct AuditArchiver: Sendable {
         var statement = AuditArchiveStatement(
             number: number, at: ISO8601Timestamp.string(from: now()), before: archive.before, prevHash: previous ?? AuditLog.genesisHash,
             rows: rows.count, rowsDigest: rows.hex, segments: segments.count, segmentsDigest: segments.hex,
+            sessions: sessions.count, sessionsDigest: sessions.hex,
             publicKey: "", signature: "", hash: "")
         try statement.sign(with: key)
+        try await AuditArchiveFile.addSessionColumns(file)
         try await file.execute("BEGIN IMMEDIATE")
         try await file.execute("DELETE FROM archive")
-        try await file.execute("INSERT INTO archive (\(AuditArchiveStatement.columns)) VALUES (\(SQLPlaceholders.list(11)))", arguments: statement.values)
+        try await file.execute(
+            "INSERT INTO archive (\(AuditArchiveStatement.columns)) VALUES (\(SQLPlaceholders.list(statement.values.count)))", arguments: statement.values)
         try await file.execute("COMMIT")
         // One file to keep: the WAL folded in and gone.
         _ = try await file.query("PRAGMA journal_mode = DELETE")
@@ -482,14 +485,16 @@ public struct AuditArchiver: Sendable {
             let updated = try await connection.execute(
                 """
                 UPDATE audit_archives SET finished_at = ?, rows = ?, segments = ?, rows_digest = ?, segments_digest = ?,
-                    prev_hash = ?, public_key = ?, signature = ?, hash = ? WHERE number = ? AND finished_at IS NULL
+                    sessions = ?, sessions_digest = ?, prev_hash = ?, public_key = ?, signature = ?, hash = ?
+                WHERE number = ? AND finished_at IS NULL
                 """,
                 finished.at, finished.rows, finished.segments, finished.rowsDigest, finished.segmentsDigest,
-                finished.prevHash, finished.publicKey, finished.signature, finished.hash, finished.number)
+                finished.sessions, finished.sessionsDigest, finished.prevHash, finished.publicKey, finished.signature, finished.hash,
+                finished.number)
             guard updated == 1 else { throw PhotosError(.conflict, "archive \(finished.number) was finished by another run") }
         }
         return Report(
-            number: number, path: archive.path, before: archive.before, sessions: sessions, rows: rows.count, segments: segments.count,
+            number: number, path: archive.path, before: archive.before, sessions: sessions.count, rows: rows.count, segments: segments.count,
             resumed: resumed, hash: statement.hash)
     }
 

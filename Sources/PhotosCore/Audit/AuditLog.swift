@@ -152,6 +152,9 @@ public enum AuditLog {
         public var archivesChecked: Int = 0
         /// Rows read in those files.
         public var archiveRowsChecked: Int = 0
+        /// Of the files checked, those whose statement is version 1 (written before migration
+        /// 0019): their `sessions` table is not signed.
+        public var archivesWithUnsignedSessions: [Int] = []
         /// An archive being written right now (its rows are moving), if any.
         public var archiveInProgress: Int?
         /// The checkpoints that rotated the signing key (`audit key --rotate`), oldest first.

@@ -115,7 +115,8 @@ extension AuditVerifier {
         var files: [Int: String] = [:]
         for path in archivePaths {
             let file = try openArchive(path)
-            guard let row = try? await file.queryOne("SELECT \(AuditArchiveStatement.columns) FROM archive"),
+            let columns = (try? await AuditArchiveFile.hasSessionColumns(file)) == true ? AuditArchiveStatement.columns : AuditArchiveStatement.version1Columns
+            guard let row = try? await file.queryOne("SELECT \(columns) FROM archive"),
                   let statement = try? AuditArchiveStatement.statement(row)
             else {
                 throw Failure(problem: AuditLog.Problem(reason: "\(path) is not a finished archive (it holds no signed statement)"))
@@ -143,6 +144,15 @@ extension AuditVerifier {
             }
             guard segments.count == statement.segments, segments.hex == statement.segmentsDigest else {
                 throw archiveFailure(number, "\(path): its segments are not those its statement signed (altered)")
+            }
+            if let signedSessions = statement.sessionsDigest {
+                let sessions = try await AuditArchiveFile.sessionsDigest(file)
+                guard sessions.count == statement.sessions, sessions.hex == signedSessions else {
+                    throw archiveFailure(
+                        number, "\(path): its sessions are not those its statement signed (\(sessions.count) sessions, the statement says \(statement.sessions ?? 0): a session was altered, added or deleted)")
+                }
+            } else {
+                verification.archivesWithUnsignedSessions.append(number)
             }
             verification.archivesChecked += 1
         }
