@@ -41,6 +41,8 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.81.0"),
+        // TLS to PostgreSQL (database.sslMode): the TLSConfiguration postgres-nio takes.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.29.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.0"),
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
@@ -78,6 +80,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -172,7 +175,7 @@ let package = Package(
             name: "PhotosServer",
             dependencies: [
                 "PhotosModel",
-                "PhotosCore", "PhotosStorage", "PhotosConsole", "PhotosListener",
+                "PhotosCore", "PhotosStorage", "PhotosConsole", "PhotosListener", "PhotosBuildInfo",
                 "Navigation",
                 "Sessions",
                 "DatabaseAccess",
@@ -195,7 +198,7 @@ let package = Package(
             dependencies: [
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "PhotosServer", "PhotosListener",
-                "PhotosModel",
+                "PhotosModel", "PhotosBuildInfo",
                 "PhotosCore", "PhotosStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -206,7 +209,7 @@ let package = Package(
         .executableTarget(
             name: "photos-admin",
             dependencies: [
-                "PhotosCore", "PhotosStorage",
+                "PhotosCore", "PhotosStorage", "PhotosBuildInfo",
                 "PostgresStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -235,6 +238,9 @@ let package = Package(
             name: "photos-app",
             dependencies: ["PhotosClient", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // The version and the commit a binary is built from (`--version`, `photosd_build_info`).
+        .target(name: "PhotosBuildInfo", dependencies: ["PhotosModel"], plugins: ["BuildCommitPlugin"]),
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
         // Starts a real photosd child process: the end-to-end tests and photos-bench.
         .target(name: "PhotosdProcess", dependencies: ["CSpawn"]),
         // posix_spawn with glibc's chdir and closefrom file actions (for PhotosdProcess's ChildProcess).
@@ -297,6 +303,7 @@ let package = Package(
             dependencies: [
                 "PhotosConsole", "PhotosListener",
                 "PhotosServer", "PhotosModel", "PhotosCore", "PhotosStorage", "Navigation", "Sessions", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
+                "PostgresStore",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -315,7 +322,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosAdminTests",
-            dependencies: ["PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "Navigation", "Sessions", "PhotosTestSupport"]
+            dependencies: ["PhotosBuildInfo", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "Navigation", "Sessions", "PhotosTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
@@ -323,7 +330,7 @@ let package = Package(
 
 // Every module names what it uses: a member of a module that a file does not import is an
 // error, so the layering (services see `DatabaseAccess`, never a store) stays true.
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
 }
 
@@ -333,7 +340,7 @@ for target in package.targets where target.type != .system {
 // statement (docs/storage.md, "Transactions"). The client package and its terminal app are left
 // as app teams know Swift's default.
 let clientTargets: Set<String> = ["PhotosClient", "photos-app", "PhotosClientTests"]
-for target in package.targets where target.type != .system && !clientTargets.contains(target.name) {
+for target in package.targets where target.type != .system && target.type != .plugin && !clientTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 }
 

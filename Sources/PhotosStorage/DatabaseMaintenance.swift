@@ -54,7 +54,7 @@ public enum DatabaseMaintenance {
         guard PostgresLocation.isURL(configuration.databasePath) else {
             return try await check(path: configuration.databasePath, publicKey: publicKey)
         }
-        let storage = try await PostgresStorage.open(try PostgresLocation(url: configuration.databasePath), options: .init(maximumConnections: 1), logger: logger)
+        let storage = try await PostgresStorage.open(try configuration.postgresLocation(), options: .init(maximumConnections: 1), logger: logger)
         do {
             let migrations = try await PostgresMigrator(migrations: PhotosMigrations.postgres).status(storage.client, logger: logger)
             var audit: AuditLog.Verification?

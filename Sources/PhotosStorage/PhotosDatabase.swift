@@ -81,7 +81,7 @@ public enum PhotosDatabase {
         _ configuration: PhotosConfiguration, runsPool: Bool, statementTimeout: Duration?, logger: Logger
     ) async throws -> PostgresStorage {
         try await PostgresStorage.open(
-            try PostgresLocation(url: configuration.databasePath),
+            try configuration.postgresLocation(),
             options: .init(
                 synchronousCommit: configuration.durability == .full, maximumConnections: configuration.maxConnections,
                 connectTimeout: .seconds(configuration.connectTimeoutSeconds), statementTimeout: statementTimeout),

@@ -12,12 +12,12 @@ extension PostgresClient {
         _ location: PostgresLocation, logger: Logger, _ body: @Sendable (PostgresClient) async throws -> T
     ) async throws -> T {
         do {
-            let probe = try await PostgresConnection.connect(configuration: location.connectionConfiguration, id: 0, logger: logger)
+            let probe = try await PostgresConnection.connect(configuration: try location.connectionConfiguration, id: 0, logger: logger)
             try await probe.close()
         } catch {
-            throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
+            throw PostgresStoreError.connecting(to: location, error)
         }
-        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+        let client = PostgresClient(configuration: try location.clientConfiguration, backgroundLogger: logger)
         let running = await PoolRunTask.start(client)
         do {
             let result = try await body(client)

@@ -1,9 +1,12 @@
 import Foundation
+import NIOSSL
 import PostgresNIO
 
 /// Where a PostgreSQL database is, from `postgres://user[:password]@host[:port]/dbname` (or
-/// `postgresql://`; `?host=/dir` for a unix-socket directory). The password may instead come
-/// from `PGPASSWORD`; it never appears in `description` or in an error message.
+/// `postgresql://`; `?host=/dir` for a unix-socket directory; `?sslmode=` and `?sslrootcert=` as
+/// libpq names them). The password may instead come from a password file
+/// (`database.passwordFile`) or `PGPASSWORD`; it never appears in `description` or in an error
+/// message.
 public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var username: String
     public var password: String?
@@ -13,15 +16,56 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// A unix-socket directory (the socket is `<dir>/.s.PGSQL.<port>`).
     public var socketDirectory: String?
     public var database: String
+    /// TLS to the server (`sslmode`): off by default, as over loopback and unix sockets.
+    public var sslMode: SSLMode = .disable
+    /// The CA certificates (PEM) that `verify-ca` and `verify-full` trust; the system's when nil.
+    public var sslRootCert: String?
+
+    /// libpq's `sslmode` values that photosd supports.
+    public enum SSLMode: String, Sendable, CaseIterable {
+        /// Plain TCP: a `hostssl`-only server refuses it.
+        case disable
+        /// TLS, the server's certificate not checked (protects against a passive listener only).
+        case require
+        /// TLS, the certificate signed by a CA in `sslrootcert` (any host name).
+        case verifyCA = "verify-ca"
+        /// TLS, the certificate signed by a CA in `sslrootcert` and naming the URL's host.
+        case verifyFull = "verify-full"
+
+        /// `text` as a mode, or an error naming `setting` and the values understood.
+        static func parse(_ text: String, setting: String) throws -> SSLMode {
+            guard let mode = SSLMode(rawValue: text) else {
+                throw PostgresLocationError(
+                    "\(setting) '\(text.prefix(40))' is not understood (one of \(allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            return mode
+        }
+    }
+
+    /// What the configuration says beside the URL (`database.sslMode`, `database.sslRootCert`,
+    /// `database.passwordFile`); the URL's own parameters win over these, these over the
+    /// environment's `PGSSLMODE`, `PGSSLROOTCERT` and `PGPASSWORD`.
+    public struct Settings: Sendable, Equatable {
+        public var sslMode: String
+        public var sslRootCert: String
+        public var passwordFile: String
+
+        public init(sslMode: String = "", sslRootCert: String = "", passwordFile: String = "") {
+            self.sslMode = sslMode
+            self.sslRootCert = sslRootCert
+            self.passwordFile = passwordFile
+        }
+    }
 
     /// True when `text` names a PostgreSQL database rather than a SQLite file.
     public static func isURL(_ text: String) -> Bool {
         text.hasPrefix("postgres://") || text.hasPrefix("postgresql://")
     }
 
-    /// Parses `url`; `environment` supplies `PGPASSWORD` when the URL has no password.
-    /// Throws `PostgresLocationError` naming what is wrong (never quoting the password).
-    public init(url: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    /// Parses `url` with `settings`; `environment` supplies `PGPASSWORD`, `PGSSLMODE` and
+    /// `PGSSLROOTCERT` where neither says. Throws `PostgresLocationError` naming what is wrong
+    /// and which setting said it (never quoting the password).
+    public init(url: String, settings: Settings = Settings(), environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard Self.isURL(url), let components = URLComponents(string: url) else {
             throw PostgresLocationError("not a postgres:// URL (postgres://user[:password]@host[:port]/dbname)")
         }
@@ -33,6 +77,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw PostgresLocationError("the URL names no database (postgres://user@host/dbname)")
         }
         var socketDirectory: String?
+        var urlSSLMode: SSLMode?
+        var urlRootCert: String?
         for item in components.queryItems ?? [] {
             switch item.name {
             case "host":
@@ -40,8 +86,13 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
                     throw PostgresLocationError("?host= must be a unix-socket directory (an absolute path)")
                 }
                 socketDirectory = value
+            case "sslmode":
+                urlSSLMode = try SSLMode.parse(item.value ?? "", setting: "?sslmode=")
+            case "sslrootcert":
+                guard let value = item.value, !value.isEmpty else { throw PostgresLocationError("?sslrootcert= names no file") }
+                urlRootCert = value
             default:
-                throw PostgresLocationError("unknown URL parameter \(item.name.prefix(40)) (only ?host=/dir is understood)")
+                throw PostgresLocationError("unknown URL parameter \(item.name.prefix(40)) (understood: host, sslmode, sslrootcert)")
             }
         }
         let host = components.host.flatMap { $0.isEmpty ? nil : $0 }
@@ -52,7 +103,24 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             throw PostgresLocationError("port must be between 1 and 65535")
         }
         self.username = user
-        self.password = components.percentEncodedPassword.flatMap { $0.removingPercentEncoding } ?? environment["PGPASSWORD"]
+        if let password = components.percentEncodedPassword.flatMap({ $0.removingPercentEncoding }) {
+            self.password = password
+        } else if let file = Self.nonEmpty(settings.passwordFile) {
+            self.password = try Self.readPasswordFile(file)
+        } else {
+            self.password = environment["PGPASSWORD"]
+        }
+        if let mode = urlSSLMode {
+            sslMode = mode
+        } else if let mode = Self.nonEmpty(settings.sslMode) {
+            sslMode = try SSLMode.parse(mode, setting: "database.sslMode")
+        } else if let mode = Self.nonEmpty(environment["PGSSLMODE"]) {
+            sslMode = try SSLMode.parse(mode, setting: "PGSSLMODE")
+        }
+        sslRootCert = urlRootCert ?? Self.nonEmpty(settings.sslRootCert) ?? Self.nonEmpty(environment["PGSSLROOTCERT"])
+        if sslMode != .disable, socketDirectory != nil {
+            throw PostgresLocationError("sslmode \(sslMode.rawValue) over a unix socket: TLS needs a TCP host (or sslmode disable)")
+        }
         self.host = socketDirectory == nil ? host : nil
         self.port = components.port ?? 5432
         self.socketDirectory = socketDirectory
@@ -61,29 +129,88 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
 
     /// The URL without the password: what logs and errors show.
     public var description: String {
-        let place = socketDirectory.map { "?host=\($0)" } ?? ""
-        return "postgres://\(username)@\(host ?? ""):\(port)/\(database)\(place)"
+        var parameters = socketDirectory.map { ["host=\($0)"] } ?? []
+        if sslMode != .disable { parameters.append("sslmode=\(sslMode.rawValue)") }
+        let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
+        return "postgres://\(username)@\(host ?? ""):\(port)/\(database)\(query)"
     }
 
-    /// One connection's configuration (the same place and credentials as the client's).
+    /// One connection's configuration (the same place, credentials and TLS as the client's).
     public var connectionConfiguration: PostgresConnection.Configuration {
-        if let socketDirectory {
+        get throws {
+            if let socketDirectory {
+                return PostgresConnection.Configuration(
+                    unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
+            }
+            let tls: PostgresConnection.Configuration.TLS = try tlsConfiguration.map { .require(try NIOSSLContext(configuration: $0)) } ?? .disable
             return PostgresConnection.Configuration(
-                unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
+                host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: tls)
         }
-        return PostgresConnection.Configuration(
-            host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: .disable)
     }
 
-    /// The client configuration: TLS off (loopback and unix sockets; a deployment across hosts
-    /// puts TLS in front, or extends this).
+    /// The client configuration.
     public var clientConfiguration: PostgresClient.Configuration {
-        if let socketDirectory {
+        get throws {
+            if let socketDirectory {
+                return PostgresClient.Configuration(
+                    unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
+            }
             return PostgresClient.Configuration(
-                unixSocketPath: socketDirectory + "/.s.PGSQL.\(port)", username: username, password: password, database: database)
+                host: host ?? "localhost", port: port, username: username, password: password, database: database,
+                tls: try tlsConfiguration.map { .require($0) } ?? .disable)
         }
-        return PostgresClient.Configuration(
-            host: host ?? "localhost", port: port, username: username, password: password, database: database, tls: .disable)
+    }
+
+    /// NIOSSL's configuration for `sslMode` (nil: no TLS). The CA file is read here, so a
+    /// missing or unreadable one is said before any connection, naming the setting.
+    var tlsConfiguration: TLSConfiguration? {
+        get throws {
+            var tls = TLSConfiguration.makeClientConfiguration()
+            switch sslMode {
+            case .disable:
+                return nil
+            case .require:
+                tls.certificateVerification = .none
+                return tls
+            case .verifyCA, .verifyFull:
+                tls.certificateVerification = sslMode == .verifyFull ? .fullVerification : .noHostnameVerification
+                if let sslRootCert {
+                    do {
+                        tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(sslRootCert))
+                    } catch {
+                        throw PostgresLocationError("sslrootcert \(sslRootCert) cannot be read as PEM certificates (sslmode \(sslMode.rawValue) needs the CA that signed the server's certificate)")
+                    }
+                }
+                return tls
+            }
+        }
+    }
+
+    private static func nonEmpty(_ text: String?) -> String? {
+        guard let text, !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// The first line of `path` (`database.passwordFile`, a systemd credential): refused when
+    /// others than its owner may read it, or when it is empty.
+    static func readPasswordFile(_ path: String) throws -> String {
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: path)
+        } catch {
+            throw PostgresLocationError("database.passwordFile \(path) cannot be read (does it exist, and may photosd's user read it?)")
+        }
+        if let mode = attributes[.posixPermissions] as? Int, mode & 0o077 != 0 {
+            throw PostgresLocationError(
+                "database.passwordFile \(path) may be read by others (mode \(String(mode, radix: 8))): chmod 600 it, owned by photosd's user")
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw PostgresLocationError("database.passwordFile \(path) cannot be read (may photosd's user read it?)")
+        }
+        let password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+        guard !password.isEmpty else { throw PostgresLocationError("database.passwordFile \(path) is empty") }
+        return password
     }
 }
 

@@ -63,15 +63,15 @@ public final class PostgresStorage: DatabaseStore {
         var parameters = [("synchronous_commit", options.synchronousCommit ? "on" : "off"), ("application_name", "photosd")]
         if let timeout = options.statementTimeout { parameters.append(("statement_timeout", "\(timeout.milliseconds)ms")) }
         do {
-            var configuration = location.connectionConfiguration
+            var configuration = try location.connectionConfiguration
             configuration.options.additionalStartupParameters = parameters
             configuration.options.connectTimeout = .milliseconds(options.connectTimeout.milliseconds)
             let probe = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try await probe.close()
         } catch {
-            throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
+            throw PostgresStoreError.connecting(to: location, error)
         }
-        var configuration = location.clientConfiguration
+        var configuration = try location.clientConfiguration
         configuration.options.additionalStartupParameters = parameters
         configuration.options.maximumConnections = max(1, options.maximumConnections)
         configuration.options.connectTimeout = options.connectTimeout
@@ -161,7 +161,7 @@ public final class PostgresStorage: DatabaseStore {
         } catch let error where error is PSQLError || error is ConnectionPoolError {
             // From the pool itself (no connection to be had), not from a statement.
             if closed.load(ordering: .relaxed) { throw DatabaseClosedError() }
-            throw PostgresStoreError(describing: error, doing: "connecting to \(location)")
+            throw PostgresStoreError.connecting(to: location, error)
         }
     }
 
@@ -176,7 +176,7 @@ public final class PostgresStorage: DatabaseStore {
         let spent = RequestDeadline.startedAt.map { ContinuousClock.now - $0 } ?? .zero
         let wait = max(timeout - spent, .milliseconds(250))
         return try await LeaseDeadline.run(timeout: timeout, connectionWait: wait, watch: deadlines, timedOut: {
-            PostgresStoreError.noAnswer("no connection to \(location) within \(timeout.milliseconds / 1_000) s (is the server running?)")
+            PostgresStoreError.noAnswer("no connection within \(timeout.milliseconds / 1_000) s (is the server running?)", doing: "connecting to \(location)")
         }, body)
     }
 

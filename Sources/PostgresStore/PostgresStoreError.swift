@@ -26,15 +26,42 @@ public struct PostgresStoreError: Error, CustomStringConvertible {
         return PostgresStoreError(sqlState: "PD003", description: summary, summary: summary)
     }
 
-    /// No answer from the server (transient): `summary` says what was waited for.
-    static func noAnswer(_ summary: String) -> PostgresStoreError {
-        PostgresStoreError(sqlState: nil, description: summary, summary: summary)
+    /// No answer from the server (transient): `summary` says what was waited for, `doing` where
+    /// (the description, for the log; the summary, which answers may carry, never names the
+    /// database's location).
+    static func noAnswer(_ summary: String, doing: String) -> PostgresStoreError {
+        PostgresStoreError(sqlState: nil, description: "\(doing): \(summary)", summary: summary)
     }
 
     private init(sqlState: String?, description: String, summary: String) {
         self.sqlState = sqlState
         self.description = description
         self.summary = summary
+    }
+
+    /// A failure to connect to `location`, with what its TLS settings have to do with it: a
+    /// certificate no trusted CA signed, one for another host name, a server that takes only
+    /// encrypted connections from a client that sent none — each named with the setting to
+    /// change (the CA file by its path; never the password).
+    public static func connecting(to location: PostgresLocation, _ error: any Error) -> PostgresStoreError {
+        let described = PostgresStoreError(describing: error, doing: "connecting to \(location)")
+        let text = "\(error) \(described.description)"
+        let mode = location.sslMode
+        let root = location.sslRootCert.map { "database.sslRootCert/sslrootcert \($0)" } ?? "the system's CAs (no database.sslRootCert/sslrootcert)"
+        let words: String? =
+            if text.contains("CERTIFICATE_VERIFY_FAILED") || text.contains("certificate verify failed") {
+                "TLS: the server's certificate is not signed by a CA in \(root) (sslmode \(mode.rawValue))"
+            } else if text.contains("failedToValidateHostname") {
+                "TLS: the server's certificate does not name the host \(location.host ?? "") (sslmode verify-full checks it: connect by the name on the certificate, or use verify-ca)"
+            } else if mode == .disable, text.contains("no encryption") {
+                "\(described.summary): the server accepts only encrypted connections, set database.sslMode (or ?sslmode=) to verify-full, verify-ca or require"
+            } else if mode != .disable, described.sqlState == nil, text.contains("sslUnsupported") || text.contains("SSL") {
+                "TLS (sslmode \(mode.rawValue)): \(described.summary)"
+            } else {
+                nil
+            }
+        guard let words else { return described }
+        return PostgresStoreError(sqlState: described.sqlState, description: "connecting to \(location): \(words)", summary: words)
     }
 
     /// Describes `error` from postgres-nio, `doing` saying what was under way.
@@ -106,7 +133,7 @@ extension PostgresStoreError {
             "cannot connect to the server" + (error.underlying.map { " (\($0))" } ?? " (is it running, and does it accept this user?)")
         case .serverClosedConnection, .uncleanShutdown: "the server closed the connection (it may be restarting)"
         case .clientClosedConnection: "the connection was closed while the statement was under way"
-        case .authMechanismRequiresPassword: "the server asks for a password, and the URL gives none"
+        case .authMechanismRequiresPassword: "the server asks for a password, and none was given (the URL, database.passwordFile or PGPASSWORD)"
         case .unsupportedAuthMechanism: "the server asks for a way of signing in this client does not support"
         case .queryCancelled: "the statement was cancelled"
         case .poolClosed: "photosd is shutting down"

@@ -3,6 +3,7 @@ import PhotosCore
 import PhotosModel
 import PhotosStorage
 import SchemaMigrations
+import Sessions
 
 extension PhotosAdmin {
     struct Check: AsyncParsableCommand {
@@ -35,7 +36,23 @@ extension PhotosAdmin {
                     print("audit: intact (\(Output.count(audit.rowsChecked, "row")))")
                 }
             }
-            let failures = report.problemCount
+            var failures = report.problemCount
+            // The signing key (what photosd will sign with) fits the checkpoints: a key restored
+            // from a backup older than a rotation passes the rest and stops photosd's start.
+            if report.pendingMigrations.isEmpty {
+                let path = configuration.resolvedAuditSigningKeyPath
+                switch try await global.withServices(migrate: false, { try await $0.services.audit.signingKeyFit() }) {
+                case .fits:
+                    print("signing key: fits (\(path))")
+                case .missing(let needs?):
+                    print("signing key: none at \(path): photosd needs the key with public key \(needs) there to start on this database")
+                case .missing(nil):
+                    print("signing key: none at \(path) yet (photosd makes it at its first start)")
+                case .misfit(let why):
+                    print("signing key: FAILED: \(why)")
+                    failures += 1
+                }
+            }
             if failures > 0 {
                 Output.note("check failed: \(Output.count(failures, "problem"))")
                 // The trail found tampered with is told apart (3) from the other problems (1).

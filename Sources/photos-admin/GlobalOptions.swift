@@ -15,7 +15,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: "The database: a SQLite file or a postgres:// URL (default: $PHOTOS_DB, else database.path from the config file).")
     var db: String?
 
-    @Option(name: .long, help: "The JSON config file (default: $PHOTOSD_CONFIG, else config/photosd.json if present).")
+    @Option(name: .long, help: "The JSON config file (default: $PHOTOSD_CONFIG, else config/photosd.json if present, else /etc/photosd/photosd.json if present).")
     var config: String?
 
     /// Set once the configuration's warnings were printed (a command may load it twice).
@@ -23,9 +23,13 @@ struct GlobalOptions: ParsableArguments {
 
     /// The configuration, with `--db` / `PHOTOS_DB` applied.
     func configuration() async throws -> PhotosConfiguration {
-        var configuration = try await PhotosConfiguration.load(filePath: config)
+        var configuration = try await PhotosConfiguration.load(filePath: config, fallbacks: [PhotosConfiguration.systemFilePath])
         if Self.warned.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
             for warning in configuration.warnings { Output.note("photos-admin: warning: \(warning)") }
+            // Said, so that no one mistakes which service's database a command ran on.
+            if configuration.filePath == PhotosConfiguration.systemFilePath {
+                Output.note("photos-admin: using \(PhotosConfiguration.systemFilePath) (no --config, $PHOTOSD_CONFIG or config/photosd.json here)")
+            }
         }
         if let db = db ?? ProcessInfo.processInfo.environment["PHOTOS_DB"] {
             guard !db.isEmpty else { throw ValidationError("--db must not be empty") }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PhotosBuildInfo
 import PhotosModel
 import DatabaseAccess
 import Foundation
@@ -14,11 +15,12 @@ struct PhotosAdmin: AsyncParsableCommand {
         abstract: "Operate a photosd database: migrate, seed photos, manage users, purchases and the audit trail.",
         discussion: """
             The database is --db PATH, else $PHOTOS_DB, else database.path from the config file \
-            (config/photosd.json, $PHOTOSD_CONFIG or --config). --db and --config may stand before \
+            (--config, else $PHOTOSD_CONFIG, else config/photosd.json in the working directory, else \
+            /etc/photosd/photosd.json, the service's: said when it is the one read). --db and --config may stand before \
             or after the subcommand. Every change is audited with actor operator:<login name>. \
             Works while photosd runs on the same database.
             """,
-        version: PhotosVersion.current,
+        version: PhotosBuild.versionLine,
         subcommands: [
             Migrate.self, Photos.self, Users.self, SignIn.self, SignOut.self, Purchase.self, Sessions.self,
             Audit.self, Report.self, Backup.self, Copy.self, Check.self, Operators.self, Experiments.self,

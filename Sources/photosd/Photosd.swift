@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import Foundation
 import Logging
+import PhotosBuildInfo
 import PhotosCore
 import PhotosModel
 import PhotosListener
@@ -26,7 +27,7 @@ struct Photosd: AsyncParsableCommand {
             stops accepting, finishes in-flight requests, checkpoints the WAL (SQLite), closes \
             the database and exits 0 (within server.shutdownTimeoutSeconds, or it is cut short).
             """,
-        version: PhotosVersion.current)
+        version: PhotosBuild.versionLine)
 
     @Option(help: "The JSON config file.") var config: String?
     @Option(help: "Address to listen on (server.host).") var host: String?
@@ -39,6 +40,8 @@ struct Photosd: AsyncParsableCommand {
     @Flag(help: "Serve no /metrics listener (metrics.enabled false).") var noMetrics = false
 
     func run() async throws {
+        // Until HangUpNotice traps it: a SIGHUP while starting must not end photosd either.
+        signal(SIGHUP, SIG_IGN)
         var overrides: [String: ConfigValue] = [:]
         if let host { overrides["server.host"] = .init(.string(host), isSecret: false) }
         if let port { overrides["server.port"] = .init(.int(port), isSecret: false) }
@@ -67,7 +70,8 @@ struct Photosd: AsyncParsableCommand {
         // server.shutdownTimeoutSeconds (a database that does not answer, say) is cancelled, and
         // a process still not done 5 s later ends anyway: a stop always stops.
         // The exporter first, so that it stops last: the spans of the final requests are sent.
-        let services: [ServiceGroupConfiguration.ServiceConfiguration] = (tracing.service.map { [.init(service: $0)] } ?? []) + [.init(service: app)]
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] =
+            (tracing.service.map { [.init(service: $0)] } ?? []) + [.init(service: app), .init(service: HangUpNotice(logger: logger))]
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownTimeoutSeconds)
         group.maximumCancellationDuration = .seconds(5)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PhotosBuildInfo
 import PhotosModel
 import PhotosTestSupport
 import Testing
@@ -150,7 +151,7 @@ struct HostileArgumentsTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".db") || $0 == "typo" }.isEmpty)
     }
 
-    @Test("photosd --version and photos-admin --version print the version and touch no database")
+    @Test("photosd --version and photos-admin --version print the version and the commit they were built from, and touch no database")
     func versions() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -158,9 +159,12 @@ struct HostileArgumentsTests {
             for arguments in [["--version"], ["--db", "x.db", "--version"]] {
                 let result = try await runProcess(BuiltProducts.binDirectory + "/" + tool, arguments, in: directory.path)
                 #expect(result.status == 0, "\(tool) \(arguments): \(result.output)")
-                #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == PhotosVersion.current, "\(tool): \(result.stdout)")
+                #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(PhotosVersion.current) (\(PhotosBuild.commit))", "\(tool): \(result.stdout)")
             }
         }
+        // The commit recorded at build time is the checkout's (this test runs from one).
+        let head = try await runProcess("/usr/bin/git", ["-C", BuiltProducts.packageRoot, "rev-parse", "--short=12", "HEAD"], in: directory.path)
+        #expect(head.status == 0 && PhotosBuild.commit == head.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "built from \(PhotosBuild.commit), HEAD is \(head.stdout)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "a database or a key was created")
     }
 

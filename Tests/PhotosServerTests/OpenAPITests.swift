@@ -73,14 +73,15 @@ struct OpenAPITests {
         let api = PhotosAPI(
             services: try PhotosServices(configuration: h.configuration, database: database), bodyLimit: h.configuration.maxBodyBytes,
             metrics: .shared, storage: StorageHealth(logger: Logger(label: "test")),
-            sessionsPerAddress: AddressLimiter(limit: 0, window: .seconds(60)), longPolls: HeldSlots(perKey: 1))
+            sessionsPerAddress: AddressLimiter(limit: 0, window: .seconds(60)), longPolls: HeldSlots(perKey: 1),
+            readiness: Readiness(database: database, started: ReadyGate(), checkpointMaxAgeSeconds: 60))
         // Hummingbird's own list of what the router serves.
         let served = Set(buildRouter(api).routes.map { route -> String in
             let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
             return "\(route.method.rawValue) /\(path)"
         })
         let documented = try Self.documentedOperations()
-        #expect(served.count == 11)  // /metrics is the metrics listener's, not the API's
+        #expect(served.count == 12)  // /metrics is the metrics listener's, not the API's
         #expect(served.subtracting(documented) == [], "served but not documented")
         #expect(documented.subtracting(served) == [], "documented but not served")
     }

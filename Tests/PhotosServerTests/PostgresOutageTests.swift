@@ -98,6 +98,8 @@ struct PostgresOutageTests {
         #expect(started.status == 0, "\(started.output)")
         defer { _ = try? runProcessBlocking(script, ["stop", cluster.path], in: "/") }
         let url = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // ":PORT/": how the database's location would show in an answer.
+        let serverPort = ":\(url.split(separator: ":").last?.split(separator: "/").first ?? "")/"
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let environment = [
@@ -121,6 +123,14 @@ struct PostgresOutageTests {
         // Sent while the server was down: answered once its wait for a connection timed out
         // (the statement timeout; the bound is the worst case's, for a machine busy with tests).
         #expect(probeAnswer.4 <= 2 * Double(Self.statementTimeoutSeconds) + 1.5, "the 503 took \(probeAnswer.4) s")
+        // Alive, not ready: /readyz names the check that failed, never where the database is.
+        let unready = await Self.send(daemons[1].baseURL, "GET", "/readyz")
+        #expect(unready.0 == 503 && ["storage", "writer"].contains(unready.1["check"] as? String ?? ""), "\(unready.2)")
+        #expect(unready.3["retry-after"] != nil)
+        #expect(await Self.send(daemons[1].baseURL, "GET", "/healthz").0 == 200)
+        for answer in [unready.2, probeAnswer.2] {
+            #expect(!answer.contains("postgres://") && !answer.contains(serverPort), "an answer names the database: \(answer)")
+        }
         try await Task.sleep(for: .seconds(2))
         await #expect(try runProcess(script, ["resume", cluster.path], in: "/").status == 0)
         let resumed = ContinuousClock.now
@@ -137,6 +147,8 @@ struct PostgresOutageTests {
         for time in recovered {
             #expect(time.map { $0 < .seconds(10) } == true, "recovery took \(String(describing: time)) after the server was back")
         }
+        let ready = await Self.send(daemons[1].baseURL, "GET", "/readyz")
+        #expect(ready.0 == 200 && ready.1["status"] as? String == "ready", "\(ready.2)")
         _ = outageStarted
         try await Task.sleep(for: .seconds(1))
         // The probe's action, answered 503, was not applied when the server came back.
@@ -154,6 +166,7 @@ struct PostgresOutageTests {
             // twice the statement timeout and a second.
             #expect(failure.seconds <= 2 * Double(Self.statementTimeoutSeconds) + 1.5, "a failure took \(failure.seconds) s")
             #expect(failure.body.contains("retry-after=") && !failure.body.contains("retry-after=none"), "\(failure.body.prefix(300))")
+            #expect(!failure.body.contains("postgres://") && !failure.body.contains(serverPort), "a 503 names the database: \(failure.body.prefix(300))")
             for driverWords in ["PSQLError", "serverClosedConnection", "SingleConnectionFailure", "ConnectionPoolError", "connectionError"] {
                 #expect(!failure.body.contains(driverWords), "\(failure.body.prefix(300))")
             }

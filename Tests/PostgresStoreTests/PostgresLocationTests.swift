@@ -18,12 +18,58 @@ struct PostgresLocationTests {
         #expect(PostgresLocation.isURL("postgresql://x@y/z") && !PostgresLocation.isURL("data/photos.db"))
     }
 
+    @Test("sslmode and sslrootcert: the URL's parameters, else the settings, else PGSSLMODE/PGSSLROOTCERT, else disable; an unknown mode, TLS over a socket refused")
+    func sslModes() throws {
+        let env = ["PGSSLMODE": "require", "PGSSLROOTCERT": "/env/ca.crt"]
+        #expect(try PostgresLocation(url: "postgres://p@db/shop", environment: [:]).sslMode == .disable)
+        let fromEnvironment = try PostgresLocation(url: "postgres://p@db/shop", environment: env)
+        #expect(fromEnvironment.sslMode == .require && fromEnvironment.sslRootCert == "/env/ca.crt")
+        let fromSettings = try PostgresLocation(url: "postgres://p@db/shop", settings: .init(sslMode: "verify-ca", sslRootCert: "/etc/ca.crt"), environment: env)
+        #expect(fromSettings.sslMode == .verifyCA && fromSettings.sslRootCert == "/etc/ca.crt")
+        let fromURL = try PostgresLocation(
+            url: "postgres://p@db/shop?sslmode=verify-full&sslrootcert=/url/ca.crt", settings: .init(sslMode: "disable", sslRootCert: "/etc/ca.crt"), environment: env)
+        #expect(fromURL.sslMode == .verifyFull && fromURL.sslRootCert == "/url/ca.crt")
+        #expect(fromURL.description == "postgres://p@db:5432/shop?sslmode=verify-full")
+        for (url, settings, environment, words) in [
+            ("postgres://p@db/shop?sslmode=prefer", PostgresLocation.Settings(), [String: String](), "?sslmode="),
+            ("postgres://p@db/shop", .init(sslMode: "allow"), [:], "database.sslMode"),
+            ("postgres://p@db/shop", .init(), ["PGSSLMODE": "verify"], "PGSSLMODE"),
+            ("postgres://p@/shop?host=/run/postgresql&sslmode=require", .init(), [:], "unix socket"),
+        ] {
+            let error = #expect(throws: PostgresLocationError.self) { try PostgresLocation(url: url, settings: settings, environment: environment) }
+            #expect(error?.description.contains(words) == true, "\(String(describing: error))")
+        }
+    }
+
+    @Test("database.passwordFile: its first line, over PGPASSWORD and under the URL's; refused when others may read it, or empty, or missing")
+    func passwordFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.file("password")
+        try Data("from-file\nignored\n".utf8).write(to: URL(fileURLWithPath: file))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        let settings = PostgresLocation.Settings(passwordFile: file)
+        #expect(try PostgresLocation(url: "postgres://p@db/shop", settings: settings, environment: ["PGPASSWORD": "env"]).password == "from-file")
+        #expect(try PostgresLocation(url: "postgres://p:url@db/shop", settings: settings, environment: [:]).password == "url")
+        for (mode, words) in [(0o640, "may be read by others"), (0o604, "may be read by others")] {
+            try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: file)
+            let error = #expect(throws: PostgresLocationError.self) { try PostgresLocation(url: "postgres://p@db/shop", settings: settings, environment: [:]) }
+            #expect(error?.description.contains(words) == true && error?.description.contains("from-file") == false, "\(String(describing: error))")
+        }
+        try Data().write(to: URL(fileURLWithPath: file))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+        #expect(throws: PostgresLocationError.self) { try PostgresLocation(url: "postgres://p@db/shop", settings: settings, environment: [:]) }
+        #expect(throws: PostgresLocationError.self) {
+            try PostgresLocation(url: "postgres://p@db/shop", settings: .init(passwordFile: directory.file("missing")), environment: [:])
+        }
+    }
+
     @Test("the password appears in no description and no error")
     func passwordNeverShown() throws {
         let location = try PostgresLocation(url: "postgres://photos:hunter2-secret@db:5433/shop", environment: [:])
         #expect(!location.description.contains("hunter2"))
         #expect(location.description == "postgres://photos@db:5433/shop")
-        for bad in ["postgres://photos:hunter2-secret@db:5433/", "postgres://:hunter2-secret@db/shop", "postgres://photos:hunter2-secret@db/shop?sslmode=x",
+        for bad in ["postgres://photos:hunter2-secret@db:5433/", "postgres://:hunter2-secret@db/shop", "postgres://photos:hunter2-secret@db/shop?sslcert=x",
                     "postgres://photos:hunter2-secret@db:99999/shop", "postgres://photos:hunter2-secret@/shop"] {
             let error = #expect(throws: PostgresLocationError.self, "\(bad)") { try PostgresLocation(url: bad, environment: [:]) }
             #expect(error?.description.contains("hunter2") == false, "\(String(describing: error))")

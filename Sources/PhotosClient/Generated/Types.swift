@@ -22,6 +22,13 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /healthz`.
     /// - Remark: Generated from `#/paths//healthz/get(health)`.
     func health(_ input: Operations.health.Input) async throws -> Operations.health.Output
+    /// Readiness
+    ///
+    /// Whether this photosd can do its work now, as against `/healthz` (the process answers): started (migrated, keys read), storage answers a read and a write within 2 s, and no audit row has waited longer than `audit.checkpointMaxAgeSeconds` for a checkpoint. A failed check is `503` naming it; the answer never names the database's location.
+    ///
+    /// - Remark: HTTP `GET /readyz`.
+    /// - Remark: Generated from `#/paths//readyz/get(ready)`.
+    func ready(_ input: Operations.ready.Input) async throws -> Operations.ready.Output
     /// Start a session (stack or tabs layout), optionally already at a deep link
     ///
     /// With no body (or `{"layout": "stack"}`): `[photos]` with the coordinator tree `app`.
@@ -112,6 +119,15 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//healthz/get(health)`.
     public func health(headers: Operations.health.Input.Headers = .init()) async throws -> Operations.health.Output {
         try await health(Operations.health.Input(headers: headers))
+    }
+    /// Readiness
+    ///
+    /// Whether this photosd can do its work now, as against `/healthz` (the process answers): started (migrated, keys read), storage answers a read and a write within 2 s, and no audit row has waited longer than `audit.checkpointMaxAgeSeconds` for a checkpoint. A failed check is `503` naming it; the answer never names the database's location.
+    ///
+    /// - Remark: HTTP `GET /readyz`.
+    /// - Remark: Generated from `#/paths//readyz/get(ready)`.
+    public func ready(headers: Operations.ready.Input.Headers = .init()) async throws -> Operations.ready.Output {
+        try await ready(Operations.ready.Input(headers: headers))
     }
     /// Start a session (stack or tabs layout), optionally already at a deep link
     ///

@@ -184,6 +184,25 @@ public enum AuditCheckpoints {
         ).map(checkpoint)
     }
 
+    /// When the oldest audit row that no checkpoint covers was written (nil: every row is
+    /// covered): how long the newest rows have been protected by their chain alone. Two index
+    /// seeks, whatever the database holds (`/readyz`, `photosd_audit_checkpoint_age_seconds`).
+    public static func oldestUncoveredRowTime(on connection: any DatabaseConnection) async throws -> String? {
+        try await connection.queryOne(
+            """
+            SELECT at FROM audit_events
+            WHERE id > coalesce((SELECT covers_until_id FROM audit_checkpoints ORDER BY number DESC LIMIT 1), 0)
+            ORDER BY id LIMIT 1
+            """
+        )?.string(0)
+    }
+
+    /// When the oldest row still in `audit_events` was written (nil: none): how far back the
+    /// live trail reaches, which `audit archive` moves forward (`photosd_audit_oldest_row_age_seconds`).
+    public static func oldestLiveRowTime(on connection: any DatabaseConnection) async throws -> String? {
+        try await connection.queryOne("SELECT at FROM audit_events ORDER BY id LIMIT 1")?.string(0)
+    }
+
     /// `columns` with an empty list in place of the heads.
     static let columnsWithoutHeads = columns.replacingOccurrences(of: "heads,", with: "'[]',")
 

@@ -60,6 +60,14 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// and how long the server lets one of its statements run (a statement sent and never
     /// answered is given up after twice this and a second).
     public var statementTimeoutSeconds = 3
+    /// `database.sslMode` (PostgreSQL): `disable`, `require`, `verify-ca` or `verify-full`;
+    /// empty: the URL's `?sslmode=`, else `PGSSLMODE`, else `disable`.
+    public var databaseSSLMode = ""
+    /// `database.sslRootCert`: the CA certificates (PEM) `verify-ca`/`verify-full` trust.
+    public var databaseSSLRootCert = ""
+    /// `database.passwordFile` (`PHOTOSD_DATABASE_PASSWORD_FILE`): the PostgreSQL password's
+    /// file (a systemd credential), refused when others than its owner may read it.
+    public var databasePasswordFile = ""
     /// Lifetime of a bearer token.
     public var tokenLifetimeSeconds = 86_400
     /// bcrypt cost (4–31; each step doubles the time).
@@ -75,6 +83,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
     public var auditSigningKeyPath = "audit-signing.key"
     /// How often `photosd` writes an audit checkpoint when anything changed.
     public var auditCheckpointIntervalSeconds = 10
+    /// `audit.checkpointMaxAgeSeconds`: `/readyz` fails (`checkpoint`) once an audit row has
+    /// waited this long for a checkpoint to sign it — checkpoints have stopped (a key that cannot
+    /// be read, storage refusing the write).
+    public var auditCheckpointMaxAgeSeconds = 60
     /// How long the answer to an `Idempotency-Key` is kept for retries.
     public var idempotencyRetentionSeconds = 86_400
     /// `sessions.idleExpirySeconds`: a session idle this long ends (`session.expired`, then
@@ -197,6 +209,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "database.maxConnections": .init(.int(defaults.maxConnections), isSecret: false),
             "database.connectTimeoutSeconds": .init(.int(defaults.connectTimeoutSeconds), isSecret: false),
             "database.statementTimeoutSeconds": .init(.int(defaults.statementTimeoutSeconds), isSecret: false),
+            "database.sslMode": .init(.string(defaults.databaseSSLMode), isSecret: false),
+            "database.sslRootCert": .init(.string(defaults.databaseSSLRootCert), isSecret: false),
+            "database.passwordFile": .init(.string(defaults.databasePasswordFile), isSecret: false),
             "auth.tokenLifetimeSeconds": .init(.int(defaults.tokenLifetimeSeconds), isSecret: false),
             "auth.bcryptCost": .init(.int(defaults.bcryptCost), isSecret: false),
             "auth.secretKeyPath": .init(.string(defaults.secretKeyPath), isSecret: false),
@@ -208,6 +223,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "sessions.idleExpirySeconds": .init(.int(defaults.sessionIdleExpirySeconds), isSecret: false),
             "audit.signingKeyPath": .init(.string(defaults.auditSigningKeyPath), isSecret: false),
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
+            "audit.checkpointMaxAgeSeconds": .init(.int(defaults.auditCheckpointMaxAgeSeconds), isSecret: false),
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
             "limits.longPollsPerAddress": .init(.int(defaults.longPollsPerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
@@ -227,8 +243,24 @@ public struct PhotosConfiguration: Sendable, Equatable {
         ]
     }()
 
+    /// The config file the configuration was read from (nil: none, the defaults and the
+    /// environment only).
+    public var filePath: String?
+
     /// The config file used when none is named: `config/photosd.json` under the working directory.
     public static let defaultFilePath = "config/photosd.json"
+    /// Where a system's service keeps its configuration (`deploy/photosd.service`): the
+    /// operator's tools look there last, so that `photos-admin` run from cron or a shell outside
+    /// the service's directory works on the service's database, not on a stray `data/photos.db`.
+    public static let systemFilePath = "/etc/photosd/photosd.json"
+
+    /// The file `load` reads, of: `filePath` (`--config`), else `PHOTOSD_CONFIG`, else
+    /// `config/photosd.json` when it exists, else the first of `fallbacks` that exists; nil when
+    /// none does (the defaults apply).
+    public static func fileToRead(filePath: String?, environment: [String: String], fallbacks: [String] = []) -> String? {
+        if let explicit = filePath ?? environment["PHOTOSD_CONFIG"] { return explicit }
+        return ([defaultFilePath] + fallbacks).first { FileManager.default.fileExists(atPath: $0) }
+    }
 
     /// Loads the configuration.
     ///
@@ -236,18 +268,21 @@ public struct PhotosConfiguration: Sendable, Equatable {
     ///   - filePath: the JSON file; nil means `PHOTOSD_CONFIG`, else `config/photosd.json` if it exists.
     ///   - environment: the environment to read `PHOTOSD_…` variables from.
     ///   - overrides: values that beat everything (from command-line flags), by dotted key.
+    ///   - fallbacks: files to read, the first that exists, when none of the above is there
+    ///     (photos-admin: `systemFilePath`).
     public static func load(
         filePath: String? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment,
-        overrides: [String: ConfigValue] = [:]
+        overrides: [String: ConfigValue] = [:],
+        fallbacks: [String] = []
     ) async throws -> PhotosConfiguration {
         var providers: [any ConfigProvider] = []
         providers.append(InMemoryProvider(values: Dictionary(uniqueKeysWithValues: overrides.map { (AbsoluteConfigKey($0.key.split(separator: ".").map(String.init)), $0.value) })))
         providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "photosd"))
         var fileKeys: [String] = []
-        let explicitPath = filePath ?? environment["PHOTOSD_CONFIG"]
-        let path = explicitPath ?? defaultFilePath
-        if explicitPath != nil || FileManager.default.fileExists(atPath: path) {
+        let chosen = fileToRead(filePath: filePath, environment: environment, fallbacks: fallbacks)
+        let path = chosen ?? defaultFilePath
+        if let path = chosen {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw PhotosError.badRequest("config file \(path) does not exist")
             }
@@ -280,6 +315,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
                 ofSettingIn: error.message, overrides: Set(overrides.keys), environment: environment, fileKeys: Set(fileKeys), path: path))
         }
         configuration.warnings = Self.unknownKeyWarnings(fileKeys, in: path)
+        configuration.filePath = chosen
         return configuration
     }
 
@@ -369,6 +405,12 @@ public struct PhotosConfiguration: Sendable, Equatable {
         maxConnections = try int("database.maxConnections", 1...1_000)
         connectTimeoutSeconds = try int("database.connectTimeoutSeconds", 1...600)
         statementTimeoutSeconds = try int("database.statementTimeoutSeconds", 1...3_600)
+        databaseSSLMode = try string("database.sslMode")
+        guard ["", "disable", "require", "verify-ca", "verify-full"].contains(databaseSSLMode) else {
+            throw PhotosError.badRequest("configuration database.sslMode '\(databaseSSLMode.prefix(40))' is not one of disable, require, verify-ca, verify-full")
+        }
+        databaseSSLRootCert = try string("database.sslRootCert")
+        databasePasswordFile = try string("database.passwordFile")
         tokenLifetimeSeconds = try int("auth.tokenLifetimeSeconds", 1...(366 * 86_400))
         bcryptCost = try int("auth.bcryptCost", 4...31)
         secretKeyPath = try string("auth.secretKeyPath")
@@ -377,6 +419,11 @@ public struct PhotosConfiguration: Sendable, Equatable {
         auditSigningKeyPath = try string("audit.signingKeyPath")
         guard !auditSigningKeyPath.isEmpty else { throw PhotosError.badRequest("configuration audit.signingKeyPath must not be empty") }
         auditCheckpointIntervalSeconds = try int("audit.checkpointIntervalSeconds", 1...86_400)
+        auditCheckpointMaxAgeSeconds = try int("audit.checkpointMaxAgeSeconds", 1...(30 * 86_400))
+        guard auditCheckpointMaxAgeSeconds > auditCheckpointIntervalSeconds else {
+            throw PhotosError.badRequest(
+                "configuration audit.checkpointMaxAgeSeconds (\(auditCheckpointMaxAgeSeconds)) must be longer than audit.checkpointIntervalSeconds (\(auditCheckpointIntervalSeconds)): a checkpoint is written only that often")
+        }
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
         signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
         signInMaxAttemptsPerAddress = try int("auth.signInMaxAttemptsPerAddress", 0...1_000_000)

@@ -39,6 +39,28 @@ public struct AuditService: Sendable {
         return key
     }
 
+    /// How the signing key's file stands to this database (`photos-admin check`).
+    public enum SigningKeyFit: Sendable, Equatable {
+        /// The key the newest checkpoint says signs next (or any key, before the first checkpoint).
+        case fits
+        /// No file: photosd would make one for a database without checkpoints, and refuses to
+        /// start for one with checkpoints (`needs`: the public key they need).
+        case missing(needs: String?)
+        /// Another key — a backup's key restored from before a rotation: photosd refuses to start.
+        case misfit(String)
+    }
+
+    /// Whether the signing key's file fits this database, read-only (nothing is created).
+    public func signingKeyFit() async throws -> SigningKeyFit {
+        let newest = try await database.read { try await AuditCheckpoints.newest(on: $0, withHeads: false) }
+        guard FileManager.default.fileExists(atPath: signingKeyPath) else { return .missing(needs: newest?.nextSigner) }
+        let key = try AuditSigningKey.load(path: signingKeyPath)
+        guard let newest, newest.nextSigner != key.publicKeyHex else { return .fits }
+        return .misfit(
+            "the audit signing key \(signingKeyPath) does not fit: " + AuditCheckpoints.keyMismatch(newest, held: key.publicKeyHex)
+                + " (a key file restored from before a rotation? restore the key and its .history from after it)")
+    }
+
     /// The file beside the signing key that keeps, oldest first, the public keys it held before
     /// each rotation: the first is the key `audit verify` trusts when none is given.
     public var keyHistoryPath: String { signingKeyPath + ".history" }

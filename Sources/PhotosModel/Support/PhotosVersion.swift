@@ -1,6 +1,6 @@
-/// The version of photosd and photos-admin (`--version`), raised with each release: the
-/// waves so far are 0.1 to 0.3, the fourth is under way.
+/// The version of photosd and photos-admin, raised with each release (CHANGELOG.md; a test holds
+/// the two together). `--version` prints it with the commit (`PhotosBuild.versionLine`).
 public enum PhotosVersion {
-    /// `MAJOR.MINOR.PATCH`, with `-dev` until the release is cut.
-    public static let current = "0.4.0-dev"
+    /// `MAJOR.MINOR.PATCH`, with `-dev` between releases.
+    public static let current = "0.5.0"
 }

@@ -78,10 +78,12 @@ func buildApplication(
         }
         ready.open()
     }
+    let readiness = Readiness(database: database, started: ready, checkpointMaxAgeSeconds: configuration.auditCheckpointMaxAgeSeconds)
+    let sweep = SweepProgress()
     let api = PhotosAPI(
         services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger),
         sessionsPerAddress: AddressLimiter(limit: configuration.sessionsPerMinutePerAddress, window: .seconds(60)),
-        longPolls: HeldSlots(perKey: configuration.longPollsPerAddress))
+        longPolls: HeldSlots(perKey: configuration.longPollsPerAddress), readiness: readiness)
     // The API's address as every server log line says it: the port it really listens on once it
     // does (with `server.port` 0, the one the system picked), not the configured 0.
     // (A value the handlers turn into text as each line is written.)
@@ -97,7 +99,8 @@ func buildApplication(
     let metricsListener: [any Service] = configuration.metricsEnabled
         ? [NamedListener(
             buildMetricsListener(
-                metrics: api.metrics, database: database, configuration: configuration, logger: logger, listening: metricsListening),
+                metrics: api.metrics, database: database, readiness: readiness, sweep: sweep, configuration: configuration, logger: logger,
+                listening: metricsListening),
             name: "metrics listener", address: "\(configuration.metricsHost):\(configuration.metricsPort)",
             settings: "metrics.port, PHOTOSD_METRICS_PORT or --metrics-port; or metrics.enabled false, --no-metrics")] : []
     var application = Application(
@@ -111,7 +114,7 @@ func buildApplication(
             DatabaseService(database: database, logger: logger),
         ] + console + metricsListener + [
             IdempotencyPruning(services: services, logger: logger, ready: ready),
-            SessionSweeping(services: services, logger: logger, ready: ready),
+            SessionSweeping(services: services, logger: logger, progress: sweep, ready: ready),
             // Last, so it stops first: its final checkpoint is written before the database closes.
             AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger),
         ],

@@ -1,5 +1,6 @@
 import Logging
 import OTel
+import PhotosBuildInfo
 import PhotosCore
 import PhotosModel
 import ServiceLifecycle
@@ -27,7 +28,7 @@ public struct PhotosTracing: Sendable {
         guard !configuration.tracingOTLPEndpoint.isEmpty else { return .off }
         var otel = OTel.Configuration.default
         otel.serviceName = "photosd"
-        otel.resourceAttributes = ["service.version": PhotosVersion.current]
+        otel.resourceAttributes = ["service.version": PhotosVersion.current, "vcs.revision": PhotosBuild.commit]
         otel.logs.enabled = false
         otel.metrics.enabled = false
         otel.traces.enabled = true

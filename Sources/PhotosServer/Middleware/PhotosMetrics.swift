@@ -1,6 +1,7 @@
 import DatabaseAccess
 import Metrics
 import Navigation
+import PhotosBuildInfo
 import PhotosModel
 import Prometheus
 import Sessions
@@ -40,9 +41,33 @@ final class PhotosMetrics: Sendable {
         auditRows.increment(by: count)
     }
 
-    /// The Prometheus text, with the writer's counters brought up to date first.
+    /// What a scrape reads besides the counters: the readiness checks, this process, the
+    /// background jobs (each nil when it could not be read).
+    struct Figures: Sendable {
+        var readiness: Readiness.Report?
+        var process: ProcessFigures?
+        /// Seconds since this instance's last finished session sweep.
+        var sweepAgeSeconds: Double?
+        /// Seconds since the oldest row still in `audit_events` was written.
+        var oldestAuditRowAgeSeconds: Double?
+    }
+
+    /// The Prometheus text, with the writer's counters and `figures` brought up to date first.
     /// (Only SQLite has a writer; on PostgreSQL there are no writer figures.)
-    func render(writer: GroupCommitStatistics?) -> String {
+    func render(writer: GroupCommitStatistics?, figures: Figures = Figures()) -> String {
+        Gauge(label: "photosd_build_info", dimensions: [("version", PhotosVersion.current), ("commit", PhotosBuild.commit)]).record(1)
+        if let readiness = figures.readiness {
+            Gauge(label: "photosd_storage_up").record(readiness.storageUp ? 1 : 0)
+            Gauge(label: "photosd_ready").record(readiness.failed == nil ? 1 : 0)
+            if let age = readiness.checkpointAgeSeconds { Gauge(label: "photosd_audit_checkpoint_age_seconds").record(age) }
+        }
+        if let process = figures.process {
+            Gauge(label: "process_cpu_seconds_total").record(process.cpuSeconds)
+            Gauge(label: "process_resident_memory_bytes").record(process.residentBytes)
+            Gauge(label: "process_open_fds").record(process.openDescriptors)
+        }
+        if let age = figures.sweepAgeSeconds { Gauge(label: "photosd_session_sweep_age_seconds").record(age) }
+        if let age = figures.oldestAuditRowAgeSeconds { Gauge(label: "photosd_audit_oldest_row_age_seconds").record(age) }
         if let writer {
             Gauge(label: "photosd_writer_commits").record(writer.commits)
             Gauge(label: "photosd_writer_requests").record(writer.requests)

@@ -19,6 +19,8 @@ struct PhotosAPI: Sendable {
     let sessionsPerAddress: AddressLimiter
     /// `limits.longPollsPerAddress`: the change feed's long polls each client address holds.
     let longPolls: HeldSlots<String>
+    /// What `GET /readyz` checks.
+    let readiness: Readiness
     /// The sessions devices wait on (`GET /v1/sessions/{id}/changes`).
     let changes = SessionChanges()
 
@@ -157,4 +159,15 @@ struct PurchasesResponse: Encodable {
 
 struct HealthResponse: Encodable {
     let status: String
+}
+
+/// `GET /readyz`'s `503` body: which check failed and why (never a URL or a secret).
+struct UnreadyResponse: Encodable {
+    struct Detail: Encodable {
+        let code: String
+        let message: String
+    }
+    let status = "unready"
+    let check: String
+    let error: Detail
 }

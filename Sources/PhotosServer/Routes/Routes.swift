@@ -12,7 +12,15 @@ import DatabaseAccess
 extension PhotosAPI {
     func addRoutes(to router: Router<PhotosRequestContext>) {
         let api = self
+        // Liveness: the process answers. Readiness: it can do its work now (`Readiness`).
         router.on("/healthz", method: .get) { _, _ in try APIResponse.json(HealthResponse(status: "ok")) }
+        router.on("/readyz", method: .get) { _, _ in
+            let report = await api.readiness.check()
+            guard let failed = report.failed else { return try APIResponse.json(HealthResponse(status: "ready")) }
+            return try APIResponse.json(
+                UnreadyResponse(check: failed.rawValue, error: .init(code: PhotosError.Code.unavailable.rawValue, message: report.reason)),
+                status: .serviceUnavailable, headers: [.retryAfter: "1"])
+        }
 
         router.on("/v1/sessions", method: .post) { request, context in
             if let wait = api.sessionsPerAddress.admit(context.clientAddress) {

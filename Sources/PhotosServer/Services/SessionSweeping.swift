@@ -3,6 +3,7 @@ import Logging
 import PhotosCore
 import PhotosModel
 import ServiceLifecycle
+import Synchronization
 import Sessions
 
 /// Ends the sessions idle past `sessions.idleExpirySeconds` that no request has ended yet, and
@@ -12,6 +13,8 @@ import Sessions
 struct SessionSweeping: Service {
     let services: PhotosServices
     let logger: Logger
+    /// When a round last finished (`photosd_session_sweep_age_seconds`).
+    let progress: SweepProgress
     /// Opened once the schema is there (the application is prepared).
     let ready: ReadyGate
     /// This instance, as the lease names it.
@@ -27,6 +30,7 @@ struct SessionSweeping: Service {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 let report = try await services.sessions.sweep(holder: holder)
+                progress.finished()
                 if report.ended > 0 || report.pruned != .init() {
                     logger.info("session sweep", metadata: [
                         "ended": "\(report.ended)", "tokensPruned": "\(report.pruned.tokens)",
@@ -41,4 +45,14 @@ struct SessionSweeping: Service {
         }
         try? await services.sessions.releaseSweepLease(holder: holder)
     }
+}
+
+/// When this instance's session sweep last finished a round without an error: a sweep that
+/// stopped finishing (storage trouble, a lease never given back) shows as a growing age.
+final class SweepProgress: Sendable {
+    private let last = Mutex<Date?>(nil)
+
+    func finished(at date: Date = Date()) { last.withLock { $0 = date } }
+
+    var lastFinished: Date? { last.withLock { $0 } }
 }
