@@ -183,7 +183,7 @@ struct RouterTests {
         try await h.test { client in
             #expect(try await client.get("/v1/me/purchases").status == .unauthorized)
             let signIn = try await client.post("/v1/auth/sign-in", #"{"username": "bob", "password": "correct horse"}"#)
-            let token = try #require(signIn.json["token"] as? String)
+            let token = try #require(signIn.json["token"] as? String, "\(signIn.status): \(signIn.json)")
             #expect((signIn.json["user"] as? [String: Any])?["username"] as? String == "bob")
             let bearer: HTTPFields = [.authorization: "Bearer \(token)"]
             let purchases = try await client.get("/v1/me/purchases", headers: bearer)

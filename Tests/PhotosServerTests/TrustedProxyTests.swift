@@ -130,6 +130,45 @@ enum FreePort {
     }
 }
 
+/// deploy/nginx.conf as an operator finishes it: its commented TLS lines turned on (with a
+/// certificate made here) pass `nginx -t` on the nginx installed, Debian 12's 1.22.
+@Suite("deploy/nginx.conf with TLS")
+struct NginxTLSConfigTests {
+    @Test("the TLS lines uncommented, with a certificate: nginx -t accepts the file", .enabled(if: TrustedProxyTests.nginxTestRuns))
+    func tlsLinesPassNginxCheck() async throws {
+        let nginx = try #require(TrustedProxyTests.nginx, "nginx is not installed (scripts/install-dependencies installs it)")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let made = try await runProcess(
+            "/usr/bin/openssl",
+            ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=shop.example", "-keyout", "key.pem", "-out", "cert.pem"],
+            in: directory.path)
+        try #require(made.status == 0, "\(made.output)")
+        var config = try String(contentsOfFile: BuiltProducts.packageRoot + "/deploy/nginx.conf", encoding: .utf8)
+        // Every commented line after "# TLS terminated here", up to the first that is not one.
+        var lines = config.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.contains("# TLS terminated here") }, "deploy/nginx.conf lost its TLS lines")
+        var uncommented = 0
+        for index in (start + 1)..<lines.count {
+            guard let range = lines[index].range(of: "# "), lines[index][..<range.lowerBound].allSatisfy(\.isWhitespace) else { break }
+            lines[index].removeSubrange(range)
+            uncommented += 1
+        }
+        #expect(uncommented >= 4, "deploy/nginx.conf's TLS lines: \(uncommented)")
+        config = lines.joined(separator: "\n")
+        for (from, to) in [
+            ("/etc/ssl/certs/shop.example.pem", directory.file("cert.pem")), ("/etc/ssl/private/shop.example.key", directory.file("key.pem")),
+            ("/run/nginx-photosd.pid", directory.file("nginx.pid")), ("/var/log/nginx/", directory.path + "/"), ("/var/lib/nginx/", directory.path + "/"),
+        ] {
+            config = config.replacingOccurrences(of: from, with: to)
+        }
+        try config.write(toFile: directory.file("nginx.conf"), atomically: true, encoding: .utf8)
+        let checked = try await runProcess(nginx, ["-t", "-c", directory.file("nginx.conf"), "-p", directory.path], in: directory.path)
+        #expect(checked.status == 0, "\(checked.output)")
+        #expect(checked.output.contains("syntax is ok"), "\(checked.output)")
+    }
+}
+
 /// nginx in the foreground with `deploy/nginx.conf`, its ports and paths moved into `directory`.
 final class NginxProcess: Sendable {
     let port: Int
