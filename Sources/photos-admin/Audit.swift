@@ -162,9 +162,7 @@ extension PhotosAdmin.Audit {
             guard let checkpoint else { return }
             if let export {
                 let data = try checkpoint.exportJSON
-                guard FileManager.default.createFile(atPath: export, contents: data) else {
-                    throw ValidationError("cannot write \(export)")
-                }
+                try data.write(to: URL(fileURLWithPath: export), options: .withoutOverwriting)
             }
             print("checkpoint \(checkpoint.number): \(checkpoint.heads.count) trail\(checkpoint.heads.count == 1 ? "" : "s") changed, hash \(checkpoint.hash)")
         }

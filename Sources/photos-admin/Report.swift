@@ -53,9 +53,8 @@ extension PhotosAdmin.Report {
                 return try await context.database.read { try await FunnelReport.load(days: days, until: last, on: $0) }
             }
             if let svg {
-                guard FileManager.default.createFile(atPath: svg, contents: Data(FunnelChart.svg(report).utf8)) else {
-                    throw ValidationError("cannot write \(svg)")
-                }
+                // A file that cannot be written is a failure of the command (exit 1), not of its usage.
+                try Data(FunnelChart.svg(report).utf8).write(to: URL(fileURLWithPath: svg))
             }
             switch output.format {
             case .json: try Output.json(report)
@@ -69,9 +68,7 @@ extension PhotosAdmin.Report {
                 try await context.database.read { try await ExperimentReport.load(experiment: name, on: $0) }
             }
             if let svg {
-                guard FileManager.default.createFile(atPath: svg, contents: Data(ExperimentChart.svg(report).utf8)) else {
-                    throw ValidationError("cannot write \(svg)")
-                }
+                try Data(ExperimentChart.svg(report).utf8).write(to: URL(fileURLWithPath: svg))
             }
             switch output.format {
             case .json: try Output.json(report)
