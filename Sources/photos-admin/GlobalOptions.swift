@@ -27,7 +27,8 @@ struct GlobalOptions: ParsableArguments {
         if Self.warned.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged {
             for warning in configuration.warnings { Output.note("photos-admin: warning: \(warning)") }
             // Said, so that no one mistakes which service's database a command ran on.
-            if configuration.filePath == PhotosConfiguration.systemFilePath {
+            if config == nil, ProcessInfo.processInfo.environment["PHOTOSD_CONFIG"] == nil,
+               configuration.filePath == PhotosConfiguration.systemFilePath {
                 Output.note("photos-admin: using \(PhotosConfiguration.systemFilePath) (no --config, $PHOTOSD_CONFIG or config/photosd.json here)")
             }
         }
