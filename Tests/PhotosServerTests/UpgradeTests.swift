@@ -27,21 +27,48 @@ struct UpgradeTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []).sorted()
     }
 
-    @Test("each earlier version's database: migrate, check and audit verify (with its archive) pass; the session stopped mid-purchase resumes on its screen and completes the purchase", arguments: versions)
-    func upgrade(version: String) async throws {
-        let directory = try TemporaryDirectory()
+    @Test("each earlier version's SQLite database: migrate, check and audit verify (with its archive) pass; the session stopped mid-purchase resumes on its screen and completes the purchase", arguments: versions)
+    func sqlite(version: String) async throws {
+        let directory = try Self.copy(version, "sqlite")
         defer { directory.remove() }
-        let source = Self.fixtures + "/" + version
+        try await Self.upgrade(version, in: directory, database: "photos.db", environment: [:])
+    }
+
+    @Test("each earlier version's PostgreSQL database (its pg_dump restored): the same", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason), arguments: versions)
+    func postgres(version: String) async throws {
+        let directory = try Self.copy(version, "postgres")
+        defer { directory.remove() }
+        let database = try await PostgresTestDatabase.create()
+        defer { Task { await database.drop() } }
+        let bin = try #require(((try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []).sorted().last)
+        let restored = try await runProcess(
+            "/usr/lib/postgresql/\(bin)/bin/psql", ["-q", "-v", "ON_ERROR_STOP=1", "-f", directory.file("dump.sql"), database.url()], in: directory.path)
+        try #require(restored.status == 0, "\(restored.output)")
+        // With a URL the keys are wherever the configuration says: here, beside the dump.
+        try await Self.upgrade(version, in: directory, database: database.url(), environment: [
+            "PHOTOSD_AUDIT_SIGNING_KEY_PATH": directory.file("audit-signing.key"), "PHOTOSD_AUTH_SECRET_KEY_PATH": directory.file("photosd-secret.key"),
+        ])
+    }
+
+    /// The fixture of `version` for `store`, copied into a new directory.
+    static func copy(_ version: String, _ store: String) throws -> TemporaryDirectory {
+        let directory = try TemporaryDirectory()
+        let source = fixtures + "/" + version + "/" + store
         for file in try FileManager.default.contentsOfDirectory(atPath: source) {
             try FileManager.default.copyItem(atPath: source + "/" + file, toPath: directory.file(file))
             // git keeps no 0600: the keys as an operator keeps them.
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: directory.file(file))
         }
+        return directory
+    }
+
+    /// Today's photos-admin and photosd on the fixture's database.
+    static func upgrade(_ version: String, in directory: TemporaryDirectory, database: String, environment: [String: String]) async throws {
         let fixture = try JSONDecoder().decode(Fixture.self, from: Data(contentsOf: URL(fileURLWithPath: directory.file("fixture.json"))))
         #expect(fixture.version == version)
         let admin = BuiltProducts.binDirectory + "/photos-admin"
         func run(_ arguments: [String]) async throws -> ProcessResult {
-            try await runProcess(admin, arguments + ["--db", "photos.db"], in: directory.path)
+            try await runProcess(admin, arguments + ["--db", database], in: directory.path, environment: environment)
         }
         let migrated = try await run(["migrate"])
         #expect(migrated.status == 0, "\(version): \(migrated.output)")
@@ -54,7 +81,8 @@ struct UpgradeTests {
         #expect(users.stdout.contains("\"alice\"") && !users.stdout.contains("\"bob\""), "\(users.output)")
 
         // The session stopped mid-purchase goes on where it was (idle expiry off: the fixture is old).
-        let daemon = try await Daemon(["--db", "photos.db"], in: directory.path, environment: ["PHOTOSD_SESSIONS_IDLE_EXPIRY_SECONDS": "0"])
+        let daemon = try await Daemon(
+            ["--db", database], in: directory.path, environment: environment.merging(["PHOTOSD_SESSIONS_IDLE_EXPIRY_SECONDS": "0"]) { $1 })
         let session = fixture.midFlowSession
         let auth = ["Authorization": "Session \(session.secret)"]
         let (status, state) = try await daemon.request("GET", "/v1/sessions/\(session.id)", headers: auth)
