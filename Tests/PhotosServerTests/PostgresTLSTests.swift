@@ -40,14 +40,14 @@ struct PostgresTLSTests {
         #expect(daemon.stop() == 0)
         outputs.append(daemon.log)
         // The server says each of its client connections is encrypted.
-        var location = try PostgresLocation(
+        let location = try PostgresLocation(
             url: url, settings: .init(sslMode: "verify-full", sslRootCert: cluster.file("ca.crt"), passwordFile: cluster.file("password")), environment: [:])
         let storage = try await PostgresStorage.open(location, logger: Logger(label: "tls-test"))
         let row = try await storage.read { try await $0.queryOne("SELECT ssl::int, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()") }
         #expect(row.map { (try? $0.int(0)) == 1 } == true, "pg_stat_ssl: \(String(describing: row))")
-        #expect((row?.optionalString(1) ?? "").hasPrefix("TLS"), "pg_stat_ssl: \(String(describing: row))")
+        let protocolVersion: String = row.flatMap { $0.optionalString(1) } ?? ""
+        #expect(protocolVersion.hasPrefix("TLS"), "pg_stat_ssl: \(String(describing: row))")
         await storage.close()
-        location.password = nil
 
         // Refusals, each one line naming what to change.
         let refusals: [(what: String, environment: [String: String], words: String)] = [

@@ -14,12 +14,16 @@ struct UpgradeTests {
     struct Fixture: Decodable {
         struct MidFlow: Decodable {
             var id: String
-            var secret: String
+            /// nil for a version before session secrets (0.4): such a session answers `401`.
+            var secret: String?
             var username: String
             var password: String
         }
         var version: String
         var commit: String
+        /// Whether the version could archive (then `archive-1.sqlite` is there) and erase.
+        var archived: Bool
+        var erasedBob: Bool
         var midFlowSession: MidFlow
     }
 
@@ -74,17 +78,31 @@ struct UpgradeTests {
         #expect(migrated.status == 0, "\(version): \(migrated.output)")
         let check = try await run(["check"])
         #expect(check.status == 0 && check.stdout.contains("signing key: fits"), "\(version): \(check.output)")
-        let verify = try await run(["audit", "verify", "--archive", directory.file("archive-1.sqlite")])
+        let archives = fixture.archived ? ["--archive", directory.file("archive-1.sqlite")] : []
+        let verify = try await run(["audit", "verify"] + archives)
         #expect(verify.status == 0, "\(version): \(verify.output)")
-        #expect(verify.stdout.contains("archives: 1 archive verified"), "\(verify.output)")
+        if fixture.archived { #expect(verify.stdout.contains("archives: 1 archive verified"), "\(verify.output)") }
         let users = try await run(["users", "list", "--format", "json"])
-        #expect(users.stdout.contains("\"alice\"") && !users.stdout.contains("\"bob\""), "\(users.output)")
+        #expect(users.stdout.contains("\"alice\"") && users.stdout.contains("\"bob\"") != fixture.erasedBob, "\(users.output)")
 
         // The session stopped mid-purchase goes on where it was (idle expiry off: the fixture is old).
         let daemon = try await Daemon(
             ["--db", database], in: directory.path, environment: environment.merging(["PHOTOSD_SESSIONS_IDLE_EXPIRY_SECONDS": "0"]) { $1 })
-        let session = fixture.midFlowSession
-        let auth = ["Authorization": "Session \(session.secret)"]
+        var session = fixture.midFlowSession
+        if session.secret == nil {
+            // Made before sessions had secrets: refused as docs/deploy.md says; its app starts a new
+            // one, which goes the same way to the sign-in screen.
+            let (old, body) = try await daemon.request("GET", "/v1/sessions/\(session.id)", headers: ["Authorization": "Session any-secret"])
+            #expect(old == 401 && "\(body)".contains("before sessions had secrets"), "\(version): \(old) \(body)")
+            let (created, fresh) = try await daemon.request("POST", "/v1/sessions")
+            #expect(created == 201)
+            session.id = try #require(fresh["id"] as? String)
+            session.secret = fresh["sessionSecret"] as? String
+            for body in [#"{"action":"selectPhoto","photoId":3}"#, #"{"action":"buy"}"#] {
+                #expect(try await daemon.request("POST", "/v1/sessions/\(session.id)/actions", body: body).0 == 200)
+            }
+        }
+        let auth = ["Authorization": "Session \(session.secret ?? "")"]
         let (status, state) = try await daemon.request("GET", "/v1/sessions/\(session.id)", headers: auth)
         #expect(status == 200, "\(version): \(state)")
         #expect((state["top"] as? [String: Any])?["screen"] as? String == "signIn", "\(version): \(state["top"] ?? "none")")
@@ -99,7 +117,7 @@ struct UpgradeTests {
         }
         #expect(outcome == "purchased", "\(version): the resumed purchase did not complete")
         #expect(daemon.stop() == 0)
-        let after = try await run(["audit", "verify", "--archive", directory.file("archive-1.sqlite")])
+        let after = try await run(["audit", "verify"] + archives)
         #expect(after.status == 0, "\(version): after serving: \(after.output)")
     }
 }
