@@ -1,5 +1,6 @@
 import Foundation
 import PhotosModel
+@testable import PhotosServer
 import PhotosTestSupport
 import PhotosdProcess
 import Testing
@@ -72,6 +73,20 @@ struct OperationsTests {
         #expect(Self.sample(text, "photosd_storage_up") == 1)
         #expect(Self.sample(text, "photosd_session_sweep_age_seconds").map { $0 >= 0 && $0 < 60 } == true, "the sweep runs at start")
         #expect(Self.sample(text, "photosd_audit_oldest_row_age_seconds").map { $0 >= 0 && $0 < 60 } == true)
+    }
+
+    @Test("a readiness probe that does not answer is given up at its deadline, without waiting for it; one that fails says its kind only")
+    func probeDeadline() async throws {
+        let started = ContinuousClock.now
+        let stuck = await Readiness.within(.milliseconds(200)) { try await Task.sleep(for: .seconds(60)); return 1 }
+        guard case .failure(.timedOut) = stuck else { Issue.record("a stuck probe gave \(stuck)"); return }
+        #expect(ContinuousClock.now - started < .seconds(30), "the probe waited for its stuck body")
+        struct Located: Error, CustomStringConvertible { var description: String { "postgres://photos@db.internal:5432/photos" } }
+        let failed = await Readiness.within(.seconds(5)) { () async throws -> Int in throw Located() }
+        guard case .failure(let failure) = failed else { Issue.record("\(failed)"); return }
+        #expect(!failure.words(.seconds(5)).contains("postgres://"), "\(failure)")
+        let answered = await Readiness.within(.seconds(5)) { 42 }
+        guard case .success(42) = answered else { Issue.record("\(answered)"); return }
     }
 
     @Test("SIGHUP is logged and ignored: photosd goes on serving, and SIGTERM still ends it with 0")

@@ -100,10 +100,15 @@ struct Readiness: Sendable {
                     finish(.failure(.failed(kind: (error as? any DatabaseFailure)?.failureCode ?? String(describing: type(of: error)))))
                 }
             }
-            Task {
-                try? await Task.sleep(for: deadline)
+            let timer = Task {
+                try await Task.sleep(for: deadline)
                 finish(.failure(.timedOut))
                 work.cancel()
+            }
+            // Answered in time: the timer has nothing left to do (no sleeping task per probe).
+            Task {
+                await work.value
+                timer.cancel()
             }
         }
     }
