@@ -35,6 +35,7 @@ struct UpgradeTests {
     func sqlite(version: String) async throws {
         let directory = try Self.copy(version, "sqlite")
         defer { directory.remove() }
+        try #require(FileManager.default.fileExists(atPath: directory.file("photos.db")), "the fixture's photos.db is missing (is it in git?)")
         try await Self.upgrade(version, in: directory, database: "photos.db", environment: [:])
     }
 
