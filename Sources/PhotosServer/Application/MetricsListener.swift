@@ -41,7 +41,7 @@ func buildMetricsRouter(metrics: PhotosMetrics, database: any DatabaseStore, rea
         figures.sweepAgeSeconds = sweep.lastFinished.map { max(0, now.timeIntervalSince($0)) }
         if figures.readiness?.storageUp == true,
            case .success(let oldest) = await Readiness.within(readiness.deadline, { try await database.read { try await AuditCheckpoints.oldestLiveRowTime(on: $0) } }) {
-            figures.oldestAuditRowAgeSeconds = oldest.flatMap(ISO8601Timestamp.date(from:)).map { max(0, now.timeIntervalSince($0)) } ?? 0
+            figures.oldestAuditRowAgeSeconds = readiness.secondsSince(oldest)
         }
         return Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],

@@ -58,13 +58,18 @@ struct Readiness: Sendable {
         case .success(let value): oldest = value
         case .failure(let failure): return Report(failed: .storage, reason: "storage \(failure.words(deadline))")
         }
-        let age = oldest.flatMap(ISO8601Timestamp.date(from:)).map { max(0, now().timeIntervalSince($0)) } ?? 0
+        let age = secondsSince(oldest)
         var report = Report(checkpointAgeSeconds: age)
         if age > Double(checkpointMaxAgeSeconds) {
             report.failed = .checkpoint
             report.reason = "the oldest audit row no checkpoint covers has waited \(Int(age)) s, longer than audit.checkpointMaxAgeSeconds (\(checkpointMaxAgeSeconds) s): checkpoints are not being written (see the log)"
         }
         return report
+    }
+
+    /// Seconds from the stored time `at` (ISO-8601) to now; 0 for none (nothing waits).
+    func secondsSince(_ at: String?) -> Double {
+        at.flatMap(ISO8601Timestamp.date(from:)).map { max(0, now().timeIntervalSince($0)) } ?? 0
     }
 
     /// Why a probe failed.
