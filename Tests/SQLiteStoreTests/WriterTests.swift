@@ -211,10 +211,14 @@ struct WriterTests {
             try? await Task.sleep(for: .milliseconds(100))
             probeRan.value.store(true, ordering: .relaxed)
         }
-        // Off the pool: wait up to 5 s for the probe, note whether the closes were still waiting,
-        // then let the writes end whatever happened (so a failure is a failure, not a hang).
+        // Off the pool: wait for the probe, note whether the closes were still waiting, then let
+        // the writes end whatever happened (so a failure is a failure, not a hang). The closes
+        // cannot finish before the gates open, so the wait's length only decides how long a
+        // failure takes: a close that blocked the pool stops the probe however long we wait.
+        // It is long because the whole suite runs in parallel on two cores in CI, where other
+        // tests' work can keep the probe from its thread for seconds (5 s was once too short).
         let watchdog = Thread {
-            let deadline = Date().addingTimeInterval(5)
+            let deadline = Date().addingTimeInterval(60)
             while !probeRan.value.load(ordering: .relaxed) && Date() < deadline { usleep(5_000) }
             probeRanWhileClosing.value.store(probeRan.value.load(ordering: .relaxed) && closed.value.load(ordering: .relaxed) == 0, ordering: .relaxed)
             for gate in gates { gate.signal() }
