@@ -90,12 +90,23 @@ let package = Package(
             name: "PhotosModel",
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
-        // Services, the audit log, analytics, configuration: written once against DatabaseAccess,
-        // with no store of their own.
+        // The audit trail: its writer and chain, checkpoints and signing keys, the verifier, the
+        // archiver and erasure's redaction rules. Written against DatabaseAccess; no services.
+        .target(
+            name: "AuditTrail",
+            dependencies: [
+                "PhotosModel",
+                "DatabaseAccess",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Services, analytics, configuration: written once against DatabaseAccess, with no store
+        // of their own.
         .target(
             name: "PhotosCore",
             dependencies: [
                 "PhotosModel",
+                "AuditTrail",
                 "DatabaseAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -109,7 +120,7 @@ let package = Package(
         .target(
             name: "PhotosStorage",
             dependencies: [
-                "PhotosCore",
+                "PhotosCore", "AuditTrail",
                 "PhotosModel",
                 "DatabaseAccess",
                 "SchemaMigrations",
@@ -132,7 +143,7 @@ let package = Package(
             dependencies: [
                 "Navigation",
                 "PhotosModel",
-                "PhotosCore",
+                "PhotosCore", "AuditTrail",
                 "DatabaseAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
@@ -156,7 +167,7 @@ let package = Package(
             name: "PhotosConsole",
             dependencies: [
                 "PhotosModel",
-                "PhotosCore",
+                "PhotosCore", "AuditTrail",
                 "Navigation",
                 "Sessions",
                 "DatabaseAccess",
@@ -175,7 +186,7 @@ let package = Package(
             name: "PhotosServer",
             dependencies: [
                 "PhotosModel",
-                "PhotosCore", "PhotosStorage", "PhotosConsole", "PhotosListener", "PhotosBuildInfo",
+                "PhotosCore", "AuditTrail", "PhotosStorage", "PhotosConsole", "PhotosListener", "PhotosBuildInfo",
                 "Navigation",
                 "Sessions",
                 "DatabaseAccess",
@@ -199,7 +210,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 "PhotosServer", "PhotosListener",
                 "PhotosModel", "PhotosBuildInfo",
-                "PhotosCore", "PhotosStorage",
+                "PhotosCore", "AuditTrail", "PhotosStorage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
@@ -209,7 +220,7 @@ let package = Package(
         .executableTarget(
             name: "photos-admin",
             dependencies: [
-                "PhotosCore", "PhotosStorage", "PhotosBuildInfo",
+                "PhotosCore", "AuditTrail", "PhotosStorage", "PhotosBuildInfo",
                 "PostgresStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -255,7 +266,7 @@ let package = Package(
         .target(
             name: "PhotosTestSupport",
             dependencies: [
-                "CFaultVFS", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PostgresStore", "Navigation", "Sessions", "PhotosdProcess",
+                "CFaultVFS", "PhotosModel", "PhotosCore", "AuditTrail", "PhotosStorage", "SQLiteStore", "PostgresStore", "Navigation", "Sessions", "PhotosdProcess",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -266,7 +277,7 @@ let package = Package(
             dependencies: [
                 "CEpoll",
                 "PhotosModel",
-                "PhotosCore", "PhotosStorage",
+                "PhotosCore", "AuditTrail", "PhotosStorage",
                 "PhotosdProcess",
                 "PostgresStore",
                 "SQLiteStore",
@@ -282,19 +293,27 @@ let package = Package(
         ),
         .testTarget(
             name: "PostgresStoreTests",
-            dependencies: ["PostgresStore", "PhotosModel", "PhotosCore", "PhotosStorage", "PhotosTestSupport", "SQLiteStore"]
+            dependencies: ["PostgresStore", "PhotosModel", "PhotosCore", "AuditTrail", "PhotosStorage", "PhotosTestSupport", "SQLiteStore"]
         ),
         .testTarget(
             name: "PhotosCoreTests",
             dependencies: [
-                "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "Navigation", "Sessions",
+                "PhotosModel", "PhotosCore", "AuditTrail", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "Navigation", "Sessions",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "AuditTrailTests",
+            dependencies: [
+                "AuditTrail", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "Navigation", "Sessions",
+                "DatabaseAccess",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
             name: "NavigationTests",
             dependencies: [
-                "Navigation", "Sessions", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "SchemaMigrations",
+                "Navigation", "Sessions", "PhotosModel", "PhotosCore", "AuditTrail", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "SchemaMigrations",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -302,7 +321,7 @@ let package = Package(
             name: "PhotosServerTests",
             dependencies: [
                 "PhotosConsole", "PhotosListener",
-                "PhotosServer", "PhotosModel", "PhotosCore", "PhotosStorage", "Navigation", "Sessions", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
+                "PhotosServer", "PhotosModel", "PhotosCore", "AuditTrail", "PhotosStorage", "Navigation", "Sessions", "SQLiteStore", "PhotosTestSupport", "PhotosdProcess",
                 "PostgresStore",
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -322,7 +341,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PhotosAdminTests",
-            dependencies: ["PhotosBuildInfo", "PhotosModel", "PhotosCore", "PhotosStorage", "SQLiteStore", "Navigation", "Sessions", "PhotosTestSupport"]
+            dependencies: ["PhotosBuildInfo", "PhotosModel", "PhotosCore", "AuditTrail", "PhotosStorage", "SQLiteStore", "Navigation", "Sessions", "PhotosTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,3 +1,4 @@
+import AuditTrail
 import DatabaseAccess
 import Foundation
 import HTTPTypes
@@ -123,7 +124,8 @@ extension ConsoleRoutes {
         let (consoleSessions, slots, operatorID) = (self.consoleSessions, self.liveSlots, session.operator.id)
         try slots.takeForOperator(operatorID)
         return EventStream.response(
-            isLive: { try await consoleSessions.isLive(cookie: cookie) }, ended: { slots.release(operatorID) }, produce)
+            isLive: { try await consoleSessions.isLive(cookie: cookie) }, commits: services.sessions.commits, ended: { slots.release(operatorID) },
+            produce)
     }
 
     // MARK: One session

@@ -1,3 +1,4 @@
+import AuditTrail
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -6,17 +7,20 @@ import ServiceLifecycle
 import Synchronization
 
 /// Server-sent events (`text/event-stream`) for the console's live pages: the producer polls
-/// the database about once a second and sends what is new. A stream ends after a minute (the
+/// the database when this process commits a write to a session (`AuditCommits`; at most every
+/// `shortestPoll`, so a burst is one poll) and at least once a second (what other processes
+/// wrote), and sends what is new. A stream ends after a minute (the
 /// browser's `EventSource` reconnects by itself, resuming from the last event id), when the
 /// browser goes away, when photosd shuts down (so it never holds up a graceful stop), and at the
 /// first poll after its console session ended (signed out, the operator removed, idle too long).
 enum EventStream {
     static let pollInterval = Duration.seconds(1)
+    static let shortestPoll = Duration.milliseconds(50)
     static let longest = Duration.seconds(60)
 
     /// A stream for as long as `isLive` says, run by `produce`; `ended` is called once it is over.
     static func response(
-        isLive: @escaping @Sendable () async throws -> Bool, ended: @escaping @Sendable () -> Void,
+        isLive: @escaping @Sendable () async throws -> Bool, commits: AuditCommits?, ended: @escaping @Sendable () -> Void,
         _ produce: @escaping @Sendable (inout EventStreamWriter) async throws -> Void
     ) -> Response {
         Response(
@@ -24,7 +28,7 @@ enum EventStream {
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { writer in
                 defer { ended() }
-                var stream = EventStreamWriter(writer: writer, isLive: isLive)
+                var stream = EventStreamWriter(writer: writer, isLive: isLive, commits: commits)
                 try await stream.writer.write(ByteBuffer(string: "retry: 2000\n\n"))
                 do {
                     try await produce(&stream)
@@ -73,10 +77,14 @@ struct EventStreamWriter: @unchecked Sendable {
     private let isLive: @Sendable () async throws -> Bool
     private let started = ContinuousClock.now
     private var polled = false
+    /// What wakes a poll before its interval is out, and how many commits it had seen.
+    private let commits: AuditCommits?
+    private var seen: UInt64 = 0
 
-    init(writer: any ResponseBodyWriter, isLive: @escaping @Sendable () async throws -> Bool) {
+    init(writer: any ResponseBodyWriter, isLive: @escaping @Sendable () async throws -> Bool, commits: AuditCommits? = nil) {
         self.writer = writer
         self.isLive = isLive
+        self.commits = commits
     }
 
     /// One event: `event: name`, `id: id`, `data: json`.
@@ -85,14 +93,30 @@ struct EventStreamWriter: @unchecked Sendable {
         try await writer.write(ByteBuffer(string: "event: \(event)\nid: \(id)\ndata: \(String(decoding: data, as: UTF8.self))\n\n"))
     }
 
-    /// True at once the first time, then after each poll interval; false when the stream should
-    /// end (its minute is over, photosd stops, its console session ended). Sends a comment line
-    /// each time, so a browser that went away is noticed (the write fails).
+    /// True at once the first time, then at this process's next commit (no sooner than
+    /// `shortestPoll` after the last poll) or after the poll interval, whichever is first; false
+    /// when the stream should end (its minute is over, photosd stops, its console session
+    /// ended). Sends a comment line each time, so a browser that went away is noticed (the
+    /// write fails).
     @concurrent mutating func waitForNextPoll() async throws -> Bool {
         if polled {
-            try await Task.sleep(for: EventStream.pollInterval)
+            if let commits {
+                try await Task.sleep(for: EventStream.shortestPoll)
+                let seen = self.seen
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { try? await Task.sleep(for: EventStream.pollInterval - EventStream.shortestPoll) }
+                    group.addTask { await commits.waitForCommit(after: seen) }
+                    await group.next()
+                    group.cancelAll()
+                }
+                try Task.checkCancellation()
+            } else {
+                try await Task.sleep(for: EventStream.pollInterval)
+            }
             try await writer.write(ByteBuffer(string: ": poll\n\n"))
         }
+        // Before the caller reads: a commit during its read wakes the next wait at once.
+        seen = commits?.published ?? 0
         polled = true
         guard !Task.isCancelled, !Task.isShuttingDownGracefully, ContinuousClock.now - started < EventStream.longest else { return false }
         return try await isLive()

@@ -1,3 +1,4 @@
+import AuditTrail
 import DatabaseAccess
 import Foundation
 import Navigation
@@ -67,8 +68,31 @@ extension SessionCoordinator {
 
     // MARK: The loop
 
-    /// The loop.
+    /// The loop, for an answer: an expiry is the client's `session_expired`.
     func run(_ request: ActionRequest, address: String) async throws -> ActionResult {
+        switch try await loop(request, address: address) {
+        case .applied(let result):
+            return result
+        case .expired(let at):
+            throw Self.ended(at: at)
+        case .stillLive:
+            // Only `expireIfIdle` asks for an expiry and nothing else.
+            throw PhotosError(.internal, "an action ended as an expiry check")
+        }
+    }
+
+    /// What an action came to, once its write committed (or nothing had to be written).
+    enum Outcome: Sendable, Equatable {
+        /// Applied, refused with a recorded step, or answered from a stored answer.
+        case applied(ActionResult)
+        /// The session was idle past the expiry and is ended now (by this action).
+        case expired(at: String)
+        /// `expireIfIdle` found the session in use: nothing was written.
+        case stillLive
+    }
+
+    /// The loop: rounds until one ends in an outcome.
+    func loop(_ request: ActionRequest, address: String) async throws -> Outcome {
         var request = request
         var way = Way.onKnownFacts
         for _ in 0..<Self.rounds {
@@ -85,12 +109,20 @@ extension SessionCoordinator {
             }
             switch round {
             case .done(let result, let written):
-                // Committed by now (the lock's transaction has ended): safe to keep in memory.
+                // Committed by now (the lock's transaction has ended): safe to keep in memory,
+                // and to tell whoever listens.
                 if let written {
                     cache.store(written.prepared)
                     known.learn(written: written.prepared.decision, sessionID: request.sessionID, storedKey: written.storedKey)
+                    commits.publish(.init(sessionID: request.sessionID, kind: .applied))
                 }
-                return result
+                return .applied(result)
+            case .expired(let at, let prepared):
+                cache.store(prepared)
+                commits.publish(.init(sessionID: request.sessionID, kind: .expired))
+                return .expired(at: at)
+            case .stillLive:
+                return .stillLive
             case .needsCredentials:
                 request.credentials = try await checkCredentials(request.action, address: address)
             case .refused:
@@ -119,6 +151,10 @@ extension SessionCoordinator {
     enum Round: Sendable {
         /// The answer; with the decision written, when it was (for the caches).
         case done(ActionResult, written: Written?)
+        /// The session was idle past the expiry: its `session.expired` step was written.
+        case expired(at: String, written: PreparedWrite)
+        /// `expireIfIdle` on a session in use: nothing to write.
+        case stillLive
         /// The session takes credentials that are not checked yet.
         case needsCredentials
         /// The write kept nothing: the session moved, or an assumed fact went stale.
@@ -153,7 +189,7 @@ extension SessionCoordinator {
             if let idleSince = idleSince(loaded, now: now) {
                 return try await expire(request, loaded: loaded, idleSince: idleSince, on: store, stamp: stamp)
             }
-            if case .expireIfIdle = request.decider { throw StillLive() }
+            if case .expireIfIdle = request.decider { return .stillLive }
             if let expectVersion = request.expectVersion, expectVersion != loaded.version {
                 throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
             }
@@ -239,8 +275,8 @@ extension SessionCoordinator {
             .update(expectedVersion: loaded.version, expectedTrailSeq: loaded.trailSeq), at: stamp))
         switch outcome {
         case .written:
-            cache.store(prepared)
-            throw Self.ended(at: stamp)
+            // Returned, not thrown: a throw inside the store's lock would roll the write back.
+            return .expired(at: stamp, written: prepared)
         case .moved, .stale, .answered:
             return .refused(.moved)
         }
@@ -250,18 +286,15 @@ extension SessionCoordinator {
     /// ended it or found it ended, false when it lives on.
     public func expireIfIdle(sessionID: String) async throws -> Bool {
         do {
-            _ = try await run(
-                ActionRequest(action: ClientAction(.back), sessionID: sessionID, actor: .system, decider: .expireIfIdle), address: AuthService.localAddress)
-            return false
-        } catch is StillLive {
-            return false
+            let request = ActionRequest(action: ClientAction(.back), sessionID: sessionID, actor: .system, decider: .expireIfIdle)
+            switch try await loop(request, address: AuthService.localAddress) {
+            case .expired: return true
+            case .stillLive, .applied: return false
+            }
         } catch let error as PhotosError where error.code == .sessionExpired {
-            return true
+            return true  // ended before this looked (the read refuses an ended session)
         }
     }
-
-    /// Thrown by a round of `expireIfIdle` on a session that is not idle: nothing to do.
-    struct StillLive: Error {}
 
     // MARK: Credentials
 
@@ -356,7 +389,8 @@ struct ActionRequest: Sendable {
         case .operatorSignOut(let reason):
             return try SessionMachine.operatorSignOut(input, reason: reason)
         case .expireIfIdle:
-            throw SessionCoordinator.StillLive()
+            // The round returns `.stillLive` before deciding anything for an expiry check.
+            throw PhotosError(.internal, "an expiry check reached the navigation core")
         }
     }
 }

@@ -1,3 +1,4 @@
+import AuditTrail
 import DatabaseAccess
 import Foundation
 import Navigation
@@ -29,6 +30,8 @@ public struct SessionCoordinator: Sendable {
     /// tracing off an action builds no span, not even a no-op one (they cost 8 % of the action
     /// path's throughput, measured).
     let traced: Bool
+    /// Where each committed write is published (the change feed, metrics and console listen).
+    public let commits: AuditCommits
 
     /// Creates the coordinator over `database`, signing users in through `auth` (whose clock
     /// also stamps every step) and answering retries from `idempotency`; sessions idle for
@@ -36,9 +39,10 @@ public struct SessionCoordinator: Sendable {
     /// The experiments are read at most once per `experimentsMaxAge` (tests read them every time).
     public init(
         database: any DatabaseStore, auth: AuthService, idempotency: IdempotencyStore, idleExpirySeconds: Int = 0, traced: Bool = false,
-        experimentsMaxAge: Duration = .seconds(1)
+        experimentsMaxAge: Duration = .seconds(1), commits: AuditCommits = AuditCommits()
     ) {
         self.database = database
+        self.commits = commits
         self.traced = traced
         self.auth = auth
         self.idempotency = idempotency
@@ -81,6 +85,7 @@ public struct SessionCoordinator: Sendable {
         }
         cache.store(prepared)
         secrets.remember(id, hash: write.row.secretHash)
+        commits.publish(.init(sessionID: id, kind: .created))
         var result = decision.result
         result.sessionSecret = secret
         return result

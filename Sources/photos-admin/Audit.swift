@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuditTrail
 import Foundation
 import PhotosCore
 import PhotosModel

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuditTrail
 import PhotosCore
 import PhotosModel
 import PhotosStorage

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuditTrail
 import DatabaseAccess
 import Foundation
 import PhotosCore

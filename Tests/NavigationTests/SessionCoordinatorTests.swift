@@ -1,3 +1,4 @@
+import AuditTrail
 import Crypto
 import DatabaseAccess
 import Foundation

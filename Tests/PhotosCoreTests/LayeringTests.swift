@@ -31,7 +31,7 @@ struct LayeringTests {
 
     @Test("services, sessions, navigation and the HTTP layer import no store and test no dialect")
     func oneSeam() throws {
-        let layered = ["PhotosModel", "Navigation", "PhotosCore", "Sessions", "PhotosServer", "PhotosConsole"]
+        let layered = ["PhotosModel", "Navigation", "AuditTrail", "PhotosCore", "Sessions", "PhotosServer", "PhotosConsole"]
         var offences: [String] = []
         for (path, text) in try files(in: layered) where !Self.compositionRoots.contains(where: { path.hasPrefix($0) }) {
             for line in text.split(separator: "\n") {
@@ -51,7 +51,7 @@ struct LayeringTests {
     func nothingWaitsForTheServer() throws {
         // SQLite's writer and readers block their own threads by design (its calls block); every
         // other module awaits. `await x.wait()` (an async wait) is not a blocked thread.
-        let modules = ["DatabaseAccess", "PostgresStore", "PhotosModel", "Navigation", "PhotosCore", "Sessions", "PhotosStorage",
+        let modules = ["DatabaseAccess", "PostgresStore", "PhotosModel", "Navigation", "AuditTrail", "PhotosCore", "Sessions", "PhotosStorage",
                        "PhotosServer", "PhotosConsole", "photosd", "photos-admin"]
         var offences: [String] = []
         for (path, text) in try files(in: modules) {
@@ -65,6 +65,34 @@ struct LayeringTests {
             }
         }
         #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
+    }
+
+    @Test("the audit trail is a module of its own: it imports no service, session or server module, and its types are defined nowhere else")
+    func auditTrailModule() throws {
+        // What the trail may build on: the model, the storage contract and crypto. The services
+        // write through it; it never calls them back.
+        let allowed: Set<String> = ["Crypto", "DatabaseAccess", "Foundation", "PhotosModel", "Synchronization"]
+        for (path, text) in try files(in: ["AuditTrail"], atLeast: 10) {
+            for line in text.split(separator: "\n") where line.hasPrefix("import ") {
+                let module = String(line.dropFirst("import ".count))
+                #expect(allowed.contains(module), "\(path) imports \(module)")
+            }
+        }
+        // The trail's own types live in AuditTrail only (PhotosCore was a drawer that held them).
+        let trailTypes = ["AuditLog", "AuditTrailWriter", "AuditVerifier", "AuditArchiver", "AuditArchiveFile", "AuditCheckpoint",
+                          "AuditCheckpoints", "AuditSigningKey", "AuditPublicKey", "AuditService", "CoveredHeads"]
+        let elsewhere = ["PhotosModel", "PhotosCore", "Sessions", "PhotosStorage", "PhotosServer", "PhotosConsole", "photos-admin"]
+        for (path, text) in try files(in: elsewhere) {
+            for line in text.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                for name in trailTypes {
+                    for kind in ["struct ", "enum ", "final class ", "class ", "actor "]
+                    where code.contains(kind + name + " ") || code.contains(kind + name + ":") || code.contains(kind + name + "<") {
+                        Issue.record("\(path) defines \(name), a type of the audit trail: \(code)")
+                    }
+                }
+            }
+        }
     }
 
     @Test("Navigation, the pure core, imports no storage module at all")

@@ -61,6 +61,36 @@ struct ConsoleTests {
         }
     }
 
+    @Test("an operator's sign-in and purchase from the console wake a follower of the session's change feed within 100 ms: the commit is published, whoever made it", arguments: TestStore.all)
+    func consoleActionsWakeFollowers(store: TestStore) async throws {
+        let f = try await Fixture.start(store)
+        defer { f.close() }
+        try await f.console.signIn("otto", password: Self.operatorPassword)
+        // Four operator actions, each with a device waiting on the session's feed. A follower that
+        // heard of them only from its once-a-second re-read would answer up to a second late.
+        for _ in 0..<2 {
+            let id = try await f.sessionWaitingToBuy()
+            let csrf = try #require(try await f.console.get("/console/sessions/\(id)").csrf)
+            for action in ["sign-in", "purchase"] {
+                let (_, view) = try await f.daemon.request("GET", "/v1/sessions/\(id)")
+                let version = try #require(view["version"] as? Int)
+                let clock = ContinuousClock()
+                let follower = Task { () throws -> (ContinuousClock.Instant, Int) in
+                    let (_, answer) = try await f.daemon.request("GET", "/v1/sessions/\(id)/changes?after=\(version)&wait=20")
+                    return (clock.now, answer["version"] as? Int ?? 0)
+                }
+                try await Task.sleep(for: .milliseconds(300))  // the follower's wait has begun
+                let form = action == "sign-in" ? ["username": "alice", "csrf": csrf] : ["csrf": csrf]
+                let posted = try await f.console.post("/console/sessions/\(id)/\(action)", form: form)
+                let answered = clock.now
+                #expect(posted.status == 303, "\(action): \(posted.status)")
+                let (heard, heardVersion) = try await follower.value
+                #expect(heardVersion > version, "\(action): the follower's answer is the new version")
+                #expect(heard - answered < .milliseconds(100), "\(action): the follower heard \(heard - answered) after the console's answer")
+            }
+        }
+    }
+
     @Test("the API port serves no console, the console port no API", arguments: TestStore.all)
     func listenersApart(store: TestStore) async throws {
         let f = try await Fixture.start(store)

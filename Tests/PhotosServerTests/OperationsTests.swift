@@ -73,6 +73,8 @@ struct OperationsTests {
         #expect(Self.sample(text, "photosd_storage_up") == 1)
         #expect(Self.sample(text, "photosd_session_sweep_age_seconds").map { $0 >= 0 && $0 < 60 } == true, "the sweep runs at start")
         #expect(Self.sample(text, "photosd_audit_oldest_row_age_seconds").map { $0 >= 0 && $0 < 60 } == true)
+        // Counted from the published commits, whoever made them (here: the one session created).
+        #expect(text.contains(#"photosd_session_commits_total{kind="created"} 1"#), "\(text)")
     }
 
     @Test("a readiness probe that does not answer is given up at its deadline, without waiting for it; one that fails says its kind only")

@@ -1,3 +1,4 @@
+import AuditTrail
 import Foundation
 import PhotosModel
 import DatabaseAccess

@@ -1,3 +1,4 @@
+import AuditTrail
 import DatabaseAccess
 import Foundation
 import PhotosModel

@@ -1,3 +1,4 @@
+import AuditTrail
 import DatabaseAccess
 import Foundation
 import PhotosModel
@@ -80,38 +81,13 @@ public struct UserErasure: Sendable {
             report.answersDeleted = try await connection.execute(
                 "DELETE FROM idempotency_keys WHERE session_id IN (SELECT session_id FROM audit_events WHERE step = 'auth.signIn' AND user_id = ?)",
                 user.id)
-            report.auditRowsRedacted = try await Self.redactRowsBeforeCommitments(naming: user, at: at, on: connection)
+            report.auditRowsRedacted = try await AuditRedaction.redactRowsBeforeCommitments(naming: user, at: at, on: connection)
             let detail: JSONObject = [
                 "userId": .int(user.id), "sessionsSignedOut": .int(Int64(signedOut)), "auditRowsRedacted": .int(Int64(report.auditRowsRedacted)),
             ]
             try await AuditLog.append([AuditEntry(actor: actor, userID: user.id, step: .userErased, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
             return report
         }
-    }
-
-    /// Rows from before 0011 that hold the name in clear (`username`, or a refused sign-in's
-    /// `attemptedUsername`): listed in `audit_redactions`, then cleared — the one update the
-    /// table's trigger lets through. The partial indexes of 0011 find them.
-    static func redactRowsBeforeCommitments(naming user: User, at: String, on connection: any DatabaseConnection) async throws -> Int {
-        let listed = try await connection.execute(
-            """
-            INSERT INTO audit_redactions (event_id, user_id, at)
-            SELECT id, ?, ? FROM audit_events WHERE username = ? AND username IS NOT NULL
-            UNION
-            SELECT id, ?, ? FROM audit_events
-            WHERE step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') = ?
-            """,
-            user.id, at, user.username, user.id, at, user.username)
-        guard listed > 0 else { return 0 }
-        _ = try await connection.execute(
-            """
-            UPDATE audit_events SET username = NULL,
-                detail = CASE WHEN step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') = ?
-                              THEN json_remove(detail, '$.attemptedUsername') ELSE detail END
-            WHERE id IN (SELECT event_id FROM audit_redactions WHERE user_id = ? AND at = ?)
-            """,
-            user.username, user.id, at)
-        return listed
     }
 
     /// The tables an erasure writes: what `DatabaseStore.purgeDeletedContent` is given.

@@ -27,30 +27,3 @@ public final class Offload: Sendable {
         return value
     }
 }
-
-/// A counting semaphore for async code: `acquire` suspends (FIFO) while none is free.
-actor AsyncSlots {
-    private var free: Int
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    init(count: Int) {
-        free = count
-    }
-
-    func acquire() async {
-        if free > 0 {
-            free -= 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    func release() {
-        if waiting.isEmpty {
-            free += 1
-        } else {
-            // Hand the slot straight to the longest waiter.
-            waiting.removeFirst().resume()
-        }
-    }
-}

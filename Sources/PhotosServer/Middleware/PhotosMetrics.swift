@@ -1,3 +1,4 @@
+import AuditTrail
 import DatabaseAccess
 import Metrics
 import Navigation
@@ -19,6 +20,7 @@ final class PhotosMetrics: Sendable {
     /// Made once: looking a counter up in the registry on every action was measurable.
     private let actions: [ActionOutcome: Metrics.Counter]
     private let auditRows: Metrics.Counter
+    private let commits: [AuditCommits.Kind: Metrics.Counter]
 
     private init() {
         let registry = PrometheusCollectorRegistry()
@@ -30,6 +32,16 @@ final class PhotosMetrics: Sendable {
         }
         self.actions = actions
         self.auditRows = Counter(label: "photosd_audit_rows_written_total")
+        var commits: [AuditCommits.Kind: Metrics.Counter] = [:]
+        for kind in AuditCommits.Kind.allCases {
+            commits[kind] = Counter(label: "photosd_session_commits_total", dimensions: [("kind", kind.rawValue)])
+        }
+        self.commits = commits
+    }
+
+    /// One committed write to a session, whoever made it (a client, an operator, the sweep).
+    func committed(_ commit: AuditCommits.Commit) {
+        commits[commit.kind]?.increment()
     }
 
     func record(_ result: ActionResult) {

@@ -1,3 +1,4 @@
+import AuditTrail
 import Foundation
 import Hummingbird
 import Logging
@@ -21,8 +22,26 @@ struct PhotosAPI: Sendable {
     let longPolls: HeldSlots<String>
     /// What `GET /readyz` checks.
     let readiness: Readiness
-    /// The sessions devices wait on (`GET /v1/sessions/{id}/changes`).
-    let changes = SessionChanges()
+    /// The sessions devices wait on (`GET /v1/sessions/{id}/changes`), woken by the sessions'
+    /// commits.
+    let changes: SessionChanges
+    /// The metrics' count of the sessions' commits.
+    let countingCommits: AuditCommits.Listening
+
+    init(
+        services: PhotosServices, bodyLimit: Int, metrics: PhotosMetrics, storage: StorageHealth, sessionsPerAddress: AddressLimiter,
+        longPolls: HeldSlots<String>, readiness: Readiness
+    ) {
+        self.services = services
+        self.bodyLimit = bodyLimit
+        self.metrics = metrics
+        self.storage = storage
+        self.sessionsPerAddress = sessionsPerAddress
+        self.longPolls = longPolls
+        self.readiness = readiness
+        self.changes = SessionChanges(following: services.sessions.commits)
+        self.countingCommits = services.sessions.commits.listen { [metrics] in metrics.committed($0) }
+    }
 
     var auth: AuthService { services.auth }
     var catalog: CatalogService { services.catalog }

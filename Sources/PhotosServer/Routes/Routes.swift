@@ -131,7 +131,6 @@ extension PhotosAPI {
         let key = request.headers[HTTPFields.idempotencyKey]
         let result = try await sessions.apply(action, to: sessionID, expectVersion: body.expectVersion, idempotencyKey: key, actor: .client, address: address)
         metrics.record(result)
-        changes.changed(sessionID)  // devices waiting on the session read it again
         if let error = result.error {
             return APIResponse.error(error.code, error.message, allowed: error.allowed?.map(\.rawValue))
         }

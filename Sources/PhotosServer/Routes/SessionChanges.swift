@@ -1,10 +1,12 @@
+import AuditTrail
 import Foundation
 import Synchronization
 
 /// What `GET /v1/sessions/{id}/changes` waits on: a change counter per session that someone is
-/// waiting for, and the waits to wake when this process applies an action to it, so that a
-/// waiting device hears of it at once. Changes made elsewhere (another instance, photos-admin,
-/// the console) are seen by the wait's re-read of the session, once a second.
+/// waiting for, and the waits to wake when this process commits a write to it (`AuditCommits`:
+/// a client's action, the console's operator, the sweep), so that a waiting device hears of it
+/// at once. Changes made elsewhere (another instance, photos-admin) are seen by the wait's
+/// re-read of the session, once a second.
 ///
 /// Only watched sessions have an entry, removed with their last watcher, so the table is as
 /// large as the number of open long polls. A wait costs one session read a second, and nothing
@@ -23,13 +25,20 @@ final class SessionChanges: Sendable {
     /// more, to see that a change wakes a wait by itself).
     let reread: Duration
 
-    init(reread: Duration = .seconds(1)) {
+    /// Keeps `changed` fed with `following`'s commits while this lives.
+    private let listening = Mutex<AuditCommits.Listening?>(nil)
+
+    init(reread: Duration = .seconds(1), following commits: AuditCommits? = nil) {
         self.reread = reread
+        if let commits {
+            let listening = commits.listen { [weak self] commit in self?.changed(commit.sessionID) }
+            self.listening.withLock { $0 = listening }
+        }
     }
     /// The longest a client may ask to wait (below `server.idleTimeoutSeconds`' default, 60).
     static let maxWaitSeconds = 25
 
-    /// This process changed `id`: the waits on it wake.
+    /// This process committed a change to `id`: the waits on it wake.
     func changed(_ id: String) {
         let woken = entries.withLock { entries -> [CheckedContinuation<Void, Never>] in
             guard var entry = entries[id] else { return [] }

@@ -1,3 +1,4 @@
+import AuditTrail
 import Logging
 import Navigation
 import PhotosCore

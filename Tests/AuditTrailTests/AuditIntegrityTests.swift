@@ -1,3 +1,4 @@
+@testable import AuditTrail
 import Crypto
 import DatabaseAccess
 import Foundation

@@ -1,3 +1,4 @@
+@testable import AuditTrail
 import DatabaseAccess
 import Foundation
 import PhotosCore

@@ -4,10 +4,10 @@ import PhotosModel
 /// A small secret kept in a file of its own, outside the database (the server secret, the
 /// audit signing key): created with mode 0600 on first use, refused when others may read it or
 /// when it does not hold exactly the bytes expected. Its contents are never logged.
-enum SecretFile {
+public enum SecretFile {
     /// The `count` bytes in `path`; if the file does not exist, `make()` is written there first
     /// (mode 0600, fsynced). `what` names the secret in errors.
-    static func loadOrCreate(path: String, what: String, count: Int, make: () -> [UInt8]) throws -> [UInt8] {
+    public static func loadOrCreate(path: String, what: String, count: Int, make: () -> [UInt8]) throws -> [UInt8] {
         if FileManager.default.fileExists(atPath: path) { return try load(path: path, what: what, count: count) }
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
@@ -34,7 +34,7 @@ enum SecretFile {
     }
 
     /// The `count` bytes in `path`, which must exist.
-    static func load(path: String, what: String, count: Int) throws -> [UInt8] {
+    public static func load(path: String, what: String, count: Int) throws -> [UInt8] {
         var info = stat()
         guard stat(path, &info) == 0 else { throw PhotosError.notFound("no \(what) at \(path)") }
         guard info.st_mode & 0o077 == 0 else {
