@@ -130,8 +130,28 @@ struct SessionHarness {
         #expect(state.invariantViolations() == [], sourceLocation: sourceLocation)
         #expect(state.jsonText == (try encodeSorted(state)), "hand-written state JSON differs from JSONEncoder's", sourceLocation: sourceLocation)
         #expect(rows.map(\.seq) == Array(1...rows.count), "seq not contiguous", sourceLocation: sourceLocation)
-        #expect(try SessionReplay.state(from: rows) == state, "replaying the audit trail differs from the saved state", sourceLocation: sourceLocation)
+        let replayed = try SessionReplay.state(from: rows)
+        let differing = Self.differingFields(replayed, state)
+        #expect(differing.isEmpty, "replaying the audit trail differs from the saved state in \(differing.joined(separator: "; "))", sourceLocation: sourceLocation)
+        #expect(replayed == state, "replaying the audit trail differs from the saved state", sourceLocation: sourceLocation)
         return state
+    }
+
+    /// The fields of `SessionState` in which `replayed` and `saved` differ, each with both values.
+    static func differingFields(_ replayed: SessionState, _ saved: SessionState) -> [String] {
+        var fields: [String] = []
+        func compare<T: Equatable>(_ name: String, _ path: KeyPath<SessionState, T>) {
+            if replayed[keyPath: path] != saved[keyPath: path] { fields.append("\(name): replayed \(replayed[keyPath: path]), saved \(saved[keyPath: path])") }
+        }
+        compare("user", \.user)
+        compare("tokenId", \.tokenId)
+        compare("stacks", \.stacks)
+        compare("coordinators", \.coordinators)
+        compare("top", \.top)
+        compare("layout", \.layout)
+        compare("tabs", \.tabs)
+        compare("experiments", \.experiments)
+        return fields
     }
 
     /// The state as saved and the session's whole trail.

@@ -23,7 +23,7 @@ class ContentCoordinator: Coordinator {
             // a sheet over it where an experiment on buy.presentation says so.
             startBuy(photoId: screen.photoId ?? 0, fromPhotoScreen: true)
         case (.photos, .signIn), (.purchases, .signIn):
-            context.present(ScreenState(.signIn, owner: id), by: path, presenter: id)
+            context.present(ScreenState(.signIn, owner: id), by: path)
         case (.photos, .signOut):
             context.signOut(reason: "signOut")
         case (.signIn, .submit):

@@ -21,15 +21,11 @@ final class BuyCoordinator: Coordinator {
         exposures = []
         let signInFirst = context.state.user == nil && !signInAtPurchase
         let first = ScreenState(signInFirst ? .signIn : .buy, photoId: signInFirst ? nil : photoId, owner: id)
+        // Where the flow began (its stack, and for push its initial screen) was taken from the
+        // stacks by the interpreter when `coordinator.start` was recorded.
         switch model.presentation ?? .push {
-        case .push:
-            // Remember the initial screen: the top of the current stack.
-            let stackIndex = context.state.stacks.count - 1
-            model.stackIndex = stackIndex
-            model.initialDepth = context.state.stacks[stackIndex].screens.count
-            context.push(first, by: path)
-        case .modal:
-            model.stackIndex = context.present(first, by: path, presenter: id)
+        case .push: context.push(first, by: path)
+        case .modal: context.present(first, by: path)
         }
     }
 
@@ -65,7 +61,7 @@ final class BuyCoordinator: Coordinator {
         case (.signIn, .cancel), (.buy, .cancel):
             finish(.cancelled)
         case (.buy, .showTerms):
-            if model.value(of: .termsRequired) == "yes" { model.termsSeen = true }
+            // (Under terms.required: yes, the terms' coordinator.start marks them seen.)
             let child = CoordinatorState(kind: .terms, id: newChildID(.terms))
             pushCoordinator(TermsCoordinator(model: child, path: childPath(child), context: context))
         default:

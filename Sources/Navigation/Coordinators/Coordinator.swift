@@ -5,8 +5,12 @@ import PhotosModel
 /// `popCoordinator`. A child never holds a reference to its parent; it reports through
 /// `didFinish`.
 class Coordinator {
-    /// The coordinator's persisted form; subclasses keep their own fields in it.
-    var model: CoordinatorState
+    /// The coordinator's persisted form, as the session's state holds it: the interpreter
+    /// (`SessionState.apply`) keeps it from the steps, so a coordinator changes it only by
+    /// recording one. Before its `coordinator.start` (and after its finish), what it was made with.
+    var model: CoordinatorState { context.state.coordinators?.node(id: id) ?? created }
+    /// What it was made with.
+    private let created: CoordinatorState
     /// Where it sits in the tree, e.g. `app/buy/terms` (the audit trail's `coordinator`).
     let path: String
     /// The session's navigator, recorder and services. Unowned: the context outlives the tree.
@@ -19,12 +23,12 @@ class Coordinator {
     private(set) var isFinished = false
 
     init(model: CoordinatorState, path: String, context: NavigationContext) {
-        self.model = model
+        self.created = model
         self.path = path
         self.context = context
     }
 
-    var id: String { model.id }
+    var id: String { created.id }
 
     /// Shows the coordinator's first screen. Subclasses override.
     func start() {}
@@ -70,13 +74,6 @@ class Coordinator {
 
     /// Handles an action sent to one of the screens this coordinator owns.
     func handle(_ action: ClientAction, on screen: ScreenState) throws {}
-
-    /// The persisted tree under this coordinator.
-    var persisted: CoordinatorState {
-        var state = model
-        state.children = childCoordinators.map(\.persisted)
-        return state
-    }
 
     /// This coordinator and its descendants, depth first.
     var subtree: [Coordinator] { [self] + childCoordinators.flatMap(\.subtree) }

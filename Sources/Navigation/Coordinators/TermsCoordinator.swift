@@ -4,7 +4,7 @@ import PhotosModel
 /// `TermsCoordinator`); finishes by dismissing them.
 final class TermsCoordinator: Coordinator {
     override func start() {
-        model.stackIndex = context.present(ScreenState(.terms, owner: id), by: path, presenter: id)
+        context.present(ScreenState(.terms, owner: id), by: path)
     }
 
     override func handle(_ action: ClientAction, on screen: ScreenState) throws {

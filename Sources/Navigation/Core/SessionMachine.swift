@@ -82,7 +82,7 @@ public enum SessionMachine {
         let app = AppCoordinator(model: CoordinatorState(kind: .app, id: "app"), path: "app", context: context)
         app.start()
         if let link { try app.open(link) }
-        return finish(context, tree: app, before: nil, version: 0, verdict: .accepted)
+        return try finish(context, before: nil, version: 0, verdict: .accepted)
     }
 
     /// Decides one client action. Throws for what changes nothing (`bad_request`, `not_found`,
@@ -95,7 +95,7 @@ public enum SessionMachine {
         // A link comes from outside the screens: accepted on every one, listed on none.
         guard let top = context.state.topScreen, allowed.contains(action.name) || action.name == .openLink else {
             context.record(.actionRejected, coordinator: nil, detail: action.auditDetail)
-            return finish(context, tree: tree, before: input.state, version: input.version, verdict: .rejected(allowed))
+            return try finish(context, before: input.state, version: input.version, verdict: .rejected(allowed))
         }
         if action.name == .submit {
             guard input.facts.credentials != nil else { throw CredentialsNotChecked() }
@@ -108,7 +108,7 @@ public enum SessionMachine {
         if action.name == .openLink, let link = action.link {
             try link.check(for: context.state.sessionLayout)
             try app.open(link)  // recorded as link.open, not as an action
-            return finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
+            return try finish(context, before: input.state, version: input.version, verdict: .accepted)
         }
         let coordinators = Dictionary(uniqueKeysWithValues: tree.subtree.map { ($0.id, $0) })
         guard let owner = coordinators[top.owner] else {
@@ -134,7 +134,7 @@ public enum SessionMachine {
         default:
             try owner.handle(action, on: top)
         }
-        return finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
+        return try finish(context, before: input.state, version: input.version, verdict: .accepted)
     }
 
     /// Signs a live session in as `user` on an operator's authority (`input.action` is ignored).
@@ -150,9 +150,9 @@ public enum SessionMachine {
             input.action = ClientAction(.submit, username: user.username)
             return try decide(input)
         }
-        let (context, tree) = try restore(input)
+        let (context, _) = try restore(input)
         try context.signIn(user)
-        return finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
+        return try finish(context, before: input.state, version: input.version, verdict: .accepted)
     }
 
     /// Signs a live session out on an operator's authority, revoking its token (`input.action` is
@@ -160,11 +160,11 @@ public enum SessionMachine {
     /// that is signed out already (or whose token died, which `restore` signs out) is left as it
     /// is, with no step.
     public static func operatorSignOut(_ input: Input, reason: String) throws -> SessionDecision {
-        let (context, tree) = try restore(input)
+        let (context, _) = try restore(input)
         if context.state.user != nil {
             context.signOut(reason: reason, actor: input.actor)
         }
-        return finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
+        return try finish(context, before: input.state, version: input.version, verdict: .accepted)
     }
 
     /// Ends a session idle since `idleSince`: a `session.expired` step by the system, its token
@@ -172,12 +172,11 @@ public enum SessionMachine {
     /// answered `410 session_expired`; its audit trail stays.
     public static func expire(_ input: Input, idleSince: String) throws -> SessionDecision {
         let context = NavigationContext(state: input.state, sessionID: input.sessionID, lastSeq: input.lastSeq, actor: .system, facts: input.facts)
-        guard let treeState = input.state.coordinators else {
+        guard input.state.coordinators != nil else {
             throw SessionStateError(sessionID: input.sessionID, problem: "no coordinator tree")
         }
-        let tree = Coordinator.restore(treeState, context: context)
         context.expire(idleSince: idleSince)
-        var decision = finish(context, tree: tree, before: input.state, version: input.version, verdict: .accepted)
+        var decision = try finish(context, before: input.state, version: input.version, verdict: .accepted)
         decision.ended = true
         return decision
     }
@@ -209,9 +208,11 @@ public enum SessionMachine {
 
     /// The decision: the tree saved into the state, the version moved on when anything changed
     /// or the action was accepted, the steps numbered and stamped, the answer.
-    private static func finish(_ context: NavigationContext, tree: Coordinator, before: SessionState?, version: Int, verdict: Verdict) -> SessionDecision {
+    private static func finish(_ context: NavigationContext, before: SessionState?, version: Int, verdict: Verdict) throws -> SessionDecision {
+        if let inapplicable = context.inapplicable {
+            throw SessionStateError(sessionID: context.sessionID, problem: "a step the state cannot take: \(inapplicable.message)")
+        }
         var state = context.state
-        state.coordinators = tree.persisted
         state.refreshTop()
         let accepted: Bool
         if case .accepted = verdict { accepted = true } else { accepted = false }

@@ -4,9 +4,12 @@ import PhotosModel
 /// (the stacks), the audit recorder, the signed-in user, the facts read beforehand, and the
 /// effects they ask for. Pure: it touches no database; `SessionMachine` turns what it gathered
 /// into a `SessionDecision`.
+///
+/// The state changes only by steps: every method below records a step, and `record` applies
+/// it with `SessionState.apply`, the interpreter the replay folds over the trail.
 final class NavigationContext {
-    /// The session's state, mutated in place.
-    var state: SessionState
+    /// The session's state, as the steps recorded so far left it.
+    private(set) var state: SessionState
     /// The session (its trail's id).
     let sessionID: String
     /// Who acts.
@@ -25,6 +28,8 @@ final class NavigationContext {
     private(set) var issuedToken: String?
     /// An error to report after committing (a failed sign-in is recorded, then refused).
     private(set) var reportedError: PhotosError?
+    /// The first step the state could not take (a fault of the core: the decision is refused).
+    private(set) var inapplicable: StepNotApplicable?
 
     init(state: SessionState, sessionID: String, lastSeq: Int, actor: AuditActor, facts: SessionFacts) {
         self.state = state
@@ -39,11 +44,22 @@ final class NavigationContext {
 
     // MARK: Audit
 
-    /// Records one step, stamped with the signed-in user as it is now. Returns its seq.
+    /// Records one step and applies it to the state. The row names the user the step concerns:
+    /// the signed-in user after it, or before it when it signed them out. Returns its seq.
     @discardableResult
-    func record(_ step: AuditStep, coordinator: String?, screen: ScreenKind? = nil, detail: JSONObject = [:], actor: AuditActor? = nil) -> Int {
+    func record(
+        _ step: AuditStep, coordinator: String?, screen: ScreenKind? = nil, detail: JSONObject = [:], actor: AuditActor? = nil, username: String? = nil
+    ) -> Int {
+        let before = state.user?.id
+        do {
+            try state.apply(NavigationStep(step: step, coordinator: coordinator, screen: screen, detail: NavigationStep.Detail(detail), username: username))
+        } catch let error as StepNotApplicable {
+            inapplicable = inapplicable ?? error
+        } catch {
+            inapplicable = inapplicable ?? StepNotApplicable(message: "\(error)")
+        }
         steps.append(AuditEntry(
-            actor: actor ?? self.actor, userID: state.user?.id,
+            actor: actor ?? self.actor, userID: state.user?.id ?? before,
             coordinator: coordinator, step: step, screen: screen?.rawValue, detail: detail))
         return firstSeq + steps.count - 1
     }
@@ -57,25 +73,21 @@ final class NavigationContext {
         screen.photoId.map { ["photoId": .int($0)] } ?? [:]
     }
 
-    /// Pushes `screen` onto the top stack (horizontal).
+    /// Pushes `screen` onto the top stack (horizontal), owned by the coordinator at `path`.
     func push(_ screen: ScreenState, by path: String) {
-        if state.stacks.isEmpty {
-            state.stacks.append(StackState(presentation: .root, presenter: screen.owner, screens: []))
-        }
-        state.stacks[state.stacks.count - 1].screens.append(screen)
         record(.screenPush, coordinator: path, screen: screen.screen, detail: params(screen))
     }
 
     /// Pops the top screen of the top stack.
     func pop(by path: String) {
-        guard let popped = state.stacks[state.stacks.count - 1].screens.popLast() else { return }
+        guard let popped = state.stacks.last?.screens.last else { return }
         record(.screenPop, coordinator: path, screen: popped.screen, detail: params(popped))
     }
 
-    /// Pops stack `index` down to `depth` screens, one `screen.pop` per screen, top first.
+    /// Pops stack `index` — the top stack — down to `depth` screens, one `screen.pop` per
+    /// screen, top first.
     func pop(stack index: Int, toDepth depth: Int, by path: String) {
-        while state.stacks[index].screens.count > max(depth, 1) {
-            let popped = state.stacks[index].screens.removeLast()
+        while index == state.stacks.count - 1, state.stacks[index].screens.count > max(depth, 1), let popped = state.stacks[index].screens.last {
             record(.screenPop, coordinator: path, screen: popped.screen, detail: params(popped))
         }
     }
@@ -86,19 +98,18 @@ final class NavigationContext {
         push(screen, by: path)
     }
 
-    /// Presents a new modal stack with `screen` as its root (vertical). Returns the stack's index.
-    @discardableResult
-    func present(_ screen: ScreenState, by path: String, presenter: String) -> Int {
-        state.stacks.append(StackState(presentation: .modal, presenter: presenter, screens: [screen]))
+    /// Presents a new modal stack with `screen` as its root (vertical), presented and owned by
+    /// the coordinator at `path`.
+    func present(_ screen: ScreenState, by path: String) {
         record(.screenPresent, coordinator: path, screen: screen.screen, detail: params(screen))
-        return state.stacks.count - 1
     }
 
     /// Dismisses modal stacks from the top down to and including stack `index`.
     func dismiss(downTo index: Int, by path: String) {
-        while state.stacks.count > max(index, 1) {
-            let stack = state.stacks.removeLast()
+        while state.stacks.count > max(index, 1), let stack = state.stacks.last {
+            let before = state.stacks.count
             record(.screenDismiss, coordinator: path, screen: stack.screens.first?.screen)
+            if state.stacks.count == before { return }  // not applied (recorded as inapplicable)
         }
     }
 
@@ -109,6 +120,7 @@ final class NavigationContext {
     /// it is not selected. Nothing is recorded for the swap itself: the steps `body` records
     /// carry the coordinator's path, which names its tab (`SessionReplay` does the same swap).
     func onTab<T>(_ tab: TabName?, _ body: () throws -> T) rethrows -> T {
+        // (The one place the context changes the state without a step: the swap is a view.)
         let scope = state.enterTab(tab)
         defer { state.leaveTab(scope) }
         return try body()
@@ -117,7 +129,6 @@ final class NavigationContext {
     /// Shows `tab` (recorded as `tab.select` by the tab's coordinator). The selected tab's
     /// stack is parked exactly as it is.
     func selectTab(_ tab: TabName, by path: String) {
-        state.showTab(tab)
         record(.tabSelect, coordinator: path, detail: ["tab": .string(tab.rawValue)])
     }
 
@@ -130,10 +141,8 @@ final class NavigationContext {
             throw SessionStateError(sessionID: sessionID, problem: "a sign-in without a token chosen for it")
         }
         effects.append(.issueToken(grant, userID: user.id))
-        state.user = SessionUser(id: user.id, username: user.username)
-        state.tokenId = grant.id
         issuedToken = grant.token
-        record(.authSignIn, coordinator: nil, detail: ["userId": .int(user.id), "tokenId": .int(grant.id)])
+        record(.authSignIn, coordinator: nil, detail: ["userId": .int(user.id), "tokenId": .int(grant.id)], username: user.username)
         outcome = .signedIn
     }
 
@@ -160,8 +169,6 @@ final class NavigationContext {
             effects.append(.revokeToken(id: tokenId))
         }
         record(.authSignOut, coordinator: nil, detail: ["reason": .string(reason)], actor: actor)
-        state.user = nil
-        state.tokenId = nil
         outcome = .signedOut
     }
 
@@ -172,8 +179,6 @@ final class NavigationContext {
             effects.append(.revokeToken(id: tokenId))
         }
         record(.sessionExpired, coordinator: nil, detail: ["idleSince": .string(idleSince)], actor: .system)
-        state.user = nil
-        state.tokenId = nil
     }
 
     // MARK: Experiments
@@ -209,8 +214,6 @@ final class NavigationContext {
         record(.experimentExposed, coordinator: path, detail: [
             "experiment": .string(exposure.experiment), "point": .string(exposure.point.rawValue), "variant": .string(exposure.variant),
         ])
-        let listed = ExperimentExposure(experiment: exposure.experiment, variant: exposure.variant)
-        if !(state.experiments ?? []).contains(listed) { state.experiments = (state.experiments ?? []) + [listed] }
     }
 
     /// `photoId` if that photo exists, else `not_found`.

@@ -1,0 +1,224 @@
+import Foundation
+import PhotosModel
+
+/// One recorded step as the interpreter reads it: what an audit row says (its step, the
+/// coordinator that took it, the screen, the detail), and for a sign-in the name the state shows.
+///
+/// The navigation core builds one for every step it records and applies it at once
+/// (`NavigationContext.record`); the replay builds one from every audit row
+/// (`SessionReplay.state(from:)`). Both then call the same `SessionState.apply`, so the state a
+/// session is saved with and the state its trail replays to cannot drift apart.
+public struct NavigationStep: Sendable {
+    /// The step.
+    public var step: AuditStep
+    /// The coordinator's path (`app/buy`), nil for a session's own steps.
+    public var coordinator: String?
+    /// The screen pushed, popped, presented or dismissed.
+    public var screen: ScreenKind?
+    /// What the row's detail says that the state keeps.
+    public var detail: Detail
+    /// The signed-in name an `auth.signIn` shows (an erased user's rows hold none: the state
+    /// shows the tombstone `users` keeps).
+    public var username: String?
+
+    /// Creates a step.
+    public init(step: AuditStep, coordinator: String?, screen: ScreenKind?, detail: Detail, username: String?) {
+        self.step = step
+        self.coordinator = coordinator
+        self.screen = screen
+        self.detail = detail
+        self.username = username
+    }
+
+    /// The members of a step's detail that change a state.
+    public struct Detail: Decodable, Sendable {
+        var id: String?
+        var kind: CoordinatorKind?
+        var presentation: FlowPresentation?
+        var photoId: Int64?
+        var userId: Int64?
+        var tokenId: Int64?
+        var tab: TabName?
+        var layout: SessionLayout?
+        var experiment: String?
+        var variant: String?
+        /// The variation points' values a buy coordinator's `coordinator.start` names
+        /// (`"terms.required": "yes"`), by point.
+        var variants: [String: String]?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, kind, presentation, photoId, userId, tokenId, tab, layout, experiment, variant
+        }
+
+        /// A detail with nothing in it (a row whose detail is not an object).
+        public init() {}
+
+        /// The detail a step is recorded with.
+        public init(_ object: JSONObject) {
+            func string(_ key: CodingKeys) -> String? {
+                if case .string(let value)? = object[key.rawValue] { value } else { nil }
+            }
+            func int(_ key: CodingKeys) -> Int64? {
+                if case .int(let value)? = object[key.rawValue] { value } else { nil }
+            }
+            id = string(.id)
+            kind = string(.kind).flatMap(CoordinatorKind.init(rawValue:))
+            presentation = string(.presentation).flatMap(FlowPresentation.init(rawValue:))
+            photoId = int(.photoId)
+            userId = int(.userId)
+            tokenId = int(.tokenId)
+            tab = string(.tab).flatMap(TabName.init(rawValue:))
+            layout = string(.layout).flatMap(SessionLayout.init(rawValue:))
+            experiment = string(.experiment)
+            variant = string(.variant)
+            variants = Self.variants { point in if case .string(let value)? = object[point.rawValue] { value } else { nil } }
+        }
+
+        /// The detail of an audit row, from its text.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            id = try? container.decodeIfPresent(String.self, forKey: .id)
+            kind = try? container.decodeIfPresent(CoordinatorKind.self, forKey: .kind)
+            presentation = try? container.decodeIfPresent(FlowPresentation.self, forKey: .presentation)
+            photoId = try? container.decodeIfPresent(Int64.self, forKey: .photoId)
+            userId = try? container.decodeIfPresent(Int64.self, forKey: .userId)
+            tokenId = try? container.decodeIfPresent(Int64.self, forKey: .tokenId)
+            tab = try? container.decodeIfPresent(TabName.self, forKey: .tab)
+            layout = try? container.decodeIfPresent(SessionLayout.self, forKey: .layout)
+            experiment = try? container.decodeIfPresent(String.self, forKey: .experiment)
+            variant = try? container.decodeIfPresent(String.self, forKey: .variant)
+            let points = try decoder.container(keyedBy: PointKey.self)
+            variants = Self.variants { point in try? points.decodeIfPresent(String.self, forKey: PointKey(point)) }
+        }
+
+        /// The values `value` finds, by point; nil when it finds none. Every point is read:
+        /// a new point is a case of `VariationPoint` and nothing here.
+        private static func variants(_ value: (VariationPoint) -> String?) -> [String: String]? {
+            var values: [String: String] = [:]
+            for point in VariationPoint.allCases { if let found = value(point) { values[point.rawValue] = found } }
+            return values.isEmpty ? nil : values
+        }
+
+        private struct PointKey: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(_ point: VariationPoint) { stringValue = point.rawValue }
+            init?(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+    }
+}
+
+/// A step the state cannot follow (the trail was edited, or a step was recorded out of order).
+public struct StepNotApplicable: Error, CustomStringConvertible, Equatable {
+    /// What is wrong.
+    public let message: String
+    public var description: String { message }
+}
+
+extension SessionState {
+    /// The one interpreter of a step: the state after `step`, on the stacks as they are shown
+    /// now (a parked tab's steps are applied inside `enterTab`/`leaveTab` by the caller).
+    ///
+    /// Screens are pushed, popped, presented and dismissed; coordinators start (where their
+    /// flow begins is taken from the stacks as they are) and finish; sign-ins, sign-outs,
+    /// expiries, tab selections and experiment exposures change what they name. Every other
+    /// step changes nothing. Throws when the state cannot take the step.
+    public mutating func apply(_ step: NavigationStep) throws {
+        let detail = step.detail
+        let path = step.coordinator ?? ""
+        switch step.step {
+        case .sessionStart:
+            self = .started(layout: detail.layout ?? .stack)
+        case .tabSelect:
+            guard let tab = detail.tab, tabs != nil, stacks.count == 1 else { throw StepNotApplicable(message: "tab.select without a tab, a tab bar, or under a modal") }
+            showTab(tab)
+        case .coordinatorStart:
+            guard let id = detail.id, let kind = detail.kind else { throw StepNotApplicable(message: "coordinator.start without id and kind") }
+            var node = CoordinatorState(kind: kind, id: id, presentation: detail.presentation, photoId: detail.photoId, tab: detail.tab)
+            node.variants = kind == .buy ? detail.variants : nil
+            // Where the flow begins, for putting the navigation back when it finishes: the top
+            // of the current stack (push), or the stack it is about to present (modal, terms).
+            switch (kind, detail.presentation) {
+            case (.buy, .push?):
+                node.stackIndex = stacks.count - 1
+                node.initialDepth = stacks.last?.screens.count
+            case (.buy, .modal?), (.terms, _):
+                node.stackIndex = stacks.count
+            default: break
+            }
+            let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
+            if parentPath.isEmpty {
+                coordinators = node
+            } else if !Self.update(&coordinators, at: parentPath, { parent in
+                // Terms shown in a flow that requires them: buy is offered from now on.
+                if kind == .terms, parent.value(of: .termsRequired) == "yes" { parent.termsSeen = true }
+                parent.children.append(node)
+            }) {
+                throw StepNotApplicable(message: "no coordinator at \(parentPath)")
+            }
+        case .coordinatorFinish:
+            let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
+            let component = path.split(separator: "/").last.map(String.init)
+            if !Self.update(&coordinators, at: parentPath, { $0.children.removeAll { $0.pathComponent == component } }) {
+                throw StepNotApplicable(message: "no coordinator at \(parentPath)")
+            }
+        case .screenPush:
+            guard let screen = step.screen, let owner = coordinatorID(at: path) else { throw StepNotApplicable(message: "screen.push without screen or owner") }
+            if stacks.isEmpty { stacks.append(StackState(presentation: .root, presenter: owner, screens: [])) }
+            stacks[stacks.count - 1].screens.append(ScreenState(screen, photoId: detail.photoId, owner: owner))
+        case .screenPop:
+            guard !stacks.isEmpty, stacks[stacks.count - 1].screens.last?.screen == step.screen else {
+                throw StepNotApplicable(message: "screen.pop of \(step.screen?.rawValue ?? "nothing") does not match the top screen")
+            }
+            stacks[stacks.count - 1].screens.removeLast()
+        case .screenPresent:
+            guard let screen = step.screen, let owner = coordinatorID(at: path) else { throw StepNotApplicable(message: "screen.present without screen or owner") }
+            stacks.append(StackState(presentation: .modal, presenter: owner, screens: [ScreenState(screen, photoId: detail.photoId, owner: owner)]))
+        case .screenDismiss:
+            guard stacks.count > 1 else { throw StepNotApplicable(message: "screen.dismiss with no modal stack") }
+            stacks.removeLast()
+        case .authSignIn:
+            guard let userId = detail.userId else { throw StepNotApplicable(message: "auth.signIn without user") }
+            user = SessionUser(id: userId, username: step.username ?? NameCommitment.erasedName(userID: userId))
+            tokenId = detail.tokenId
+        case .authSignOut, .sessionExpired:
+            // An ended session's row keeps no state; its replay keeps the screens it ended on.
+            user = nil
+            tokenId = nil
+        case .experimentExposed:
+            guard let experiment = detail.experiment, let variant = detail.variant else {
+                throw StepNotApplicable(message: "experiment.exposed without experiment and variant")
+            }
+            let listed = ExperimentExposure(experiment: experiment, variant: variant)
+            if !(experiments ?? []).contains(listed) { experiments = (experiments ?? []) + [listed] }
+        case .action, .actionRejected, .authSignInFailed, .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved, .userErased,
+             .experimentAdded, .experimentStopped:
+            break
+        }
+    }
+
+    /// The id of the coordinator at `path`.
+    func coordinatorID(at path: String) -> String? {
+        coordinators?.flattened().first { $0.path == path }?.state.id
+    }
+
+    /// Applies `change` to the node at `path`; false if there is none.
+    private static func update(_ node: inout CoordinatorState?, at path: String, _ change: (inout CoordinatorState) -> Void) -> Bool {
+        guard var root = node else { return false }
+        let components = path.split(separator: "/").map(String.init)
+        guard components.first == root.pathComponent else { return false }
+        let found = update(&root, components.dropFirst(), change)
+        node = root
+        return found
+    }
+
+    private static func update(_ node: inout CoordinatorState, _ rest: ArraySlice<String>, _ change: (inout CoordinatorState) -> Void) -> Bool {
+        guard let next = rest.first else {
+            change(&node)
+            return true
+        }
+        guard let index = node.children.lastIndex(where: { $0.pathComponent == next }) else { return false }
+        return update(&node.children[index], rest.dropFirst(), change)
+    }
+}
