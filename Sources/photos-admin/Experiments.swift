@@ -9,8 +9,7 @@ extension PhotosAdmin {
             abstract: "Add, list and stop flow experiments.",
             discussion: """
                 An experiment varies one variation point of the purchase flow between its variants, \
-                the first of which is the control: buy.presentation (push, modal), signIn.when \
-                (atBuy, atPurchase), terms.required (no, yes). At most one runs per point. \
+                the first of which is the control: \(VariationPoint.described). At most one runs per point. \
                 photos-admin report funnel --experiment NAME compares the variants.
                 """,
             subcommands: [Add.self, List.self, Stop.self])

@@ -57,7 +57,8 @@ class ContentCoordinator: Coordinator {
         if context.state.user == nil { points.append(.signInWhen) }
         points.append(.termsRequired)
         let (values, exposures) = context.take(points)
-        let presentation: FlowPresentation = fromPhotoScreen && values[VariationPoint.buyPresentation.rawValue] != "modal" ? .push : .modal
+        let shown = BuyPresentation(named: values[BuyPresentation.point.rawValue])
+        let presentation: FlowPresentation = fromPhotoScreen && shown == .push ? .push : .modal
         var child = CoordinatorState(kind: .buy, id: newChildID(.buy), presentation: presentation, photoId: photoId)
         child.variants = values.isEmpty ? nil : values
         let flow = BuyCoordinator(model: child, path: childPath(child), context: context)

@@ -14,7 +14,7 @@ final class BuyCoordinator: Coordinator {
     var exposures: [NavigationContext.Exposure] = []
     /// `signIn.when: atPurchase`: a signed-out user sees the buy screen first and signs in when
     /// tapping buy; the purchase then completes.
-    private var signInAtPurchase: Bool { model.value(of: .signInWhen) == "atPurchase" }
+    private var signInAtPurchase: Bool { model.value(SignInWhen.self) == .atPurchase }
 
     override func start() {
         for exposure in exposures { context.recordExposure(exposure, by: path) }

@@ -60,9 +60,10 @@ public struct CoordinatorState: Codable, Sendable, Equatable {
         self.tab = tab
     }
 
-    /// The value this flow took of `point` (the point's default when no experiment governed it).
-    public func value(of point: VariationPoint) -> String {
-        variants?[point.rawValue] ?? point.defaultValue
+    /// The value this flow took of the point of `Value` (the behaviour with no experiment when
+    /// none governed it).
+    public func value<Value: VariationValue>(_: Value.Type) -> Value {
+        Value(named: variants?[Value.point.rawValue])
     }
 
     /// The coordinator with this id in this subtree.
@@ -139,7 +140,7 @@ public struct SessionState: Codable, Sendable, Equatable {
         case .buy:
             // Under terms.required: yes, buy is offered once the terms were shown in this flow.
             let flow = coordinators?.node(id: screen.owner)
-            let termsFirst = flow.map { $0.value(of: .termsRequired) == "yes" && $0.termsSeen != true } ?? false
+            let termsFirst = flow.map { $0.value(TermsRequired.self) == .yes && $0.termsSeen != true } ?? false
             actions = termsFirst ? [.cancel, .showTerms] : [.buy, .cancel, .showTerms]
         case .terms: actions = [.cancel]
         }

@@ -152,7 +152,7 @@ extension SessionState {
                 coordinators = node
             } else if !Self.update(&coordinators, at: parentPath, { parent in
                 // Terms shown in a flow that requires them: buy is offered from now on.
-                if kind == .terms, parent.value(of: .termsRequired) == "yes" { parent.termsSeen = true }
+                if kind == .terms, parent.value(TermsRequired.self) == .yes { parent.termsSeen = true }
                 parent.children.append(node)
             }) {
                 throw StepNotApplicable(message: "no coordinator at \(parentPath)")

@@ -13,17 +13,68 @@ public enum VariationPoint: String, Sendable, Codable, CaseIterable {
     /// Whether buy is offered only once the terms were shown in this purchase flow (`yes`).
     case termsRequired = "terms.required"
 
-    /// Its values, the behaviour with no experiment first.
-    public var values: [String] {
+    /// The type of its values: a new point is a case here and a `VariationValue` type, and the
+    /// compiler then names every place that must know it.
+    public var valueType: any VariationValue.Type {
         switch self {
-        case .buyPresentation: ["push", "modal"]
-        case .signInWhen: ["atBuy", "atPurchase"]
-        case .termsRequired: ["no", "yes"]
+        case .buyPresentation: BuyPresentation.self
+        case .signInWhen: SignInWhen.self
+        case .termsRequired: TermsRequired.self
         }
     }
 
+    /// Its values, the behaviour with no experiment first.
+    public var values: [String] { valueType.names }
+
     /// The behaviour with no experiment.
     public var defaultValue: String { values[0] }
+
+    /// Every point with its values, as help texts list them: `buy.presentation (push, modal), …`.
+    public static var described: String {
+        allCases.map { "\($0.rawValue) (\($0.values.joined(separator: ", ")))" }.joined(separator: ", ")
+    }
+}
+
+/// The values of one variation point, the behaviour with no experiment first.
+public protocol VariationValue: RawRepresentable<String>, CaseIterable, Sendable {
+    /// The point these are the values of.
+    static var point: VariationPoint { get }
+    /// The behaviour with no experiment.
+    static var withoutExperiment: Self { get }
+}
+
+extension VariationValue {
+    /// The values' names, the behaviour with no experiment first.
+    public static var names: [String] {
+        [withoutExperiment.rawValue] + allCases.map(\.rawValue).filter { $0 != withoutExperiment.rawValue }
+    }
+
+    /// `name` as a value; the behaviour with no experiment for none, or for a name that is no
+    /// value (one a newer version wrote).
+    public init(named name: String?) {
+        self = name.flatMap(Self.init(rawValue:)) ?? Self.withoutExperiment
+    }
+}
+
+/// `buy.presentation`: how the purchase flow started from a photo's screen is shown.
+public enum BuyPresentation: String, VariationValue {
+    case push, modal
+    public static let point = VariationPoint.buyPresentation
+    public static let withoutExperiment = BuyPresentation.push
+}
+
+/// `signIn.when`: when a signed-out user is asked to sign in.
+public enum SignInWhen: String, VariationValue {
+    case atBuy, atPurchase
+    public static let point = VariationPoint.signInWhen
+    public static let withoutExperiment = SignInWhen.atBuy
+}
+
+/// `terms.required`: whether buy is offered only once the terms were shown.
+public enum TermsRequired: String, VariationValue {
+    case no, yes
+    public static let point = VariationPoint.termsRequired
+    public static let withoutExperiment = TermsRequired.no
 }
 
 /// One way of a flow against another: a variation point, its variants with their weights (the
