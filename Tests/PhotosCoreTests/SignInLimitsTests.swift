@@ -35,6 +35,27 @@ struct SignInLimitsTests {
         }
     }
 
+    @Test("the one rule both limiters follow: the limits in order, the first reached refuses with when its oldest failure leaves the window; 0 is no limit; a trusted address skips the username limit")
+    func theRule() {
+        let limits = SignInLimits(perUsernameAndAddress: 3, perAddress: 5, perUsername: 4, windowSeconds: 300)
+        let now = Date(timeIntervalSince1970: 1_000_000)
+        func tallies(_ counts: [SignInLimit: Int], oldest: Date? = now.addingTimeInterval(-100)) -> (SignInLimit) -> SignInLimits.Tally {
+            { SignInLimits.Tally(counted: counts[$0] ?? 0, oldestFailure: oldest) }
+        }
+        #expect(limits.refusal(trusted: false, at: now, tally: tallies([.usernameAndAddress: 2, .address: 4, .username: 3])) == nil)
+        let pair = limits.refusal(trusted: false, at: now, tally: tallies([.usernameAndAddress: 3, .address: 5, .username: 4]))
+        #expect(pair?.limit == .usernameAndAddress, "the first limit reached refuses")
+        #expect(pair?.error.retryAfter == 200, "the oldest failure (100 s ago) leaves the 300 s window in 200 s")
+        #expect(limits.refusal(trusted: false, at: now, tally: tallies([.address: 5]))?.limit == .address)
+        #expect(limits.refusal(trusted: false, at: now, tally: tallies([.username: 4]))?.limit == .username)
+        #expect(limits.refusal(trusted: true, at: now, tally: tallies([.username: 40])) == nil, "a trusted address is not held by the username limit")
+        let inFlightOnly = limits.refusal(trusted: false, at: now, tally: tallies([.address: 5], oldest: nil))
+        #expect(inFlightOnly?.error.retryAfter == 1, "only checks in flight fill it: try again in a second")
+        var unlimited = limits
+        unlimited.perAddress = 0
+        #expect(unlimited.refusal(trusted: false, at: now, tally: tallies([.address: 1_000])) == nil)
+    }
+
     @Test("usernames are case-sensitive, and so are the limits: failures for ALICE lock out neither alice nor Alice", arguments: TestStore.all)
     func caseSensitive(store: TestStore) async throws {
         let (test, auth, _) = try await Self.make(store)

@@ -51,19 +51,18 @@ final class SharedSignInLimiter: Sendable {
             // (when it leaves the window, a place frees).
             let counted = try await connection.query(
                 "SELECT username_key, address, state, at FROM sign_in_attempts WHERE username_key = ? OR address = ? ORDER BY at", user, place)
-            let checks: [(SignInLimit, Int, (Row) throws -> Bool)] = [
-                (.usernameAndAddress, limits.perUsernameAndAddress, { try $0.string(0) == user && $0.string(1) == place }),
-                (.address, limits.perAddress, { try $0.string(1) == place }),
-                (.username, trusted ? 0 : limits.perUsername, { try $0.string(0) == user }),
-            ]
-            for (which, limit, applies) in checks where limit > 0 {
-                let rows = try counted.filter(applies)
-                if rows.count >= limit {
-                    let oldestFailure = try rows.first { try $0.string(2) == "failed" }.flatMap { ISO8601Timestamp.date(from: try $0.string(3)) }
-                    let wait = oldestFailure.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
-                    throw SignInRefused(limit: which, error: which.error(retryAfter: wait))
+            let refused = try limits.refusal(trusted: trusted, at: at) { which in
+                let rows = try counted.filter { row in
+                    switch which {
+                    case .usernameAndAddress: try row.string(0) == user && row.string(1) == place
+                    case .address: try row.string(1) == place
+                    case .username: try row.string(0) == user
+                    }
                 }
+                let oldestFailure = try rows.first { try $0.string(2) == "failed" }.flatMap { ISO8601Timestamp.date(from: try $0.string(3)) }
+                return SignInLimits.Tally(counted: rows.count, oldestFailure: oldestFailure)
             }
+            if let refused { throw refused }
             return try await connection.queryOne(
                 "INSERT INTO sign_in_attempts (username_key, address, state, at) VALUES (?, ?, 'checking', ?) RETURNING id",
                 user, place, ISO8601Timestamp.string(from: at))?.int64(0) ?? 0

@@ -65,24 +65,22 @@ public final class SignInLimiter: Sendable {
         let byAddress = Key.address(SignInLimits.addressKey(address))
         let byUsername = Key.username(SignInLimits.usernameKey(username))
         let at = now()
-        let window = TimeInterval(limits.windowSeconds)
-        let cutoff = at.addingTimeInterval(-window)
+        let cutoff = at.addingTimeInterval(-TimeInterval(limits.windowSeconds))
         let trustedSince = at.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds))
+        let limits = self.limits
         return try state.withLock { (state) throws(SignInRefused) -> Attempt in
             let trusted = state.trusted[pair].map { $0 > trustedSince } ?? false
-            let checks: [(Key, Int, SignInLimit)] = [
-                (pair, limits.perUsernameAndAddress, .usernameAndAddress),
-                (byAddress, limits.perAddress, .address),
-                (byUsername, trusted ? 0 : limits.perUsername, .username),
-            ]
-            for (key, limit, which) in checks where limit > 0 {
+            let refused = limits.refusal(trusted: trusted, at: at) { which in
+                let key = switch which {
+                case .usernameAndAddress: pair
+                case .address: byAddress
+                case .username: byUsername
+                }
                 let recent = (state.failures[key] ?? []).filter { $0 > cutoff }
                 state.failures[key] = recent.isEmpty ? nil : recent
-                if recent.count + (state.inFlight[key] ?? 0) >= limit {
-                    let wait = recent.first.map { Int($0.addingTimeInterval(window).timeIntervalSince(at).rounded(.up)) } ?? 1
-                    throw SignInRefused(limit: which, error: which.error(retryAfter: wait))
-                }
+                return SignInLimits.Tally(counted: recent.count + (state.inFlight[key] ?? 0), oldestFailure: recent.first)
             }
+            if let refused { throw refused }
             let keys = [pair, byAddress, byUsername]
             for key in keys { state.inFlight[key, default: 0] += 1 }
             return Attempt(keys: keys, pair: pair)

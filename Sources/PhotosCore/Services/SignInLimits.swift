@@ -40,6 +40,44 @@ public struct SignInLimits: Sendable, Equatable {
         self.trustedAddressSeconds = trustedAddressSeconds
     }
 
+    /// What one limit finds for an attempt: the attempts in its window that count (failures, and
+    /// checks still in flight), and when the oldest of its failures was.
+    public struct Tally: Sendable, Equatable {
+        /// Failures in the window plus checks in flight.
+        public var counted: Int
+        /// The oldest failure in the window (when it leaves the window, a place frees).
+        public var oldestFailure: Date?
+
+        /// A tally.
+        public init(counted: Int, oldestFailure: Date?) {
+            self.counted = counted
+            self.oldestFailure = oldestFailure
+        }
+    }
+
+    /// The rule both limiters follow (in memory, and in the database's tables for several
+    /// instances): the limits in order — (username, address), address, username (not from an
+    /// address `trusted` for the username) — and the first whose tally reaches it refuses, with
+    /// `Retry-After` when its oldest failure leaves the window (1 s when only checks in flight
+    /// fill it). A limit of 0 is no limit. Nil: the attempt may go ahead.
+    public func refusal(trusted: Bool, at now: Date, tally: (SignInLimit) throws -> Tally) rethrows -> SignInRefused? {
+        let window = TimeInterval(windowSeconds)
+        for which in SignInLimit.allCases {
+            let limit = switch which {
+            case .usernameAndAddress: perUsernameAndAddress
+            case .address: perAddress
+            case .username: trusted ? 0 : perUsername
+            }
+            guard limit > 0 else { continue }
+            let found = try tally(which)
+            if found.counted >= limit {
+                let wait = found.oldestFailure.map { Int($0.addingTimeInterval(window).timeIntervalSince(now).rounded(.up)) } ?? 1
+                return SignInRefused(limit: which, error: which.error(retryAfter: wait))
+            }
+        }
+        return nil
+    }
+
     /// The username as the limits count it: exact, at most 128 characters (a longer name cannot
     /// belong to a user; it only needs a bounded key).
     static func usernameKey(_ username: String) -> String { String(username.prefix(128)) }
@@ -47,8 +85,8 @@ public struct SignInLimits: Sendable, Equatable {
     static func addressKey(_ address: String) -> String { String(address.prefix(64)) }
 }
 
-/// Which of the sign-in limits refused an attempt.
-public enum SignInLimit: String, Sendable {
+/// Which of the sign-in limits refused an attempt (in the order they are checked).
+public enum SignInLimit: String, Sendable, CaseIterable {
     /// `auth.signInMaxAttempts`: this username from this address.
     case usernameAndAddress
     /// `auth.signInMaxAttemptsPerAddress`: this address, any username.
