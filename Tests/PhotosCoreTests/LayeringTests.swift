@@ -95,6 +95,15 @@ struct LayeringTests {
         }
     }
 
+    @Test("the session routes are authorized in one place: the route group's middleware, not by each handler")
+    func sessionRoutesAuthorizedOnce() throws {
+        let routes = try files(in: ["PhotosServer"]).filter { $0.0.contains("/Routes/") }
+        for (path, text) in routes {
+            #expect(!text.contains(".authorize("), "\(path) authorizes a session by hand")
+            #expect(!text.contains("router.on(\"/v1/sessions/:id"), "\(path) adds a session route outside the authorized group")
+        }
+    }
+
     @Test("Navigation, the pure core, imports no storage module at all")
     func pureCore() throws {
         for (path, text) in try files(in: ["Navigation", "PhotosModel"]) {

@@ -59,7 +59,10 @@ struct SessionSecretTests {
                 ("a secret with its last character changed", [.contentType: "application/json", .authorization: "Session \(String(othersSecret.dropLast()))A"]),
             ]
             for (what, headers) in refusals {
-                for (method, path) in [(HTTPRequest.Method.get, "/v1/sessions/\(id)"), (.get, "/v1/sessions/\(id)/events"), (.post, "/v1/sessions/\(id)/actions")] {
+                for (method, path) in [
+                    (HTTPRequest.Method.get, "/v1/sessions/\(id)"), (.get, "/v1/sessions/\(id)/events"), (.post, "/v1/sessions/\(id)/actions"),
+                    (.get, "/v1/sessions/\(id)/changes?after=0&wait=0"),
+                ] {
                     var headers = headers
                     if headers[.authorization] == "" { headers[.authorization] = nil }
                     let answer = try await client.execute(uri: path, method: method, headers: headers, body: method == .post ? ByteBuffer(string: Self.selectPhoto) : nil)

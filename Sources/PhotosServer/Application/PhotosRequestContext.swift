@@ -1,6 +1,7 @@
 import Hummingbird
 import NIOCore
 import PhotosListener
+import PhotosModel
 
 /// The request context of the API: Hummingbird's core context and the client's address, which
 /// the per-address limits key on.
@@ -22,4 +23,13 @@ struct PhotosRequestContext: RequestContext, RemoteAddressRequestContext, Client
     /// The client's IP address as text: the peer's, or (from a trusted proxy) the one it
     /// forwarded (`ClientAddressMiddleware`); `unknown` without one.
     var clientAddress: String
+    /// The session of a `/v1/sessions/{id}…` route, once `SessionAuthorization` found that the
+    /// request carries its secret.
+    var authorizedSessionID: String?
+
+    /// The authorized session of a session route (set by its group's middleware).
+    func authorizedSession() throws -> String {
+        guard let authorizedSessionID else { throw PhotosError(.internal, "a session route ran without its authorization") }
+        return authorizedSessionID
+    }
 }

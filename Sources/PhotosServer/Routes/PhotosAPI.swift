@@ -54,14 +54,6 @@ struct PhotosAPI: Sendable {
         return try await auth.validate(token: token)
     }
 
-    /// The session of a `/v1/sessions/{id}…` path, once the request's `Authorization: Session
-    /// <secret>` proved it is that session's client. Throws `401` (no secret or another) or `404`.
-    func authorizedSession(_ request: Request, _ context: some RequestContext) async throws -> String {
-        let id = try RequestParsing.sessionID(context)
-        try await sessions.authorize(sessionID: id, secret: try RequestParsing.sessionSecret(request))
-        return id
-    }
-
     func requireUser(_ request: Request) async throws -> (User, String) {
         guard let token = try RequestParsing.bearerToken(request) else {
             throw PhotosError.unauthorized("this endpoint needs Authorization: Bearer <token>")
@@ -73,7 +65,7 @@ struct PhotosAPI: Sendable {
 // MARK: Request and response bodies
 
 /// `POST /v1/sessions/{id}/actions` body.
-struct ActionRequest: Decodable, Equatable {
+struct ActionBody: Decodable, Equatable {
     let action: String
     let photoId: Int64?
     let username: String?

@@ -34,19 +34,19 @@ extension PhotosAPI {
                 text: NewSessionResponse.jsonText(session: result.session.jsonText, secret: result.sessionSecret ?? ""), status: .created,
                 headers: [.location: "/v1/sessions/\(result.session.id)"])
         }
-        router.on("/v1/sessions/:id", method: .get) { request, context in
-            let id = try await api.authorizedSession(request, context)
-            return APIResponse.json(text: try await api.sessions.session(id: id).jsonText)
+        // Everything under a session: only with its secret (one middleware checks it).
+        let session = router.group("/v1/sessions/:id").add(middleware: SessionAuthorization(sessions: api.sessions))
+        session.on("", method: .get) { _, context in
+            APIResponse.json(text: try await api.sessions.session(id: try context.authorizedSession()).jsonText)
         }
-        router.on("/v1/sessions/:id/actions", method: .post) { request, context in
-            let id = try await api.authorizedSession(request, context)
-            return try await api.act(request, sessionID: id, address: context.clientAddress)
+        session.on("actions", method: .post) { request, context in
+            try await api.act(request, sessionID: try context.authorizedSession(), address: context.clientAddress)
         }
         // The change feed, by long polling: answers the session as soon as its version passes
         // `after` (a change from another device, an operator), else after `wait` seconds as it
         // is. A client resumes after a reconnect by sending the version it last saw.
-        router.on("/v1/sessions/:id/changes", method: .get) { request, context in
-            let id = try await api.authorizedSession(request, context)
+        session.on("changes", method: .get) { request, context in
+            let id = try context.authorizedSession()
             let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
             let wait = try RequestParsing.queryInt(request, "wait", default: SessionChanges.maxWaitSeconds, range: 0...SessionChanges.maxWaitSeconds)
             // A place among the address's long polls, given back however the poll ends.
@@ -65,8 +65,8 @@ extension PhotosAPI {
             }
             return APIResponse.json(text: session.jsonText)
         }
-        router.on("/v1/sessions/:id/events", method: .get) { request, context in
-            let id = try await api.authorizedSession(request, context)
+        session.on("events", method: .get) { request, context in
+            let id = try context.authorizedSession()
             let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
             let limit = try RequestParsing.queryInt(request, "limit", default: 100, range: 1...1_000)
             return try APIResponse.json(EventsResponse(events: try await api.sessions.events(sessionID: id, after: after, limit: limit)))
@@ -121,7 +121,7 @@ extension PhotosAPI {
 
     /// `POST /v1/sessions/{id}/actions`.
     func act(_ request: Request, sessionID: String, address: String) async throws -> Response {
-        let body = try await RequestParsing.decode(ActionRequest.self, from: request, limit: bodyLimit, fastPath: ActionRequest.fastParse)
+        let body = try await RequestParsing.decode(ActionBody.self, from: request, limit: bodyLimit, fastPath: ActionBody.fastParse)
         guard let name = ActionName(rawValue: body.action) else {
             throw PhotosError.badRequest("unknown action \"\(body.action.prefix(40))\"; actions are \(ActionName.allCases.map(\.rawValue).joined(separator: ", "))")
         }

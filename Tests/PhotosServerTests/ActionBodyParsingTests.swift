@@ -3,16 +3,16 @@ import Foundation
 import PhotosTestSupport
 import Testing
 
-/// `ActionRequest.fastParse` against `JSONDecoder`: whatever the fast path accepts, the
+/// `ActionBody.fastParse` against `JSONDecoder`: whatever the fast path accepts, the
 /// decoder must read the same way; whatever the decoder refuses, the fast path must refuse.
 @Suite("Action request fast path")
 struct ActionRequestParsingTests {
-    func fast(_ text: String) -> ActionRequest? {
-        Array(text.utf8).withUnsafeBytes { ActionRequest.fastParse($0) }
+    func fast(_ text: String) -> ActionBody? {
+        Array(text.utf8).withUnsafeBytes { ActionBody.fastParse($0) }
     }
 
-    func decoded(_ text: String) -> ActionRequest? {
-        try? JSONDecoder().decode(ActionRequest.self, from: Data(text.utf8))
+    func decoded(_ text: String) -> ActionBody? {
+        try? JSONDecoder().decode(ActionBody.self, from: Data(text.utf8))
     }
 
     @Test("the bodies clients send take the fast path, with the decoder's result")

@@ -1,6 +1,6 @@
 import Foundation
 
-extension ActionRequest {
+extension ActionBody {
     /// Reads the common shape of an action body without `JSONDecoder`, or returns nil.
     ///
     /// Every action request goes through here, and Foundation's decoder was a tenth of an
@@ -11,7 +11,7 @@ extension ActionRequest {
     /// including every malformed body — returns nil and goes to `JSONDecoder`, which also
     /// writes the error messages; so this path never accepts what the decoder would refuse,
     /// and the tests hold the two to the same result on every body this one accepts.
-    static func fastParse(_ bytes: UnsafeRawBufferPointer) -> ActionRequest? {
+    static func fastParse(_ bytes: UnsafeRawBufferPointer) -> ActionBody? {
         var parser = FlatJSONParser(bytes)
         var action: String?
         var photoId: Int64?
@@ -50,13 +50,13 @@ extension ActionRequest {
         }
         parser.skipSpaceOnly()
         guard parser.atEnd, let action else { return nil }
-        return ActionRequest(
+        return ActionBody(
             action: action, photoId: photoId, username: username, password: password, expectVersion: expectVersion.map { Int($0) },
             tab: tab, link: link)
     }
 }
 
-/// The byte scanner behind `ActionRequest.fastParse`.
+/// The byte scanner behind `ActionBody.fastParse`.
 private struct FlatJSONParser {
     enum Value { case string(String), integer(Int64), null }
 
