@@ -75,9 +75,6 @@ extension SessionCoordinator {
             return result
         case .expired(let at):
             throw Self.ended(at: at)
-        case .stillLive:
-            // Only `expireIfIdle` asks for an expiry and nothing else.
-            throw PhotosError(.internal, "an action ended as an expiry check")
         }
     }
 
@@ -87,8 +84,6 @@ extension SessionCoordinator {
         case applied(ActionResult)
         /// The session was idle past the expiry and is ended now (by this action).
         case expired(at: String)
-        /// `expireIfIdle` found the session in use: nothing was written.
-        case stillLive
     }
 
     /// The loop: rounds until one ends in an outcome.
@@ -121,8 +116,6 @@ extension SessionCoordinator {
                 cache.store(prepared)
                 commits.publish(.init(sessionID: request.sessionID, kind: .expired))
                 return .expired(at: at)
-            case .stillLive:
-                return .stillLive
             case .needsCredentials:
                 request.credentials = try await checkCredentials(request.action, address: address)
             case .refused:
@@ -153,8 +146,6 @@ extension SessionCoordinator {
         case done(ActionResult, written: Written?)
         /// The session was idle past the expiry: its `session.expired` step was written.
         case expired(at: String, written: PreparedWrite)
-        /// `expireIfIdle` on a session in use: nothing to write.
-        case stillLive
         /// The session takes credentials that are not checked yet.
         case needsCredentials
         /// The write kept nothing: the session moved, or an assumed fact went stale.
@@ -187,9 +178,12 @@ extension SessionCoordinator {
             }
             let loaded = try loaded(snapshot, sessionID: request.sessionID, cached: cached)
             if let idleSince = idleSince(loaded, now: now) {
-                return try await expire(request, loaded: loaded, idleSince: idleSince, on: store, stamp: stamp)
+                // Idle past the expiry: the session ends instead (the client is answered 410).
+                guard let written = try await writeExpiry(of: request.sessionID, loaded: loaded, idleSince: idleSince, on: store, stamp: stamp) else {
+                    return .refused(.moved)
+                }
+                return .expired(at: stamp, written: written)
             }
-            if case .expireIfIdle = request.decider { return .stillLive }
             if let expectVersion = request.expectVersion, expectVersion != loaded.version {
                 throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
             }
@@ -261,41 +255,6 @@ extension SessionCoordinator {
         return Basis(loaded: loaded, facts: facts, assumed: assumed, onKnownFacts: true)
     }
 
-    // MARK: Ending idle sessions
-
-    /// Ends `loaded`, idle since `idleSince`: the `session.expired` write, kept only if the
-    /// session is still as read. Then the request is answered `410` (an operator's sweep counts
-    /// it); if the session moved meanwhile, the loop reads it again (no longer idle, most likely).
-    private func expire(_ request: ActionRequest, loaded: LoadedSession, idleSince: String, on store: any SessionActions, stamp: String) async throws -> Round {
-        let decision = try SessionMachine.expire(SessionMachine.Input(
-            sessionID: request.sessionID, version: loaded.version, state: loaded.state, lastSeq: loaded.trailSeq,
-            action: request.action, actor: .system, facts: SessionFacts(now: stamp)), idleSince: idleSince)
-        let prepared = PreparedWrite(decision, sessionID: request.sessionID, lastSeq: loaded.trailSeq, previousHash: loaded.trailHash)
-        let outcome = try await store.writeDecision(prepared.write(
-            .update(expectedVersion: loaded.version, expectedTrailSeq: loaded.trailSeq), at: stamp))
-        switch outcome {
-        case .written:
-            // Returned, not thrown: a throw inside the store's lock would roll the write back.
-            return .expired(at: stamp, written: prepared)
-        case .moved, .stale, .answered:
-            return .refused(.moved)
-        }
-    }
-
-    /// Ends the session `sessionID` if it is idle past the expiry (photosd's sweep); true when it
-    /// ended it or found it ended, false when it lives on.
-    public func expireIfIdle(sessionID: String) async throws -> Bool {
-        do {
-            let request = ActionRequest(action: ClientAction(.back), sessionID: sessionID, actor: .system, decider: .expireIfIdle)
-            switch try await loop(request, address: AuthService.localAddress) {
-            case .expired: return true
-            case .stillLive, .applied: return false
-            }
-        } catch let error as PhotosError where error.code == .sessionExpired {
-            return true  // ended before this looked (the read refuses an ended session)
-        }
-    }
-
     // MARK: Credentials
 
     /// Checks submitted credentials (bcrypt, off the event loops; counted by the sign-in limits).
@@ -349,8 +308,6 @@ struct ActionRequest: Sendable {
         case operatorPurchase
         /// `SessionMachine.operatorSignOut`, giving this reason.
         case operatorSignOut(reason: String)
-        /// Nothing unless the session is idle past the expiry (`SessionMachine.expire`).
-        case expireIfIdle
     }
 
     /// The user this action may sign in.
@@ -388,9 +345,6 @@ struct ActionRequest: Sendable {
             return try SessionMachine.decide(input)
         case .operatorSignOut(let reason):
             return try SessionMachine.operatorSignOut(input, reason: reason)
-        case .expireIfIdle:
-            // The round returns `.stillLive` before deciding anything for an expiry check.
-            throw PhotosError(.internal, "an expiry check reached the navigation core")
         }
     }
 }

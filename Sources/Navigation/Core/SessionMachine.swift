@@ -170,13 +170,15 @@ public enum SessionMachine {
     /// Ends a session idle since `idleSince`: a `session.expired` step by the system, its token
     /// revoked, and (`ended`) its state dropped by the write. Every later request on it is
     /// answered `410 session_expired`; its audit trail stays.
-    public static func expire(_ input: Input, idleSince: String) throws -> SessionDecision {
-        let context = NavigationContext(state: input.state, sessionID: input.sessionID, lastSeq: input.lastSeq, actor: .system, facts: input.facts)
-        guard input.state.coordinators != nil else {
-            throw SessionStateError(sessionID: input.sessionID, problem: "no coordinator tree")
+    /// (No action is decided: the session at `version` with `state` and its trail at `lastSeq`
+    /// just ends, stamped `now`.)
+    public static func expire(sessionID: String, version: Int, state: SessionState, lastSeq: Int, now: String, idleSince: String) throws -> SessionDecision {
+        let context = NavigationContext(state: state, sessionID: sessionID, lastSeq: lastSeq, actor: .system, facts: SessionFacts(now: now))
+        guard state.coordinators != nil else {
+            throw SessionStateError(sessionID: sessionID, problem: "no coordinator tree")
         }
         context.expire(idleSince: idleSince)
-        var decision = try finish(context, before: input.state, version: input.version, verdict: .accepted)
+        var decision = try finish(context, before: state, version: version, verdict: .accepted)
         decision.ended = true
         return decision
     }
