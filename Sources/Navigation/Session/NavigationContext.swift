@@ -52,7 +52,9 @@ final class NavigationContext {
     ) -> Int {
         let before = state.user?.id
         do {
-            try state.apply(NavigationStep(step: step, coordinator: coordinator, screen: screen, detail: NavigationStep.Detail(detail), username: username))
+            // Only the steps whose detail the interpreter reads have it read (not an action's).
+            let read = NavigationStep.readsDetail(step) && !detail.isEmpty ? NavigationStep.Detail(detail) : NavigationStep.Detail()
+            try state.apply(NavigationStep(step: step, coordinator: coordinator, screen: screen, detail: read, username: username))
         } catch let error as StepNotApplicable {
             inapplicable = inapplicable ?? error
         } catch {

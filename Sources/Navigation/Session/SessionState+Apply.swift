@@ -30,6 +30,17 @@ public struct NavigationStep: Sendable {
         self.username = username
     }
 
+    /// Whether `apply` reads the detail of `step` (the others' details change no state).
+    public static func readsDetail(_ step: AuditStep) -> Bool {
+        switch step {
+        case .sessionStart, .tabSelect, .coordinatorStart, .screenPush, .screenPresent, .authSignIn, .experimentExposed: true
+        case .coordinatorFinish, .screenPop, .screenDismiss, .authSignOut, .sessionExpired, .action, .actionRejected, .authSignInFailed,
+             .purchaseCompleted, .linkOpen, .userCreated, .photoAdded, .operatorCreated, .operatorRemoved, .userErased, .experimentAdded,
+             .experimentStopped:
+            false
+        }
+    }
+
     /// The members of a step's detail that change a state.
     public struct Detail: Decodable, Sendable {
         var id: String?
@@ -198,9 +209,17 @@ extension SessionState {
         }
     }
 
-    /// The id of the coordinator at `path`.
+    /// The id of the coordinator at `path` (followed down the tree, the newest child of each
+    /// name, as `update` does; nothing is built on the way: it runs for every screen step).
     func coordinatorID(at path: String) -> String? {
-        coordinators?.flattened().first { $0.path == path }?.state.id
+        guard var node = coordinators else { return nil }
+        var components = path.split(separator: "/")[...]
+        guard components.popFirst() == Substring(node.pathComponent) else { return nil }
+        while let next = components.popFirst() {
+            guard let child = node.children.last(where: { $0.pathComponent == next }) else { return nil }
+            node = child
+        }
+        return node.id
     }
 
     /// Applies `change` to the node at `path`; false if there is none.
