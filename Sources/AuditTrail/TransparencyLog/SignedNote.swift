@@ -1,0 +1,154 @@
+import Crypto
+import Foundation
+
+/// A C2SP `signed-note`: a text (UTF-8, ending in a newline) and Ed25519 signatures of it, each on
+/// a line `— <key name> <base64(key id ‖ signature)>` after a blank line. The key id is the
+/// first four bytes of SHA-256(key name ‖ 0x0A ‖ 0x01 ‖ public key). The format of the Go
+/// checksum database (`golang.org/x/mod/sumdb/note`) and of every C2SP transparency log.
+public struct SignedNote: Sendable, Equatable {
+    /// The signed text, its final newline included.
+    public var text: String
+    /// The signatures, in order.
+    public var signatures: [Signature]
+
+    /// A note of `text` with `signatures`.
+    public init(text: String, signatures: [Signature]) {
+        self.text = text
+        self.signatures = signatures
+    }
+
+    /// One signature line.
+    public struct Signature: Sendable, Equatable {
+        /// The signing key's name (for a checkpoint: the log's origin).
+        public var keyName: String
+        /// The key's id.
+        public var keyID: UInt32
+        /// The Ed25519 signature (64 bytes).
+        public var signature: [UInt8]
+    }
+
+    /// A note's verifier key: a name and an Ed25519 public key, written
+    /// `<name>+<8 hex key id>+<base64(0x01 ‖ public key)>`.
+    public struct VerifierKey: Sendable, Equatable, CustomStringConvertible {
+        /// The key's name.
+        public var name: String
+        /// The raw Ed25519 public key (32 bytes).
+        public var publicKey: [UInt8]
+
+        /// The key named `name`.
+        public init(name: String, publicKey: [UInt8]) {
+            self.name = name
+            self.publicKey = publicKey
+        }
+
+        /// Parses `<name>+<hex id>+<base64>`; nil for anything else (a wrong id, another algorithm).
+        public init?(_ text: String) {
+            let parts = text.split(separator: "+", omittingEmptySubsequences: false)
+            guard parts.count == 3, SignedNote.isKeyName(String(parts[0])), parts[1].count == 8, let id = UInt32(parts[1], radix: 16),
+                  let encoded = Data(base64Encoded: String(parts[2])), encoded.count == 33, encoded.first == 1 else { return nil }
+            self.init(name: String(parts[0]), publicKey: Array(encoded.dropFirst()))
+            guard keyID == id else { return nil }
+        }
+
+        /// The key id: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key), first four bytes, big-endian.
+        public var keyID: UInt32 {
+            var hasher = SHA256()
+            hasher.update(data: Array(name.utf8) + [0x0A, 0x01] + publicKey)
+            return Array(hasher.finalize()).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+        }
+
+        /// `<name>+<hex id>+<base64(0x01 ‖ key)>`.
+        public var description: String {
+            name + "+" + String(format: "%08x", keyID) + "+" + Data([1] + publicKey).base64EncodedString()
+        }
+
+        /// Whether `signature` is this key's over `text`.
+        func verifies(_ signature: [UInt8], of text: String) -> Bool {
+            guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
+            return key.isValidSignature(signature, for: Array(text.utf8))
+        }
+    }
+
+    /// Whether `name` may name a key: not empty, no spaces, no `+`.
+    public static func isKeyName(_ name: String) -> Bool {
+        !name.isEmpty && !name.unicodeScalars.contains { $0 == "+" || $0.properties.isWhitespace }
+    }
+
+    /// `text` signed by each of `keys` (name, private key), in order.
+    public static func sign(_ text: String, with keys: [(name: String, key: Curve25519.Signing.PrivateKey)]) throws -> SignedNote {
+        let signatures = try keys.map { name, key in
+            let verifier = VerifierKey(name: name, publicKey: Array(key.publicKey.rawRepresentation))
+            return Signature(keyName: name, keyID: verifier.keyID, signature: Array(try key.signature(for: Array(text.utf8))))
+        }
+        return SignedNote(text: text, signatures: signatures)
+    }
+
+    /// The note as text: the text, a blank line, a line per signature.
+    public var encoded: String {
+        text + "\n" + signatures.map { signature in
+            let id = withUnsafeBytes(of: signature.keyID.bigEndian) { Array($0) }
+            return "\u{2014} \(signature.keyName) \(Data(id + signature.signature).base64EncodedString())\n"
+        }.joined()
+    }
+
+    /// Why a note's text could not be read or verified.
+    public struct Problem: Error, Equatable, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Reads an encoded note. Throws for a note that is not one (no blank line before the
+    /// signatures, a malformed signature line, text not ending in a newline).
+    public init(parsing encoded: String) throws {
+        guard let split = encoded.range(of: "\n\n", options: .backwards) else { throw Problem(description: "no blank line before the signatures") }
+        let text = String(encoded[..<split.lowerBound]) + "\n"
+        let lines = encoded[split.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.last == "" else { throw Problem(description: "the signatures do not end with a newline") }
+        var signatures: [Signature] = []
+        for line in lines.dropLast() {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[0] == "\u{2014}", let bytes = Data(base64Encoded: String(fields[2])), bytes.count == 68 else {
+                throw Problem(description: "a malformed signature line")
+            }
+            let id = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            signatures.append(Signature(keyName: String(fields[1]), keyID: id, signature: Array(bytes.dropFirst(4))))
+        }
+        guard !signatures.isEmpty else { throw Problem(description: "no signature") }
+        self.init(text: text, signatures: signatures)
+    }
+
+    /// Whether `key` signed the note: a signature line with its name and id whose signature verifies.
+    public func isSigned(by key: VerifierKey) -> Bool {
+        signatures.contains { $0.keyName == key.name && $0.keyID == key.keyID && key.verifies($0.signature, of: text) }
+    }
+}
+
+/// A C2SP `tlog-checkpoint`: the body of a log's signed note — its origin, its size and the base64
+/// of its root hash, one per line.
+public struct LogCheckpoint: Sendable, Equatable {
+    /// The log's name (`audit.logOrigin`).
+    public var origin: String
+    /// How many leaves the tree has.
+    public var size: Int64
+    /// The tree's root hash.
+    public var root: [UInt8]
+
+    /// A checkpoint.
+    public init(origin: String, size: Int64, root: [UInt8]) {
+        self.origin = origin
+        self.size = size
+        self.root = root
+    }
+
+    /// `<origin>\n<size>\n<base64 root>\n`.
+    public var body: String { "\(origin)\n\(size)\n\(Data(root).base64EncodedString())\n" }
+
+    /// Reads a checkpoint's body (extension lines after the third are allowed and ignored).
+    public init(parsing body: String) throws {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 4, lines.last == "", let size = Int64(lines[1]), size >= 0, String(size) == lines[1],
+              let root = Data(base64Encoded: String(lines[2])), root.count == 32, !lines[0].isEmpty else {
+            throw SignedNote.Problem(description: "not a checkpoint: origin, size and root hash, one per line")
+        }
+        self.init(origin: String(lines[0]), size: size, root: Array(root))
+    }
+}
