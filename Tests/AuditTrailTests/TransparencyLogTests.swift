@@ -101,6 +101,13 @@ struct TransparencyLogTests {
         let other = SignedNote.VerifierKey(name: "PeterNeumann", publicKey: Array(Curve25519.Signing.PrivateKey().publicKey.rawRepresentation))
         #expect(!note.isSigned(by: other))
         #expect(SignedNote.VerifierKey("PeterNeumann+c74f20a4+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW") == nil, "a key id that is not the key's")
+        // A key whose base64 holds `+` itself (one in four random keys: found by CI).
+        let plus = "photosd.test/audit+d2417449+ASZ2UC3yc+XqWHbE3uuRcmvPGoMyo3B5B0aBhIcsdeeE"
+        #expect(SignedNote.VerifierKey(plus)?.description == plus)
+        for _ in 0..<64 {
+            let random = SignedNote.VerifierKey(name: "photosd.test/audit", publicKey: Array(Curve25519.Signing.PrivateKey().publicKey.rawRepresentation))
+            #expect(SignedNote.VerifierKey(random.description) == random, "\(random)")
+        }
     }
 
     @Test("a checkpoint's body: origin, size, base64 root; read back; a rotation's note carries both keys' signatures")

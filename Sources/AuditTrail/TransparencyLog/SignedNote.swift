@@ -42,8 +42,9 @@ public struct SignedNote: Sendable, Equatable {
         }
 
         /// Parses `<name>+<hex id>+<base64>`; nil for anything else (a wrong id, another algorithm).
+        /// Only the first two `+` separate: base64 has `+` of its own.
         public init?(_ text: String) {
-            let parts = text.split(separator: "+", omittingEmptySubsequences: false)
+            let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
             guard parts.count == 3, SignedNote.isKeyName(String(parts[0])), parts[1].count == 8, let id = UInt32(parts[1], radix: 16),
                   let encoded = Data(base64Encoded: String(parts[2])), encoded.count == 33, encoded.first == 1 else { return nil }
             self.init(name: String(parts[0]), publicKey: Array(encoded.dropFirst()))
