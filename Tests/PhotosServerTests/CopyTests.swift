@@ -95,6 +95,9 @@ struct CopyTests {
         var onPostgres = source.configuration
         onPostgres.databasePath = url
         onPostgres.secretKeyPath = source.configuration.resolvedSecretKeyPath
+        // As ServerHarness gives every PostgreSQL harness: under the whole suite on two cores a
+        // connection took over the 3 s default once (a 503 where the test wanted the sign-in's 401).
+        onPostgres.statementTimeoutSeconds = 10
         #expect(try await Self.contents(of: onPostgres) == original)
 
         // Refusals: a target with rows, the same database twice. Nothing changes.
