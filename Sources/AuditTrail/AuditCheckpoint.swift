@@ -40,11 +40,20 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
     /// On a key rotation (`photos-admin audit key --rotate`): the public key, hex, that signs
     /// every checkpoint after this one. Signed, with the rest, by the key being retired.
     public var nextPublicKey: String?
+    /// The transparency log's size when it was made: every row up to `coversUntilID` is a leaf
+    /// (nil: written before migration 0020).
+    public var treeSize: Int64?
+    /// The log's root hash at `treeSize`, hex.
+    public var treeRoot: String?
+    /// The C2SP signed note of the log's checkpoint (`<origin>\n<size>\n<base64 root>\n`,
+    /// a blank line, the signature lines): signed by `publicKey`'s key, and on a rotation by the
+    /// next key too.
+    public var note: String?
 
     /// Creates a checkpoint.
     public init(
         number: Int, at: String, prevHash: String, coversUntilID: Int64, heads: [Head], publicKey: String, signature: String, hash: String,
-        nextPublicKey: String? = nil
+        nextPublicKey: String? = nil, treeSize: Int64? = nil, treeRoot: String? = nil, note: String? = nil
     ) {
         self.number = number
         self.at = at
@@ -55,6 +64,9 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
         self.signature = signature
         self.hash = hash
         self.nextPublicKey = nextPublicKey
+        self.treeSize = treeSize
+        self.treeRoot = treeRoot
+        self.note = note
     }
 
     /// The public key (hex) that must sign the checkpoint after this one.
@@ -66,6 +78,8 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
         var text = "photosd audit checkpoint v1\nnumber \(number)\nat \(at)\nprev \(prevHash)\ncovers \(coversUntilID)\n"
         // Only on a rotation, so that every other checkpoint's statement is what it always was.
         if let nextPublicKey { text += "next-key \(nextPublicKey)\n" }
+        // Only from 0020 on: the log's tree, so the chain of checkpoints signs it too.
+        if let treeSize, let treeRoot { text += "tree \(treeSize) \(treeRoot)\n" }
         for head in heads {
             text += "head \(head.trail.utf8.count):\(head.trail) \(head.seq) \(head.hash)\n"
         }
@@ -134,8 +148,14 @@ public enum AuditCheckpoints {
     /// Signing with a key other than the one the previous checkpoint names is refused
     /// (`conflict`): two processes holding different keys (a rotation done through another
     /// instance's key file) never both sign.
+    ///
+    /// The rows it covers become the log's leaves first (`AuditLogTree.integrate`, whatever an
+    /// earlier call left), and the checkpoint signs the tree: its size and root in the statement,
+    /// and a C2SP signed note under `origin` (nil: the database's own), signed by `key` and, on a
+    /// rotation, by the next key as well.
     public static func write(
-        _ changes: Changes, signedWith key: AuditSigningKey, at: String, rotatingTo next: String? = nil, on connection: any DatabaseConnection
+        _ changes: Changes, signedWith key: AuditSigningKey, at: String, rotatingTo next: AuditSigningKey? = nil, origin: String? = nil,
+        on connection: any DatabaseConnection
     ) async throws -> AuditCheckpoint? {
         // One checkpoint writer at a time across instances; the next one's statements then see
         // this one's row (READ COMMITTED) and it returns nil below.
@@ -144,23 +164,37 @@ public enum AuditCheckpoints {
         if let previous = changes.previous, previous.nextSigner != key.publicKeyHex {
             throw PhotosError(.conflict, keyMismatch(previous, held: key.publicKeyHex))
         }
+        let coversUntilID = max(changes.newestID, changes.previous?.coversUntilID ?? 0)
+        var head: AuditLogTree.Head
+        repeat {
+            let step = try await AuditLogTree.integrate(until: coversUntilID, limit: Int.max, on: connection)
+            head = step.head
+            if !step.more { break }
+        } while true
+        let root = try await AuditLogTree.root(size: head.size, on: connection)
+        let logOrigin = origin ?? head.origin
+        let signers = [key] + (next.map { [$0] } ?? [])
+        let note = try SignedNote.sign(
+            LogCheckpoint(origin: logOrigin, size: head.size, root: root).body, with: signers.map { (logOrigin, $0.privateKey) })
         var checkpoint = AuditCheckpoint(
             number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
-            coversUntilID: max(changes.newestID, changes.previous?.coversUntilID ?? 0),
-            heads: changes.heads, publicKey: key.publicKeyHex, signature: "", hash: "", nextPublicKey: next)
+            coversUntilID: coversUntilID,
+            heads: changes.heads, publicKey: key.publicKeyHex, signature: "", hash: "", nextPublicKey: next?.publicKeyHex,
+            treeSize: head.size, treeRoot: Hex.encode(root), note: note.encoded)
         let statement = checkpoint.statement
         checkpoint.signature = try key.signatureHex(statement)
         checkpoint.hash = AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature)
         try await connection.execute(
-            "INSERT INTO audit_checkpoints (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO audit_checkpoints (\(columns)) VALUES (\(SQLPlaceholders.list(12)))",
             checkpoint.number, checkpoint.at, checkpoint.prevHash, checkpoint.coversUntilID,
             String(decoding: try JSONEncoder().encode(checkpoint.heads), as: UTF8.self),
-            checkpoint.publicKey, checkpoint.signature, checkpoint.hash, checkpoint.nextPublicKey)
+            checkpoint.publicKey, checkpoint.signature, checkpoint.hash, checkpoint.nextPublicKey,
+            checkpoint.treeSize, checkpoint.treeRoot, checkpoint.note)
         return checkpoint
     }
 
     /// The columns of a checkpoint's row, in the order `checkpoint(_:)` reads them.
-    static let columns = "number, at, prev_hash, covers_until_id, heads, public_key, signature, hash, next_public_key"
+    static let columns = "number, at, prev_hash, covers_until_id, heads, public_key, signature, hash, next_public_key, tree_size, tree_root, note"
 
     /// Why `held` may not sign the checkpoint after `previous`.
     static func keyMismatch(_ previous: AuditCheckpoint, held: String) -> String {
@@ -211,6 +245,7 @@ public enum AuditCheckpoints {
         let heads = try JSONDecoder().decode([AuditCheckpoint.Head].self, from: Data(row.string(4).utf8))
         return AuditCheckpoint(
             number: try row.int(0), at: try row.string(1), prevHash: try row.string(2), coversUntilID: try row.int64(3), heads: heads,
-            publicKey: try row.string(5), signature: try row.string(6), hash: try row.string(7), nextPublicKey: row.optionalString(8))
+            publicKey: try row.string(5), signature: try row.string(6), hash: try row.string(7), nextPublicKey: row.optionalString(8),
+            treeSize: row.optionalInt64(9), treeRoot: row.optionalString(10), note: row.optionalString(11))
     }
 }

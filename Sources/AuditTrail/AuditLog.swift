@@ -139,6 +139,8 @@ public enum AuditLog {
         public var rowsChecked: Int
         /// Checkpoints read.
         public var checkpointsChecked: Int = 0
+        /// Leaves of the transparency log checked against their rows and the tree.
+        public var logLeavesChecked: Int = 0
         /// Rows that name an erased user, and so show no name (`users erase`).
         public var redactedRows: Int = 0
         /// Of those, rows written before migration 0011 whose clear name was removed: their hash

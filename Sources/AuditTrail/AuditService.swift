@@ -8,13 +8,17 @@ public struct AuditService: Sendable {
     /// `audit.signingKeyPath`.
     public let signingKeyPath: String
     let now: @Sendable () -> Date
+    /// `audit.logOrigin`: the name the log's checkpoints carry (nil: the database's own, made by
+    /// migration 0020).
+    public let logOrigin: String?
     /// One checkpoint at a time from this process (they would only race for the same number).
     private let oneAtATime = AsyncSlots(count: 1)
 
     /// Creates the service; the key file is read (or created) when first needed.
-    public init(database: any DatabaseStore, signingKeyPath: String, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(database: any DatabaseStore, signingKeyPath: String, logOrigin: String? = nil, now: @escaping @Sendable () -> Date = Date.init) {
         self.database = database
         self.signingKeyPath = signingKeyPath
+        self.logOrigin = logOrigin
         self.now = now
     }
 
@@ -93,7 +97,7 @@ public struct AuditService: Sendable {
         try? FileManager.default.removeItem(atPath: nextKeyPath)  // a new key of a rotation that never reached its checkpoint
         let new = try AuditSigningKey.loadOrCreate(path: nextKeyPath)
         try Self.append(old.publicKeyHex, toHistory: keyHistoryPath)
-        guard let checkpoint = try await checkpoint(always: true, rotatingTo: new.publicKeyHex) else {
+        guard let checkpoint = try await checkpoint(always: true, rotatingTo: new) else {
             throw PhotosError(.internal, "the rotation's checkpoint was not written")
         }
         try Self.replace(signingKeyPath, with: nextKeyPath)
@@ -124,7 +128,7 @@ public struct AuditService: Sendable {
         try await checkpoint(always: always, rotatingTo: nil)
     }
 
-    private func checkpoint(always: Bool, rotatingTo next: String?) async throws -> AuditCheckpoint? {
+    private func checkpoint(always: Bool, rotatingTo next: AuditSigningKey?) async throws -> AuditCheckpoint? {
         let key = try await checkedSigningKey()
         await oneAtATime.acquire()
         do {
@@ -137,7 +141,7 @@ public struct AuditService: Sendable {
         }
     }
 
-    private func checkpoint(signedWith key: AuditSigningKey, always: Bool, rotatingTo next: String?) async throws -> AuditCheckpoint? {
+    private func checkpoint(signedWith key: AuditSigningKey, always: Bool, rotatingTo next: AuditSigningKey?) async throws -> AuditCheckpoint? {
         // Read on a snapshot, write one row: the writer is held for the INSERT only. Another
         // process's checkpoint in between (photos-admin beside photosd, another instance) means
         // reading again; the last try reads inside the write transaction, which nothing can
@@ -148,16 +152,51 @@ public struct AuditService: Sendable {
                 return try await database.write { connection in
                     let changes = try await AuditCheckpoints.changes(on: connection)
                     guard always || !changes.heads.isEmpty else { return nil }
-                    return try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, on: connection)
+                    return try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, origin: logOrigin, on: connection)
                 }
             }
             let changes = try await AuditLog.readSettled(database) { try await AuditCheckpoints.changes(on: $0, settledUntil: $1) }
             guard always || !changes.heads.isEmpty else { return nil }
-            if let written = try await database.write({ try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, on: $0) }) {
+            try await integrate(until: changes.newestID)
+            if let written = try await database.write({ try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, origin: logOrigin, on: $0) }) {
                 return written
             }
         }
         return nil
+    }
+
+    /// The receipt of a live session (`GET /v1/sessions/{id}/receipt`).
+    public func receipt(sessionID: String) async throws -> AuditReceipts.Outcome {
+        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, on: $0) }
+    }
+
+    /// The receipt of a session from its rows in an archive file (`AuditReceipts.archivedRows`),
+    /// proven against this database's log.
+    public func receipt(sessionID: String, archived: AuditReceipts.ArchivedRows) async throws -> AuditReceipts.Outcome {
+        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, archived: archived, log: $0) }
+    }
+
+    /// The newest checkpoint's signed note (`GET /v1/log/checkpoint`); nil before the first.
+    public func newestCheckpointNote() async throws -> String? {
+        try await database.read { try await AuditReceipts.newestSignedTree(on: $0)?.note }
+    }
+
+    /// The consistency proof between two tree sizes (`GET /v1/log/consistency`).
+    public func consistency(from old: Int64, to new: Int64) async throws -> [MerkleTree.Hash] {
+        try await database.read { try await AuditReceipts.consistency(from: old, to: new, on: $0) }
+    }
+
+    /// The log's origin: `audit.logOrigin`, else the database's own.
+    public func origin() async throws -> String {
+        if let logOrigin { return logOrigin }
+        return try await database.read { try await AuditLogTree.head(on: $0).origin }
+    }
+
+    /// Makes leaves of the settled rows up to `settledUntil` in transactions of
+    /// `AuditLogTree.batchRows` rows, so that the checkpoint's own transaction, which holds the
+    /// writer while it signs, has only what came since left to add.
+    func integrate(until settledUntil: Int64) async throws {
+        while try await database.write({ try await AuditLogTree.integrate(until: settledUntil, on: $0).more }) {}
     }
 
     /// The key the first checkpoint must be signed with (later ones follow the chain of keys):

@@ -34,6 +34,9 @@ public struct AuditSigningKey: Sendable {
         return AuditSigningKey(key)
     }
 
+    /// The private key, for the signed notes of checkpoints (`SignedNote.sign`).
+    var privateKey: Curve25519.Signing.PrivateKey { key }
+
     private var key: Curve25519.Signing.PrivateKey {
         // 32 bytes read back from a key made by this type: cannot fail.
         (try? Curve25519.Signing.PrivateKey(rawRepresentation: raw)) ?? Curve25519.Signing.PrivateKey()
@@ -41,6 +44,11 @@ public struct AuditSigningKey: Sendable {
 
     /// The public key, hex: what `photos-admin audit key` prints and `audit verify --public-key` takes.
     public var publicKeyHex: String { Hex.encode(key.publicKey.rawRepresentation) }
+
+    /// The note verifier key of this key for the log named `origin` (`audit key --note`).
+    public func noteVerifierKey(origin: String) -> SignedNote.VerifierKey {
+        SignedNote.VerifierKey(name: origin, publicKey: Array(key.publicKey.rawRepresentation))
+    }
 
     /// The hex signature of `message`.
     func signatureHex(_ message: [UInt8]) throws -> String {
@@ -74,6 +82,9 @@ public struct AuditPublicKey: Sendable, Equatable {
         self.hex = hex
         self.raw = Hex.decode(hex) ?? []
     }
+
+    /// The raw 32 bytes.
+    var rawBytes: [UInt8] { raw }
 
     /// True when `signatureHex` is this key's signature of `message`.
     func isValidSignature(_ signatureHex: String, for message: [UInt8]) -> Bool {

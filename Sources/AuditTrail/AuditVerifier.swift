@@ -65,7 +65,8 @@ struct AuditVerifier {
             try await checkGlobalChain(upTo: cutover, redacted: redacted)
             let covered = try await CoveredHeads(scratch: try openScratch?())
             var chain = KeyChain(keys: publicKey.map { [$0] } ?? [], rotations: [])
-            if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: covered, keys: &chain) }
+            var signedTrees: [SignedTree] = []
+            if hasV2 { verification.checkpointsChecked = try await checkCheckpoints(into: covered, keys: &chain, trees: &signedTrees) }
             verification.keyRotations = chain.rotations
             verification.currentKey = chain.keys.last
             var continuations: [String: Head] = [:]
@@ -83,6 +84,10 @@ struct AuditVerifier {
                 throw Failure(problem: AuditLog.Problem(reason: "this database has no archives (its schema predates them), yet --archive was given"))
             }
             verification.rowsChecked += try await checkTrails(cutover: cutover, covered: covered, redacted: redacted, continuations: continuations)
+            // After the trails, which name an altered row more exactly than its leaf would.
+            if try await connection.tableExists("audit_log") {
+                verification.logLeavesChecked = try await checkLog(signedTrees)
+            }
             if try await !covered.isEmpty, try await connection.tableExists("audit_archived_trails") { try await resolveArchived(covered) }
             if let missing = try await covered.first() {
                 throw Failure(problem: AuditLog.Problem(
@@ -133,7 +138,7 @@ struct AuditVerifier {
         var rotations: [Int]
     }
 
-    private func checkCheckpoints(into covered: CoveredHeads, keys chain: inout KeyChain) async throws -> Int {
+    private func checkCheckpoints(into covered: CoveredHeads, keys chain: inout KeyChain, trees: inout [SignedTree]) async throws -> Int {
         var expected = 1
         // Who must have signed the next checkpoint: the trusted key, then each rotation's next.
         var signer = publicKey
@@ -168,6 +173,11 @@ struct AuditVerifier {
                 guard against.hash == checkpoint.hash else { throw fail("differs from the exported checkpoint \(number) (hash \(against.hash.prefix(16))…)") }
                 foundAgainst = true
                 signerOfAgainst = key
+            }
+            if let size = checkpoint.treeSize, let root = checkpoint.treeRoot {
+                trees.append(SignedTree(
+                    checkpoint: number, size: size, root: root, note: checkpoint.note ?? "", signer: key,
+                    next: checkpoint.nextPublicKey.flatMap { try? AuditPublicKey(hex: $0) }))
             }
             if let next = checkpoint.nextPublicKey {
                 guard let nextKey = try? AuditPublicKey(hex: next) else { throw fail("names a next signing key that is not a public key (altered)") }

@@ -716,6 +716,70 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 20,
+            name: "0020_transparency_log.sql",
+            sql: #"""
+                -- 0020: the audit trail as a transparency log (docs/design.md, "Receipts").
+                --
+                -- Every audit row becomes a leaf of one RFC 6962 Merkle tree, numbered in the order rows are
+                -- settled (`log_index` 0, 1, 2 …, gapless, never reused): `audit_log_leaves` says which row each
+                -- leaf is, `audit_log_nodes` keeps the hash of every complete subtree (level 0: the leaves'
+                -- hashes, SHA-256(0x00 ‖ row hash); level l, index i: the 2^l leaves from i·2^l), so that an
+                -- inclusion or consistency proof is a few reads by primary key. Leaves and nodes stay when their
+                -- row moves to an archive or its user is erased. Rows already here become leaves, in id order, at
+                -- the first checkpoint after this migration (the hashing is done by photosd, not by SQL).
+                --
+                -- `audit_log` is the tree's head: its size, the newest row id that is a leaf (every row up to
+                -- it is), and this database's origin — the name its checkpoints carry and sign under unless
+                -- `audit.logOrigin` sets another. Checkpoints gain the tree they sign: its size, its root (hex),
+                -- and the C2SP signed note of both.
+                CREATE TABLE audit_log (
+                    origin TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    integrated_until_id INTEGER NOT NULL
+                );
+                INSERT INTO audit_log (origin, size, integrated_until_id) VALUES ('photosd/' || lower(hex(randomblob(8))), 0, 0);
+                CREATE TRIGGER audit_log_grows_only BEFORE UPDATE ON audit_log
+                WHEN NOT (NEW.origin = OLD.origin AND NEW.size >= OLD.size AND NEW.integrated_until_id >= OLD.integrated_until_id)
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_log only grows: UPDATE refused');
+                END;
+                
+                CREATE TABLE audit_log_leaves (
+                    log_index INTEGER PRIMARY KEY,
+                    event_id INTEGER NOT NULL UNIQUE
+                );
+                CREATE TRIGGER audit_log_leaves_no_update BEFORE UPDATE ON audit_log_leaves
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_log_leaves is append-only: UPDATE refused');
+                END;
+                CREATE TRIGGER audit_log_leaves_no_delete BEFORE DELETE ON audit_log_leaves
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_log_leaves is append-only: DELETE refused');
+                END;
+                
+                CREATE TABLE audit_log_nodes (
+                    level INTEGER NOT NULL,
+                    idx INTEGER NOT NULL,
+                    hash BLOB NOT NULL,
+                    PRIMARY KEY (level, idx)
+                ) WITHOUT ROWID;
+                CREATE TRIGGER audit_log_nodes_no_update BEFORE UPDATE ON audit_log_nodes
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_log_nodes is append-only: UPDATE refused');
+                END;
+                CREATE TRIGGER audit_log_nodes_no_delete BEFORE DELETE ON audit_log_nodes
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_log_nodes is append-only: DELETE refused');
+                END;
+                
+                ALTER TABLE audit_checkpoints ADD COLUMN tree_size INTEGER;
+                ALTER TABLE audit_checkpoints ADD COLUMN tree_root TEXT;
+                ALTER TABLE audit_checkpoints ADD COLUMN note TEXT;
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -1341,6 +1405,59 @@ extension PhotosMigrations {
                 -- rest of the statement (NULL for version 1 statements, which `audit verify` reports as such).
                 ALTER TABLE audit_archives ADD COLUMN sessions BIGINT;
                 ALTER TABLE audit_archives ADD COLUMN sessions_digest TEXT;
+
+                """#
+        ),
+        Migration(
+            version: 20,
+            name: "0020_transparency_log.sql",
+            sql: #"""
+                -- 0020 (PostgreSQL): the audit trail as a transparency log, as Migrations/sqlite/0020_transparency_log.sql.
+                CREATE TABLE audit_log (
+                    origin TEXT NOT NULL,
+                    size BIGINT NOT NULL,
+                    integrated_until_id BIGINT NOT NULL
+                );
+                INSERT INTO audit_log (origin, size, integrated_until_id)
+                    VALUES ('photosd/' || substr(md5(random()::text || clock_timestamp()::text), 1, 16), 0, 0);
+                CREATE FUNCTION audit_log_grows_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.origin = OLD.origin AND NEW.size >= OLD.size AND NEW.integrated_until_id >= OLD.integrated_until_id THEN
+                        RETURN NEW;
+                    END IF;
+                    RAISE EXCEPTION 'audit_log only grows: UPDATE refused';
+                END;
+                $$;
+                CREATE TRIGGER audit_log_grows_only BEFORE UPDATE ON audit_log
+                    FOR EACH ROW EXECUTE FUNCTION audit_log_grows_only();
+                
+                CREATE TABLE audit_log_leaves (
+                    log_index BIGINT PRIMARY KEY,
+                    event_id BIGINT NOT NULL UNIQUE
+                );
+                CREATE TRIGGER audit_log_leaves_no_update BEFORE UPDATE ON audit_log_leaves
+                    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+                CREATE TRIGGER audit_log_leaves_no_delete BEFORE DELETE ON audit_log_leaves
+                    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+                CREATE TRIGGER audit_log_leaves_no_truncate BEFORE TRUNCATE ON audit_log_leaves
+                    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+                
+                CREATE TABLE audit_log_nodes (
+                    level INTEGER NOT NULL,
+                    idx BIGINT NOT NULL,
+                    hash BYTEA NOT NULL,
+                    PRIMARY KEY (level, idx)
+                );
+                CREATE TRIGGER audit_log_nodes_no_update BEFORE UPDATE ON audit_log_nodes
+                    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+                CREATE TRIGGER audit_log_nodes_no_delete BEFORE DELETE ON audit_log_nodes
+                    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+                CREATE TRIGGER audit_log_nodes_no_truncate BEFORE TRUNCATE ON audit_log_nodes
+                    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
+                
+                ALTER TABLE audit_checkpoints ADD COLUMN tree_size BIGINT;
+                ALTER TABLE audit_checkpoints ADD COLUMN tree_root TEXT;
+                ALTER TABLE audit_checkpoints ADD COLUMN note TEXT;
 
                 """#
         ),

@@ -42,7 +42,9 @@ public struct PhotosServices: Sendable {
         sessions = SessionCoordinator(
             database: database, auth: auth, idempotency: idempotency, idleExpirySeconds: configuration.sessionIdleExpirySeconds,
             traced: !configuration.tracingOTLPEndpoint.isEmpty)
-        audit = AuditService(database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath, now: now)
+        audit = AuditService(
+            database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath,
+            logOrigin: configuration.auditLogOrigin.isEmpty ? nil : configuration.auditLogOrigin, now: now)
         operators = OperatorService(database: database, bcryptCost: configuration.bcryptCost, now: now)
         experiments = ExperimentService(database: database, now: now)
     }

@@ -10,7 +10,7 @@ extension PhotosAdmin {
     struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read and verify the audit trail.",
-            subcommands: [Show.self, Verify.self, Checkpoint.self, Key.self, Archive.self],
+            subcommands: [Show.self, Verify.self, Checkpoint.self, Key.self, Archive.self, Prove.self, CheckReceipt.self, Witness.self],
             defaultSubcommand: Show.self)
     }
 }
@@ -120,6 +120,9 @@ extension PhotosAdmin.Audit {
                 throw PhotosAdmin.foundTampering
             }
             print("audit trail intact: \(Output.count(result.rowsChecked, "row")) verified, \(Output.count(result.checkpointsChecked, "checkpoint")) verified")
+            if result.logLeavesChecked > 0 {
+                print("transparency log: \(Output.count(result.logLeavesChecked, "leaf", plural: "leaves")) of live rows and every stored node verified, each checkpoint's tree and signed note too")
+            }
             if !result.keyRotations.isEmpty {
                 print("signing key rotated at \(result.keyRotations.count == 1 ? "checkpoint" : "checkpoints") \(result.keyRotations.map(String.init).joined(separator: ", ")): each rotation signed by the key before it")
             }
@@ -181,8 +184,22 @@ extension PhotosAdmin.Audit {
 
         @OptionGroup var global: GlobalOptions
         @Flag(help: "Replace the signing key with a new one; later checkpoints are signed by it.") var rotate = false
+        @Flag(help: "Print the key as a note verifier key (<origin>+<key id>+<base64>): what audit check-receipt and audit witness take.")
+        var note = false
+
+        func validate() throws {
+            guard !(rotate && note) else { throw ValidationError("--rotate and --note go separately: rotate, then print the new key with --note") }
+        }
 
         func run() async throws {
+            if note {
+                let verifier = try await global.withServices { context in
+                    let key = try await context.services.audit.checkedSigningKey()
+                    return try await key.noteVerifierKey(origin: context.services.audit.origin())
+                }
+                print(verifier)
+                return
+            }
             guard rotate else {
                 // Through the database: a new key is not made for a database whose checkpoints another signed.
                 let key = try await global.withServices { context in try await context.services.audit.checkedSigningKey() }

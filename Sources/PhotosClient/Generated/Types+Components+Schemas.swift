@@ -1113,5 +1113,182 @@ extension Components {
                 case detail
             }
         }
+        /// - Remark: Generated from `#/components/schemas/Receipt`.
+        public struct Receipt: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Receipt/sessionId`.
+            public var sessionId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Receipt/rows`.
+            public var rows: [Components.Schemas.ReceiptRow]
+            /// - Remark: Generated from `#/components/schemas/Receipt/inclusion`.
+            public struct inclusionPayload: Codable, Hashable, Sendable {
+                /// The newest row's leaf.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Receipt/inclusion/logIndex`.
+                public var logIndex: Swift.Int64
+                /// The size of the checkpoint's tree.
+                ///
+                /// - Remark: Generated from `#/components/schemas/Receipt/inclusion/treeSize`.
+                public var treeSize: Swift.Int64
+                /// The inclusion proof, base64, from the leaf up (RFC 6962).
+                ///
+                /// - Remark: Generated from `#/components/schemas/Receipt/inclusion/hashes`.
+                public var hashes: [OpenAPIRuntime.Base64EncodedData]
+                /// Creates a new `inclusionPayload`.
+                ///
+                /// - Parameters:
+                ///   - logIndex: The newest row's leaf.
+                ///   - treeSize: The size of the checkpoint's tree.
+                ///   - hashes: The inclusion proof, base64, from the leaf up (RFC 6962).
+                public init(
+                    logIndex: Swift.Int64,
+                    treeSize: Swift.Int64,
+                    hashes: [OpenAPIRuntime.Base64EncodedData]
+                ) {
+                    self.logIndex = logIndex
+                    self.treeSize = treeSize
+                    self.hashes = hashes
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case logIndex
+                    case treeSize
+                    case hashes
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Receipt/inclusion`.
+            public var inclusion: Components.Schemas.Receipt.inclusionPayload
+            /// The checkpoint's C2SP signed note: origin, tree size, base64 root, a blank line, signature lines.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Receipt/checkpoint`.
+            public var checkpoint: Swift.String
+            /// Creates a new `Receipt`.
+            ///
+            /// - Parameters:
+            ///   - sessionId:
+            ///   - rows:
+            ///   - inclusion:
+            ///   - checkpoint: The checkpoint's C2SP signed note: origin, tree size, base64 root, a blank line, signature lines.
+            public init(
+                sessionId: Swift.String,
+                rows: [Components.Schemas.ReceiptRow],
+                inclusion: Components.Schemas.Receipt.inclusionPayload,
+                checkpoint: Swift.String
+            ) {
+                self.sessionId = sessionId
+                self.rows = rows
+                self.inclusion = inclusion
+                self.checkpoint = checkpoint
+            }
+            public enum CodingKeys: String, CodingKey {
+                case sessionId
+                case rows
+                case inclusion
+                case checkpoint
+            }
+        }
+        /// - Remark: Generated from `#/components/schemas/ReceiptRow`.
+        public struct ReceiptRow: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/sessionId`.
+            public var sessionId: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/seq`.
+            public var seq: Swift.Int
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/at`.
+            public var at: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/actor`.
+            public var actor: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/username`.
+            public var username: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/coordinator`.
+            public var coordinator: Swift.String?
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/step`.
+            public var step: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/screen`.
+            public var screen: Swift.String?
+            /// The row's detail, the JSON text its hash covers.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/detail`.
+            public var detail: Swift.String
+            /// The row's SHA-256, hex; its leaf hash is SHA-256(0x00 ‖ these 32 bytes).
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/hash`.
+            public var hash: Swift.String
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/logIndex`.
+            public var logIndex: Swift.Int64?
+            /// The user id the hash covers.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/userId`.
+            public var userId: Swift.Int64?
+            /// A name the row itself holds (rows from before 0.4's erasure support only): the hash covers it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/recordedUsername`.
+            public var recordedUsername: Swift.String?
+            /// True when an erasure removed a name the hash covered: the row's place is proven, not its content.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/redacted`.
+            public var redacted: Swift.Bool?
+            /// Creates a new `ReceiptRow`.
+            ///
+            /// - Parameters:
+            ///   - sessionId:
+            ///   - seq:
+            ///   - at:
+            ///   - actor:
+            ///   - username:
+            ///   - coordinator:
+            ///   - step:
+            ///   - screen:
+            ///   - detail: The row's detail, the JSON text its hash covers.
+            ///   - hash: The row's SHA-256, hex; its leaf hash is SHA-256(0x00 ‖ these 32 bytes).
+            ///   - logIndex:
+            ///   - userId: The user id the hash covers.
+            ///   - recordedUsername: A name the row itself holds (rows from before 0.4's erasure support only): the hash covers it.
+            ///   - redacted: True when an erasure removed a name the hash covered: the row's place is proven, not its content.
+            public init(
+                sessionId: Swift.String,
+                seq: Swift.Int,
+                at: Swift.String,
+                actor: Swift.String,
+                username: Swift.String? = nil,
+                coordinator: Swift.String? = nil,
+                step: Swift.String,
+                screen: Swift.String? = nil,
+                detail: Swift.String,
+                hash: Swift.String,
+                logIndex: Swift.Int64? = nil,
+                userId: Swift.Int64? = nil,
+                recordedUsername: Swift.String? = nil,
+                redacted: Swift.Bool? = nil
+            ) {
+                self.sessionId = sessionId
+                self.seq = seq
+                self.at = at
+                self.actor = actor
+                self.username = username
+                self.coordinator = coordinator
+                self.step = step
+                self.screen = screen
+                self.detail = detail
+                self.hash = hash
+                self.logIndex = logIndex
+                self.userId = userId
+                self.recordedUsername = recordedUsername
+                self.redacted = redacted
+            }
+            public enum CodingKeys: String, CodingKey {
+                case sessionId
+                case seq
+                case at
+                case actor
+                case username
+                case coordinator
+                case step
+                case screen
+                case detail
+                case hash
+                case logIndex
+                case userId
+                case recordedUsername
+                case redacted
+            }
+        }
     }
 }

@@ -84,6 +84,30 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/sessions/{id}/events`.
     /// - Remark: Generated from `#/paths//v1/sessions/{id}/events/get(sessionEvents)`.
     func sessionEvents(_ input: Operations.sessionEvents.Input) async throws -> Operations.sessionEvents.Output
+    /// The session's receipt, checkable offline
+    ///
+    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{id}/receipt/get(sessionReceipt)`.
+    func sessionReceipt(_ input: Operations.sessionReceipt.Input) async throws -> Operations.sessionReceipt.Output
+    /// The transparency log's newest checkpoint
+    ///
+    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name. Public, no personal data; `404` when `log.public` is false or before the first checkpoint.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/log/checkpoint`.
+    /// - Remark: Generated from `#/paths//v1/log/checkpoint/get(logCheckpoint)`.
+    func logCheckpoint(_ input: Operations.logCheckpoint.Input) async throws -> Operations.logCheckpoint.Output
+    /// A consistency proof between two sizes of the log
+    ///
+    /// The RFC 6962 consistency proof that the tree of `to` leaves extends the tree of `from` leaves (1 ≤ from ≤ to ≤ the newest checkpoint's size). Public; `404` when `log.public` is false.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/log/consistency`.
+    /// - Remark: Generated from `#/paths//v1/log/consistency/get(logConsistency)`.
+    func logConsistency(_ input: Operations.logConsistency.Input) async throws -> Operations.logConsistency.Output
     /// The catalogue, by id (keyset pagination)
     ///
     /// - Remark: HTTP `GET /v1/photos`.
@@ -226,6 +250,48 @@ extension APIProtocol {
     ) async throws -> Operations.sessionEvents.Output {
         try await sessionEvents(Operations.sessionEvents.Input(
             path: path,
+            query: query,
+            headers: headers
+        ))
+    }
+    /// The session's receipt, checkable offline
+    ///
+    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
+    /// - Remark: Generated from `#/paths//v1/sessions/{id}/receipt/get(sessionReceipt)`.
+    public func sessionReceipt(
+        path: Operations.sessionReceipt.Input.Path,
+        headers: Operations.sessionReceipt.Input.Headers = .init()
+    ) async throws -> Operations.sessionReceipt.Output {
+        try await sessionReceipt(Operations.sessionReceipt.Input(
+            path: path,
+            headers: headers
+        ))
+    }
+    /// The transparency log's newest checkpoint
+    ///
+    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name. Public, no personal data; `404` when `log.public` is false or before the first checkpoint.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/log/checkpoint`.
+    /// - Remark: Generated from `#/paths//v1/log/checkpoint/get(logCheckpoint)`.
+    public func logCheckpoint(headers: Operations.logCheckpoint.Input.Headers = .init()) async throws -> Operations.logCheckpoint.Output {
+        try await logCheckpoint(Operations.logCheckpoint.Input(headers: headers))
+    }
+    /// A consistency proof between two sizes of the log
+    ///
+    /// The RFC 6962 consistency proof that the tree of `to` leaves extends the tree of `from` leaves (1 ≤ from ≤ to ≤ the newest checkpoint's size). Public; `404` when `log.public` is false.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/log/consistency`.
+    /// - Remark: Generated from `#/paths//v1/log/consistency/get(logConsistency)`.
+    public func logConsistency(
+        query: Operations.logConsistency.Input.Query,
+        headers: Operations.logConsistency.Input.Headers = .init()
+    ) async throws -> Operations.logConsistency.Output {
+        try await logConsistency(Operations.logConsistency.Input(
             query: query,
             headers: headers
         ))

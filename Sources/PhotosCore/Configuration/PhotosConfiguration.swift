@@ -87,6 +87,14 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// waited this long for a checkpoint to sign it — checkpoints have stopped (a key that cannot
     /// be read, storage refusing the write).
     public var auditCheckpointMaxAgeSeconds = 60
+    /// `audit.logOrigin`: the transparency log's name, the first line of every checkpoint note
+    /// and the name of its key (`photos-admin audit key --note`); empty: the database's own
+    /// (`photosd/` and 16 hex digits, made once by migration 0020). Changing it changes the note
+    /// key every witness and receipt checker holds.
+    public var auditLogOrigin = ""
+    /// `log.public`: serve the log's newest checkpoint and its consistency proofs
+    /// (`GET /v1/log/checkpoint`, `GET /v1/log/consistency`) to anyone; false: 404.
+    public var logPublic = true
     /// How long the answer to an `Idempotency-Key` is kept for retries.
     public var idempotencyRetentionSeconds = 86_400
     /// `sessions.idleExpirySeconds`: a session idle this long ends (`session.expired`, then
@@ -224,6 +232,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "audit.signingKeyPath": .init(.string(defaults.auditSigningKeyPath), isSecret: false),
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
             "audit.checkpointMaxAgeSeconds": .init(.int(defaults.auditCheckpointMaxAgeSeconds), isSecret: false),
+            "audit.logOrigin": .init(.string(defaults.auditLogOrigin), isSecret: false),
+            "log.public": .init(.bool(defaults.logPublic), isSecret: false),
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
             "limits.longPollsPerAddress": .init(.int(defaults.longPollsPerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
@@ -424,6 +434,12 @@ public struct PhotosConfiguration: Sendable, Equatable {
             throw PhotosError.badRequest(
                 "configuration audit.checkpointMaxAgeSeconds (\(auditCheckpointMaxAgeSeconds)) must be longer than audit.checkpointIntervalSeconds (\(auditCheckpointIntervalSeconds)): a checkpoint is written only that often")
         }
+        auditLogOrigin = try string("audit.logOrigin")
+        guard auditLogOrigin.utf8.count <= 200, !auditLogOrigin.contains("+"),
+              !auditLogOrigin.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) else {
+            throw PhotosError.badRequest("configuration audit.logOrigin must be at most 200 bytes with no spaces and no '+' (it names the checkpoints' key)")
+        }
+        logPublic = try bool("log.public")
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
         signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
         signInMaxAttemptsPerAddress = try int("auth.signInMaxAttemptsPerAddress", 0...1_000_000)

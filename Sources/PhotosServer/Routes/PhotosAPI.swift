@@ -27,11 +27,17 @@ struct PhotosAPI: Sendable {
     let changes: SessionChanges
     /// The metrics' count of the sessions' commits.
     let countingCommits: AuditCommits.Listening
+    /// `log.public`: the log's checkpoint and consistency proofs served to anyone.
+    let logPublic: Bool
+    /// `audit.checkpointIntervalSeconds`: how long a receipt may wait for its checkpoint.
+    let checkpointIntervalSeconds: Int
 
     init(
         services: PhotosServices, bodyLimit: Int, metrics: PhotosMetrics, storage: StorageHealth, sessionsPerAddress: AddressLimiter,
-        longPolls: HeldSlots<String>, readiness: Readiness
+        longPolls: HeldSlots<String>, readiness: Readiness, logPublic: Bool = true, checkpointIntervalSeconds: Int = 10
     ) {
+        self.logPublic = logPublic
+        self.checkpointIntervalSeconds = checkpointIntervalSeconds
         self.services = services
         self.bodyLimit = bodyLimit
         self.metrics = metrics
@@ -166,6 +172,22 @@ struct PurchaseResponse: Encodable {
 
 struct PurchasesResponse: Encodable {
     let purchases: [PurchaseResponse]
+}
+
+/// `GET /v1/sessions/{id}/receipt`'s `202` body: the session's newest row waits for the next
+/// checkpoint.
+struct ReceiptPending: Encodable {
+    let status = "pending"
+    /// Seconds until the next checkpoint (as `Retry-After`).
+    let retryAfter: Int
+}
+
+/// `GET /v1/log/consistency`.
+struct ConsistencyResponse: Encodable {
+    let from: Int64
+    let to: Int64
+    /// Base64, RFC 6962 order.
+    let hashes: [String]
 }
 
 struct HealthResponse: Encodable {

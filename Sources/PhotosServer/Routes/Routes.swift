@@ -1,3 +1,4 @@
+import AuditTrail
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -70,6 +71,37 @@ extension PhotosAPI {
             let after = try RequestParsing.queryInt(request, "after", default: 0, range: 0...Int(Int32.max))
             let limit = try RequestParsing.queryInt(request, "limit", default: 100, range: 1...1_000)
             return try APIResponse.json(EventsResponse(events: try await api.sessions.events(sessionID: id, after: after, limit: limit)))
+        }
+
+        // A receipt: the session's rows, an inclusion proof of its newest, the checkpoint's note.
+        session.on("receipt", method: .get) { _, context in
+            let id = try context.authorizedSession()
+            switch try await api.services.audit.receipt(sessionID: id) {
+            case .receipt(let receipt):
+                return try APIResponse.json(receipt)
+            case .pending:
+                let wait = api.checkpointIntervalSeconds
+                return try APIResponse.json(ReceiptPending(retryAfter: wait), status: .accepted, headers: [.retryAfter: String(wait)])
+            case .notFound:
+                throw PhotosError.notFound("session \(id) has no audit rows in this database (an archived session's receipt: photos-admin audit prove --archive)")
+            }
+        }
+
+        // The transparency log, public unless `log.public` is false: no personal data in either.
+        router.on("/v1/log/checkpoint", method: .get) { _, _ in
+            guard api.logPublic else { throw PhotosError.notFound("the transparency log is not served here (log.public is false)") }
+            guard let note = try await api.services.audit.newestCheckpointNote() else {
+                throw PhotosError.notFound("no checkpoint has signed the log yet; the first comes within audit.checkpointIntervalSeconds of the first row")
+            }
+            return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: note)))
+        }
+        router.on("/v1/log/consistency", method: .get) { request, _ in
+            guard api.logPublic else { throw PhotosError.notFound("the transparency log is not served here (log.public is false)") }
+            let from = try RequestParsing.queryInt(request, "from", default: -1, range: -1...Int.max)
+            let to = try RequestParsing.queryInt(request, "to", default: -1, range: -1...Int.max)
+            guard from >= 1, to >= 1 else { throw PhotosError.badRequest("from and to are required: the two tree sizes, 1 ≤ from ≤ to") }
+            let proof = try await api.services.audit.consistency(from: Int64(from), to: Int64(to))
+            return try APIResponse.json(ConsistencyResponse(from: Int64(from), to: Int64(to), hashes: proof.map { Data($0).base64EncodedString() }))
         }
 
         router.on("/v1/photos", method: .get) { request, _ in

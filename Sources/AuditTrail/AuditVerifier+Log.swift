@@ -1,0 +1,110 @@
+import DatabaseAccess
+import Foundation
+import PhotosModel
+
+extension AuditVerifier {
+    /// What a checkpoint signed of the transparency log.
+    struct SignedTree {
+        var checkpoint: Int
+        var size: Int64
+        /// Hex.
+        var root: String
+        /// The signed note.
+        var note: String
+        /// The key that signed the checkpoint (the note must carry its signature too).
+        var signer: AuditPublicKey
+        /// On a rotation, the next key, whose signature the note carries as well.
+        var next: AuditPublicKey?
+    }
+
+    /// Nodes compared per statement.
+    static let logPage: Int64 = 8_192
+
+    // MARK: The transparency log
+
+    /// Checks the log: its leaves are gapless and each is its row's hash; every row up to the
+    /// head's `integratedUntilID` is a leaf; every stored internal node is the hash of its two
+    /// children; and every checkpoint's tree is the stored tree's root at its size, with a note
+    /// that says so, signed under its origin by the checkpoint's key (and the next one on a
+    /// rotation). Returns the leaves checked.
+    func checkLog(_ trees: [SignedTree]) async throws -> Int {
+        func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(reason: "the transparency log: " + reason)) }
+        let head = try await AuditLogTree.head(on: connection)
+        let leafCount = try await connection.queryOne("SELECT count(*), coalesce(min(log_index), 0), coalesce(max(log_index), -1) FROM audit_log_leaves")
+        guard let leafCount, try leafCount.int64(0) == head.size, try leafCount.int64(1) == 0, try leafCount.int64(2) == head.size - 1 else {
+            throw fail("audit_log_leaves does not number 0 … \(head.size - 1) without gaps (leaves were added or removed)")
+        }
+        if let row = try await connection.queryOne(
+            "SELECT id, session_id, seq FROM audit_events e WHERE id <= ? AND NOT EXISTS (SELECT 1 FROM audit_log_leaves l WHERE l.event_id = e.id) ORDER BY id LIMIT 1",
+            head.integratedUntilID) {
+            throw Failure(problem: AuditLog.Problem(
+                rowID: row.optionalInt64(0), sessionID: row.optionalString(1), seq: row.optionalInt(2),
+                reason: "is not a leaf of the transparency log, whose head says every row up to id \(head.integratedUntilID) is (a leaf was removed, or the row inserted)"))
+        }
+        // Each live row's leaf is its hash.
+        var after: Int64 = -1
+        var checked = 0
+        while true {
+            let rows = try await connection.query(
+                """
+                SELECT l.log_index, e.hash, n.hash FROM audit_log_leaves l
+                JOIN audit_events e ON e.id = l.event_id
+                LEFT JOIN audit_log_nodes n ON n.level = 0 AND n.idx = l.log_index
+                WHERE l.log_index > ? ORDER BY l.log_index LIMIT ?
+                """, after, Self.logPage)
+            for row in rows {
+                let index = try row.int64(0)
+                guard let rowHash = Hex.decode(try row.string(1)), let stored = try? row.blob(2), MerkleTree.leafHash(rowHash) == stored else {
+                    throw fail("leaf \(index) is not the hash of its row (the row's hash or the leaf was altered)")
+                }
+                after = index
+                checked += 1
+            }
+            if rows.count < Int(Self.logPage) { break }
+        }
+        // Every internal node from its children, level by level.
+        var level = 1
+        while head.size >> level > 0 {
+            let count = head.size >> level
+            let stored = try await connection.queryOne("SELECT count(*) FROM audit_log_nodes WHERE level = ?", level)?.int64(0) ?? -1
+            guard stored == count else { throw fail("level \(level) holds \(stored) nodes where a tree of \(head.size) leaves has \(count)") }
+            var start: Int64 = 0
+            while start < count {
+                let end = min(start + Self.logPage, count)
+                let children = try await connection.query(
+                    "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level - 1, start * 2, end * 2)
+                let parents = try await connection.query(
+                    "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level, start, end)
+                guard children.count == Int(end - start) * 2, parents.count == Int(end - start) else {
+                    throw fail("nodes are missing at level \(level - 1) or \(level) between \(start) and \(end)")
+                }
+                for (offset, parent) in parents.enumerated() {
+                    let left = try children[offset * 2].blob(1), right = try children[offset * 2 + 1].blob(1)
+                    guard try parent.blob(1) == MerkleTree.nodeHash(left, right) else {
+                        throw fail("node (\(level), \(try parent.int64(0))) is not the hash of its children (altered)")
+                    }
+                }
+                start = end
+            }
+            level += 1
+        }
+        for tree in trees {
+            func failing(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: tree.checkpoint, reason: reason)) }
+            guard tree.size <= head.size else { throw failing("signed a log of \(tree.size) leaves; the log holds \(head.size) (leaves were removed)") }
+            let root = try await AuditLogTree.root(size: tree.size, on: connection)
+            guard Hex.encode(root) == tree.root else {
+                throw failing("signed the log's root \(tree.root.prefix(16))… at size \(tree.size); the stored tree's is \(Hex.encode(root).prefix(16))… (the log was rewritten)")
+            }
+            guard let note = try? SignedNote(parsing: tree.note), let body = try? LogCheckpoint(parsing: note.text),
+                  body.size == tree.size, body.root == root else {
+                throw failing("its note is not the log's checkpoint at size \(tree.size) (altered)")
+            }
+            for key in [tree.signer] + (tree.next.map { [$0] } ?? []) {
+                guard note.isSigned(by: SignedNote.VerifierKey(name: body.origin, publicKey: key.rawBytes)) else {
+                    throw failing("its note is not signed by public key \(key.hex.prefix(16))… under the name \(body.origin) (altered, or signed by another key)")
+                }
+            }
+        }
+        return checked
+    }
+}

@@ -1,0 +1,188 @@
+import DatabaseAccess
+import Foundation
+import PhotosModel
+
+/// The audit trail's Merkle tree as the database keeps it (migration 0020): which row each leaf
+/// is (`audit_log_leaves`), the hash of every complete subtree (`audit_log_nodes`), and the head
+/// (`audit_log`: size, the newest row id that is a leaf, the origin).
+///
+/// Rows become leaves by `integrate`, in id order, up to a settled id (`AuditLog.settledNewestID`:
+/// every row up to it has committed, so none can appear below it later). Each leaf's hash is
+/// stored, and each internal node once, when its subtree completes: appending n leaves writes
+/// about 2n nodes and reads only the tree's right edge (one node per set bit of the size).
+///
+/// Why a node table and not C2SP `tlog-tiles`: a proof reads its log₂ n nodes by primary key in
+/// one statement, the same SQL on both stores, and no partial tile is rewritten; tiles would
+/// take a third of the space (docs/benchmarks.md, "Transparency log").
+public enum AuditLogTree {
+    /// The tree's head.
+    public struct Head: Sendable, Equatable {
+        /// The database's own origin (`audit.logOrigin` may name another).
+        public var origin: String
+        /// The number of leaves.
+        public var size: Int64
+        /// Every audit row with an id up to this one is a leaf.
+        public var integratedUntilID: Int64
+    }
+
+    /// Rows turned into leaves per transaction by default: about 10 ms of the writer each.
+    public static let batchRows = 4_096
+
+    /// The head, read in the caller's snapshot.
+    public static func head(on connection: any DatabaseConnection) async throws -> Head {
+        guard let row = try await connection.queryOne("SELECT origin, size, integrated_until_id FROM audit_log") else {
+            throw PhotosError(.internal, "the audit_log table has no row (migration 0020 writes it)")
+        }
+        return Head(origin: try row.string(0), size: try row.int64(1), integratedUntilID: try row.int64(2))
+    }
+
+    /// Makes leaves of the rows after the head's `integratedUntilID` up to `settledUntil`, at most
+    /// `limit` of them, in id order, inside the caller's write transaction (which must be the only
+    /// one integrating: `AuditCheckpoints.write`'s lock, or SQLite's one writer). Returns the new
+    /// head and whether rows up to `settledUntil` remain.
+    public static func integrate(until settledUntil: Int64, limit: Int = batchRows, on connection: any DatabaseConnection) async throws -> (head: Head, more: Bool) {
+        try await connection.hold([.exclusive(.number(integrateLockKey))])
+        var head = try await head(on: connection)
+        guard settledUntil > head.integratedUntilID else { return (head, false) }
+        let rows = try await connection.query(
+            "SELECT id, hash FROM audit_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", head.integratedUntilID, settledUntil, min(limit, Int.max - 1) + 1)
+        let more = rows.count > limit
+        let taken = rows.prefix(limit)
+        guard let last = taken.last else {
+            // Only ids that never committed (PostgreSQL's sequence gaps) or rows archived before
+            // they were integrated: nothing to add, the head moves on.
+            head.integratedUntilID = settledUntil
+            try await connection.execute("UPDATE audit_log SET integrated_until_id = ?", settledUntil)
+            return (head, false)
+        }
+        var frontier = try await nodes(rightEdgeOf: head.size, on: connection)
+        var leaves: [(index: Int64, eventID: Int64)] = []
+        var written: [(level: Int, index: Int64, hash: MerkleTree.Hash)] = []
+        leaves.reserveCapacity(taken.count)
+        written.reserveCapacity(taken.count * 2)
+        var size = head.size
+        for row in taken {
+            let eventID = try row.int64(0)
+            guard let rowHash = Hex.decode(try row.string(1)), rowHash.count == 32 else {
+                throw PhotosError(.internal, "audit row \(eventID) has no 32-byte hex hash")
+            }
+            leaves.append((size, eventID))
+            var hash = MerkleTree.leafHash(rowHash)
+            var level = 0
+            var index = size
+            written.append((level, index, hash))
+            // A right child completes its parent: hash upwards while the index is odd.
+            while index & 1 == 1 {
+                guard let left = frontier[Coordinate(level: level, index: index - 1)] else {
+                    throw PhotosError(.internal, "the audit log's node (\(level), \(index - 1)) is missing")
+                }
+                hash = MerkleTree.nodeHash(left, hash)
+                level += 1
+                index >>= 1
+                written.append((level, index, hash))
+            }
+            frontier[Coordinate(level: level, index: index)] = hash
+            size += 1
+        }
+        for start in stride(from: 0, to: leaves.count, by: 400) {
+            let part = leaves[start..<min(start + 400, leaves.count)]
+            try await connection.execute(
+                "INSERT INTO audit_log_leaves (log_index, event_id) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
+                arguments: part.flatMap { [$0.index, $0.eventID] as [any DatabaseBindable] })
+        }
+        for start in stride(from: 0, to: written.count, by: 300) {
+            let part = written[start..<min(start + 300, written.count)]
+            try await connection.execute(
+                "INSERT INTO audit_log_nodes (level, idx, hash) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
+                arguments: part.flatMap { [$0.level, $0.index, DatabaseValue.blob($0.hash)] as [any DatabaseBindable] })
+        }
+        head.size = size
+        head.integratedUntilID = more ? try last.int64(0) : settledUntil
+        try await connection.execute("UPDATE audit_log SET size = ?, integrated_until_id = ?", head.size, head.integratedUntilID)
+        return (head, more)
+    }
+
+    /// The PostgreSQL advisory lock `integrate` holds, so that two instances never number the
+    /// same rows ("tree" in ASCII).
+    static let integrateLockKey: Int64 = 0x74_72_65_65
+
+    /// A node's place: the 2^level leaves from index·2^level.
+    struct Coordinate: Hashable {
+        var level: Int
+        var index: Int64
+    }
+
+    /// The complete subtrees along the right edge of a tree of `size` leaves: one per set bit.
+    static func nodes(rightEdgeOf size: Int64, on connection: any DatabaseConnection) async throws -> [Coordinate: MerkleTree.Hash] {
+        var wanted: [Coordinate] = []
+        for level in 0..<63 where (size >> level) & 1 == 1 {
+            wanted.append(Coordinate(level: level, index: (size >> level) - 1))
+        }
+        return try await nodes(wanted, on: connection)
+    }
+
+    /// The stored hashes of `coordinates`, read in one statement; a missing one is an error.
+    static func nodes(_ coordinates: [Coordinate], on connection: any DatabaseConnection) async throws -> [Coordinate: MerkleTree.Hash] {
+        let unique = Array(Set(coordinates))
+        var found: [Coordinate: MerkleTree.Hash] = [:]
+        for start in stride(from: 0, to: unique.count, by: 200) {
+            let part = unique[start..<min(start + 200, unique.count)]
+            let rows = try await connection.query(
+                "SELECT level, idx, hash FROM audit_log_nodes WHERE " + Array(repeating: "(level = ? AND idx = ?)", count: part.count).joined(separator: " OR "),
+                arguments: part.flatMap { [$0.level, $0.index] as [any DatabaseBindable] })
+            for row in rows {
+                found[Coordinate(level: try row.int(0), index: try row.int64(1))] = try row.blob(2)
+            }
+        }
+        if let missing = unique.first(where: { found[$0] == nil }) {
+            throw PhotosError(.internal, "the audit log's node (\(missing.level), \(missing.index)) is missing")
+        }
+        return found
+    }
+
+    /// Runs `compute` over the stored nodes: first to learn which complete subtrees it reads
+    /// (the proofs' shapes depend on the sizes only), then, with those read in one statement,
+    /// for its answer.
+    static func withNodes<T>(on connection: any DatabaseConnection, _ compute: ((Int, Int64) throws -> MerkleTree.Hash) throws -> T) async throws -> T {
+        var wanted: [Coordinate] = []
+        _ = try compute { level, index in
+            wanted.append(Coordinate(level: level, index: index))
+            return MerkleTree.Hash(repeating: 0, count: 32)
+        }
+        let found = try await nodes(wanted, on: connection)
+        return try compute { level, index in
+            guard let hash = found[Coordinate(level: level, index: index)] else {
+                throw PhotosError(.internal, "the audit log's node (\(level), \(index)) is missing")
+            }
+            return hash
+        }
+    }
+
+    /// The root of the tree of the first `size` leaves (size ≤ the head's).
+    public static func root(size: Int64, on connection: any DatabaseConnection) async throws -> MerkleTree.Hash {
+        try await withNodes(on: connection) { try MerkleTree.root(size: size, subtree: $0) }
+    }
+
+    /// The inclusion proof of leaf `index` in the tree of `size` leaves.
+    public static func inclusionProof(index: Int64, size: Int64, on connection: any DatabaseConnection) async throws -> [MerkleTree.Hash] {
+        try await withNodes(on: connection) { try MerkleTree.inclusionProof(index: index, size: size, subtree: $0) }
+    }
+
+    /// The consistency proof from the tree of `old` leaves to the tree of `new` (0 < old ≤ new ≤ the head's size).
+    public static func consistencyProof(old: Int64, new: Int64, on connection: any DatabaseConnection) async throws -> [MerkleTree.Hash] {
+        try await withNodes(on: connection) { try MerkleTree.consistencyProof(old: old, new: new, subtree: $0) }
+    }
+
+    /// The leaf index of each of `eventIDs` that is a leaf.
+    public static func logIndexes(of eventIDs: [Int64], on connection: any DatabaseConnection) async throws -> [Int64: Int64] {
+        var found: [Int64: Int64] = [:]
+        for start in stride(from: 0, to: eventIDs.count, by: 500) {
+            let part = Array(eventIDs[start..<min(start + 500, eventIDs.count)])
+            for row in try await connection.query(
+                "SELECT event_id, log_index FROM audit_log_leaves WHERE event_id IN (\(SQLPlaceholders.list(part.count)))", arguments: SQLPlaceholders.arguments(part)) {
+                found[try row.int64(0)] = try row.int64(1)
+            }
+        }
+        return found
+    }
+}

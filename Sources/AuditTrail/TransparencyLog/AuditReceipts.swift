@@ -1,0 +1,90 @@
+import DatabaseAccess
+import Foundation
+import PhotosModel
+
+/// Making receipts (`AuditReceipt`) and reading the log's checkpoints and proofs, for the HTTP
+/// API (`/v1/sessions/{id}/receipt`, `/v1/log/…`) and `photos-admin audit prove`.
+public enum AuditReceipts {
+    /// A receipt, or why there is none yet.
+    public enum Outcome: Sendable {
+        case receipt(AuditReceipt)
+        /// The session's newest row is not in a checkpoint yet: ask again after the next one.
+        case pending
+        /// No rows for the session (never existed, or archived: `audit prove --archive`).
+        case notFound
+    }
+
+    /// The newest checkpoint that signed the log (size and note), in the caller's snapshot.
+    public static func newestSignedTree(on connection: any DatabaseConnection) async throws -> (size: Int64, note: String)? {
+        guard let row = try await connection.queryOne(
+            "SELECT tree_size, note FROM audit_checkpoints WHERE note IS NOT NULL ORDER BY number DESC LIMIT 1") else { return nil }
+        return (try row.int64(0), try row.string(1))
+    }
+
+    /// The receipt of the live session `sessionID`, read in the caller's snapshot.
+    public static func receipt(sessionID: String, on connection: any DatabaseConnection) async throws -> Outcome {
+        let rows = try await connection.query(
+            """
+            SELECT e.session_id, e.seq, e.at, e.actor, e.user_id, e.username,
+                   coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END),
+                   e.coordinator, e.step, e.screen, e.detail, e.hash, l.log_index,
+                   CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END
+            FROM audit_events e LEFT JOIN users u ON u.id = e.user_id LEFT JOIN audit_log_leaves l ON l.event_id = e.id
+            WHERE e.session_id = ? ORDER BY e.seq
+            """, sessionID
+        ).map { row in
+            AuditReceipt.Row(
+                sessionId: try row.string(0), seq: try row.int(1), at: try row.string(2), actor: try row.string(3), username: row.optionalString(6),
+                coordinator: row.optionalString(7), step: try row.string(8), screen: row.optionalString(9), detail: try row.string(10),
+                hash: try row.string(11), logIndex: row.optionalInt64(12), userId: row.optionalInt64(4), recordedUsername: row.optionalString(5),
+                redacted: try row.int(13) == 1 ? true : nil)
+        }
+        return try await outcome(sessionID: sessionID, rows: rows, log: connection)
+    }
+
+    /// One session's rows in an archive file, with their row ids (their leaves are found by id).
+    public struct ArchivedRows: Sendable {
+        var rows: [(id: Int64, row: AuditReceipt.Row)]
+    }
+
+    /// `sessionID`'s rows in the archive file `archive`.
+    public static func archivedRows(sessionID: String, archive: any DatabaseConnection) async throws -> ArchivedRows {
+        ArchivedRows(rows: try await archive.query(
+            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, hash FROM audit_events WHERE session_id = ? ORDER BY seq",
+            sessionID
+        ).map { row in
+            (id: try row.int64(0), row: AuditReceipt.Row(
+                sessionId: try row.string(1), seq: try row.int(2), at: try row.string(3), actor: try row.string(4), username: row.optionalString(6),
+                coordinator: row.optionalString(7), step: try row.string(8), screen: row.optionalString(9), detail: try row.string(10),
+                hash: try row.string(11), logIndex: nil, userId: row.optionalInt64(5), recordedUsername: row.optionalString(6), redacted: nil))
+        })
+    }
+
+    /// The receipt of `sessionID` from its rows in an archive file, proven against the live
+    /// database's log (`log`), which keeps the leaves of archived rows.
+    public static func receipt(sessionID: String, archived: ArchivedRows, log: any DatabaseConnection) async throws -> Outcome {
+        var rows = archived.rows
+        let indexes = try await AuditLogTree.logIndexes(of: rows.map(\.id), on: log)
+        for offset in rows.indices { rows[offset].row.logIndex = indexes[rows[offset].id] }
+        return try await outcome(sessionID: sessionID, rows: rows.map(\.row), log: log)
+    }
+
+    private static func outcome(sessionID: String, rows: [AuditReceipt.Row], log connection: any DatabaseConnection) async throws -> Outcome {
+        guard let newest = rows.last else { return .notFound }
+        guard let index = newest.logIndex, let tree = try await newestSignedTree(on: connection), index < tree.size else { return .pending }
+        let proof = try await AuditLogTree.inclusionProof(index: index, size: tree.size, on: connection)
+        return .receipt(AuditReceipt(
+            sessionId: sessionID, rows: rows,
+            inclusion: AuditReceipt.Inclusion(logIndex: index, treeSize: tree.size, hashes: proof.map { Data($0).base64EncodedString() }),
+            checkpoint: tree.note))
+    }
+
+    /// The consistency proof between two sizes of the log, each at most the newest signed
+    /// checkpoint's (so that both are sizes someone may hold a checkpoint of).
+    public static func consistency(from old: Int64, to new: Int64, on connection: any DatabaseConnection) async throws -> [MerkleTree.Hash] {
+        let signed = try await newestSignedTree(on: connection)?.size ?? 0
+        guard old >= 1, old <= new else { throw PhotosError.badRequest("from must be at least 1 and at most to (from \(old), to \(new))") }
+        guard new <= signed else { throw PhotosError.badRequest("to (\(new)) is past the newest checkpoint's tree size (\(signed))") }
+        return try await AuditLogTree.consistencyProof(old: old, new: new, on: connection)
+    }
+}

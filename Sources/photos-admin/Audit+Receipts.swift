@@ -1,0 +1,201 @@
+import ArgumentParser
+import AuditTrail
+import Foundation
+import PhotosCore
+import PhotosModel
+import PhotosStorage
+import Sessions
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension PhotosAdmin.Audit {
+    struct Prove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a session's receipt: its audit rows, an inclusion proof of the newest, and the signed checkpoint.",
+            discussion: """
+                The receipt is what GET /v1/sessions/{id}/receipt answers, as JSON. A session whose newest row no \
+                checkpoint has signed yet gets one first. With --archive, the session's rows are read from that \
+                archive file (audit archive --to) and proven against this database's log, which keeps their leaves.
+                Check it anywhere with: photos-admin audit check-receipt FILE --key NOTE_KEY (audit key --note prints the key).
+                Example: photos-admin audit prove --session 7f3c… --out receipt.json
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "The session id.") var session: String
+        @Option(help: "An archive file holding the session (audit archive --to).") var archive: String?
+        @Option(help: "Write the receipt to this file (default: standard output).") var out: String?
+
+        func run() async throws {
+            var archived: AuditReceipts.ArchivedRows?
+            if let archive {
+                guard FileManager.default.fileExists(atPath: archive) else { throw ValidationError("\(archive): no such archive file") }
+                archived = try await AuditReceipts.archivedRows(sessionID: session, archive: try AuditArchiveFiles.openForReading(archive))
+            }
+            let rows = archived
+            let receipt = try await global.withServices { context in
+                let audit = context.services.audit
+                for attempt in 1...2 {
+                    let outcome = if let rows { try await audit.receipt(sessionID: session, archived: rows) } else { try await audit.receipt(sessionID: session) }
+                    switch outcome {
+                    case .receipt(let receipt): return receipt
+                    case .notFound:
+                        throw PhotosError.notFound(archive == nil
+                            ? "session \(session) has no audit rows in this database (archived? give --archive FILE)"
+                            : "session \(session) has no rows in \(archive ?? "")")
+                    case .pending where attempt == 1:
+                        try await audit.checkpoint(always: true)
+                    case .pending:
+                        break
+                    }
+                }
+                throw PhotosError(.conflict, "session \(session)'s newest row is not a leaf of the log yet (its archive was written before 0.5?)")
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            let data: Data = try encoder.encode(receipt) + Data("\n".utf8)
+            if let out {
+                try data.write(to: URL(fileURLWithPath: out), options: Data.WritingOptions.atomic)
+                Output.note("wrote the receipt of session \(session) (\(Output.count(receipt.rows.count, "row")), leaf \(receipt.inclusion.logIndex) of \(receipt.inclusion.treeSize)) to \(out)")
+            } else {
+                FileHandle.standardOutput.write(data)
+            }
+        }
+    }
+
+    struct CheckReceipt: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "check-receipt",
+            abstract: "Check a receipt offline, with nothing but the file and the log's note key.",
+            discussion: """
+                Checks, in order: the rows give their hashes (rows), the hashes chain from seq 1 to the newest \
+                (chain), the newest row's hash is the proven leaf (leaf), the proof leads to the checkpoint's root \
+                (inclusion), the checkpoint is a tlog checkpoint (checkpoint) signed by the key (signature). The \
+                first that fails is named, and the exit status is 3. No database and no network are used.
+                Example: photos-admin audit check-receipt receipt.json --key "$(photos-admin audit key --note)"
+                """)
+
+        @Argument(help: "The receipt (audit prove, or GET /v1/sessions/{id}/receipt).") var file: String
+        @Option(help: "The log's note verifier key: <origin>+<key id>+<base64> (audit key --note).") var key: String
+
+        func run() async throws {
+            guard let verifier = SignedNote.VerifierKey(key) else {
+                throw ValidationError("--key is not a note verifier key (<origin>+<8 hex digits>+<base64 of 0x01 and the Ed25519 key>; audit key --note prints it)")
+            }
+            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): no such file") }
+            let receipt: AuditReceipt
+            do {
+                receipt = try JSONDecoder().decode(AuditReceipt.self, from: data)
+            } catch {
+                throw ValidationError("\(file) is not a receipt (audit prove writes one): \(error)")
+            }
+            do {
+                let checked = try receipt.check(key: verifier)
+                print("receipt verified: session \(receipt.sessionId), \(Output.count(checked.rows, "row")) chained to leaf \(receipt.inclusion.logIndex) of the log \(checked.origin) at size \(checked.treeSize), signed by \(verifier.name)+\(String(format: "%08x", verifier.keyID))")
+                if checked.redacted > 0 {
+                    print("\(Output.count(checked.redacted, "row")) redacted by an erasure: their place and hash are proven, not their content")
+                }
+            } catch let problem as AuditReceipt.Problem {
+                Output.note("receipt check FAILED at \(problem)")
+                throw PhotosAdmin.foundTampering
+            }
+        }
+    }
+
+    struct Witness: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch the log's newest checkpoint, check it extends the one kept in --state, and keep it.",
+            discussion: """
+                What a monitor runs from cron: GET URL/v1/log/checkpoint, its signature checked with --key; then, \
+                if --state holds an earlier checkpoint, GET URL/v1/log/consistency proves the new tree extends the \
+                kept one. Only then is the new checkpoint written to --state (the first run keeps the first it sees). \
+                Exit 3: the log's history was rewritten (a smaller tree, another root at the same size, or a \
+                consistency proof that fails) — the kept checkpoint stays. Exit 1: the log could not be read.
+                Example: photos-admin audit witness --state /var/lib/witness/photos.note --url https://photos.example --key "$KEY"
+                """)
+
+        @Option(help: "The file keeping the last checkpoint seen (created on the first run).") var state: String
+        @Option(help: "The photosd API's base URL, e.g. https://photos.example.") var url: String
+        @Option(help: "The log's note verifier key (audit key --note).") var key: String
+
+        func run() async throws {
+            guard let verifier = SignedNote.VerifierKey(key) else {
+                throw ValidationError("--key is not a note verifier key (audit key --note prints it)")
+            }
+            let base = url.hasSuffix("/") ? String(url.dropLast()) : url
+            guard let checkpointURL = URL(string: base + "/v1/log/checkpoint"), checkpointURL.scheme?.hasPrefix("http") == true else {
+                throw ValidationError("--url must be an http(s) URL")
+            }
+            let fetched = String(decoding: try await Self.get(checkpointURL), as: UTF8.self)
+            let new = try Self.open(fetched, with: verifier, what: "the fetched checkpoint")
+            guard let keptText = try? String(contentsOfFile: state, encoding: .utf8) else {
+                try Self.keep(fetched, at: state)
+                print("kept the log's checkpoint at size \(new.size) (first run: nothing to compare with)")
+                return
+            }
+            let kept = try Self.open(keptText, with: verifier, what: "the kept checkpoint in \(state)")
+            if new.size < kept.size {
+                Output.note("witness FAILED: the log's tree shrank from \(kept.size) to \(new.size) leaves: its history was rewritten")
+                throw PhotosAdmin.foundTampering
+            }
+            if new.size == kept.size {
+                guard new.root == kept.root else {
+                    Output.note("witness FAILED: two roots for the tree of \(new.size) leaves: the log's history was rewritten")
+                    throw PhotosAdmin.foundTampering
+                }
+            } else if kept.size > 0 {
+                guard let proofURL = URL(string: base + "/v1/log/consistency?from=\(kept.size)&to=\(new.size)") else { throw ValidationError("--url is not usable") }
+                let proof: Consistency
+                do {
+                    proof = try JSONDecoder().decode(Consistency.self, from: try await Self.get(proofURL))
+                } catch let error as ValidationError {
+                    throw error
+                } catch {
+                    throw PhotosError.badRequest("the consistency proof from \(proofURL) is not readable: \(error)")
+                }
+                let hashes = proof.hashes.compactMap { Data(base64Encoded: $0).map(Array.init) }
+                guard proof.from == kept.size, proof.to == new.size, hashes.count == proof.hashes.count,
+                      MerkleTree.verifyConsistency(old: kept.size, new: new.size, oldRoot: kept.root, newRoot: new.root, proof: hashes) else {
+                    Output.note("witness FAILED: the tree of \(new.size) leaves does not extend the kept tree of \(kept.size) (its consistency proof fails): the log's history was rewritten")
+                    throw PhotosAdmin.foundTampering
+                }
+            }
+            try Self.keep(fetched, at: state)
+            print("the log's checkpoint at size \(new.size) extends the kept one at size \(kept.size); kept it")
+        }
+
+        struct Consistency: Decodable {
+            let from: Int64
+            let to: Int64
+            let hashes: [String]
+        }
+
+        static func open(_ text: String, with key: SignedNote.VerifierKey, what: String) throws -> LogCheckpoint {
+            guard let note = try? SignedNote(parsing: text), let tree = try? LogCheckpoint(parsing: note.text) else {
+                throw PhotosError.badRequest("\(what) is not a signed checkpoint note")
+            }
+            guard tree.origin == key.name, note.isSigned(by: key) else {
+                throw PhotosError.badRequest("\(what) is not signed by the key \(key.name)+\(String(format: "%08x", key.keyID))")
+            }
+            return tree
+        }
+
+        static func get(_ url: URL) async throws -> Data {
+            let (data, response): (Data, URLResponse)
+            do {
+                (data, response) = try await URLSession.shared.data(from: url)
+            } catch {
+                throw PhotosError(.unavailable, "cannot read \(url): \(error.localizedDescription)")
+            }
+            guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
+                let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                throw PhotosError(.unavailable, "\(url) answered \(status): \(String(decoding: data.prefix(300), as: UTF8.self))")
+            }
+            return data
+        }
+
+        static func keep(_ text: String, at path: String) throws {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+        }
+    }
+}
