@@ -261,6 +261,9 @@ public struct AuditService: Sendable {
         before: Date, to path: String, openFile: @escaping AuditArchiver.OpenFile,
         configure: (inout AuditArchiver) -> Void = { _ in }
     ) async throws -> [AuditArchiver.Report] {
+        // Every row that moves is a leaf of the log first (and signed): an archived session's
+        // receipt is proven against the live log, which keeps the leaves (`audit prove --archive`).
+        try await checkpoint()
         var archiver = AuditArchiver(database: database, key: try await checkedSigningKey(), openFile: openFile, now: now)
         configure(&archiver)
         return try await archiver.archive(before: before, to: path)

@@ -133,6 +133,7 @@ struct LiveEndToEndTests {
         #expect(status == 0, "\(output)")
         #expect(output.contains(#""outcome":"purchased""#), "\(output)")
         #expect(output.contains("purchase.completed"), "\(output)")
+        #expect(output.contains("receipt verified: session"), "\(output)")
     }
 
     @Test("docs/api.md's tabs and deep-link lines work as written against a real photosd")
