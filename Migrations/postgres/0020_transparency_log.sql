@@ -18,8 +18,8 @@ CREATE TRIGGER audit_log_grows_only BEFORE UPDATE ON audit_log
     FOR EACH ROW EXECUTE FUNCTION audit_log_grows_only();
 
 CREATE TABLE audit_log_leaves (
-    log_index BIGINT PRIMARY KEY,
-    event_id BIGINT NOT NULL UNIQUE
+    event_id BIGINT PRIMARY KEY,
+    log_index BIGINT NOT NULL
 );
 CREATE TRIGGER audit_log_leaves_no_update BEFORE UPDATE ON audit_log_leaves
     FOR EACH ROW EXECUTE FUNCTION refuse_change();

@@ -192,11 +192,18 @@ public struct AuditService: Sendable {
         return try await database.read { try await AuditLogTree.head(on: $0).origin }
     }
 
-    /// Makes leaves of the settled rows up to `settledUntil` in transactions of
-    /// `AuditLogTree.batchRows` rows, so that the checkpoint's own transaction, which holds the
-    /// writer while it signs, has only what came since left to add.
+    /// Makes leaves of the settled rows up to `settledUntil` in steps of `AuditLogTree.batchRows`
+    /// rows, so that the checkpoint's own transaction, which holds the writer while it signs, has
+    /// only what came since left to add. Each step is computed on a reader (rows, hashes) and only
+    /// written by the writer, which is held for the inserts alone.
     func integrate(until settledUntil: Int64) async throws {
-        while try await database.write({ try await AuditLogTree.integrate(until: settledUntil, on: $0).more }) {}
+        while true {
+            let step = try await database.read { try await AuditLogTree.prepare(until: settledUntil, on: $0) }
+            if step.isEmpty { return }
+            // nil: another process integrated meanwhile; compute the step again from its head.
+            guard try await database.write({ try await AuditLogTree.apply(step, on: $0) }) != nil else { continue }
+            if !step.more { return }
+        }
     }
 
     /// The key the first checkpoint must be signed with (later ones follow the chain of keys):

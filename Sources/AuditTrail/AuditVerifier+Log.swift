@@ -30,10 +30,6 @@ extension AuditVerifier {
     func checkLog(_ trees: [SignedTree]) async throws -> Int {
         func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(reason: "the transparency log: " + reason)) }
         let head = try await AuditLogTree.head(on: connection)
-        let leafCount = try await connection.queryOne("SELECT count(*), coalesce(min(log_index), 0), coalesce(max(log_index), -1) FROM audit_log_leaves")
-        guard let leafCount, try leafCount.int64(0) == head.size, try leafCount.int64(1) == 0, try leafCount.int64(2) == head.size - 1 else {
-            throw fail("audit_log_leaves does not number 0 … \(head.size - 1) without gaps (leaves were added or removed)")
-        }
         if let row = try await connection.queryOne(
             "SELECT id, session_id, seq FROM audit_events e WHERE id <= ? AND NOT EXISTS (SELECT 1 FROM audit_log_leaves l WHERE l.event_id = e.id) ORDER BY id LIMIT 1",
             head.integratedUntilID) {
@@ -41,26 +37,39 @@ extension AuditVerifier {
                 rowID: row.optionalInt64(0), sessionID: row.optionalString(1), seq: row.optionalInt(2),
                 reason: "is not a leaf of the transparency log, whose head says every row up to id \(head.integratedUntilID) is (a leaf was removed, or the row inserted)"))
         }
-        // Each live row's leaf is its hash.
+        // Leaves in row id order are numbered 0, 1, 2 … without gaps (so each index is used once),
+        // and each live row's leaf is its hash. (Archived rows keep their leaves: their hashes
+        // were checked when they moved, and their archive's statement signs them.)
         var after: Int64 = -1
+        var expected: Int64 = 0
         var checked = 0
         while true {
             let rows = try await connection.query(
                 """
-                SELECT l.log_index, e.hash, n.hash FROM audit_log_leaves l
-                JOIN audit_events e ON e.id = l.event_id
+                SELECT l.event_id, l.log_index, e.hash, n.hash FROM audit_log_leaves l
+                LEFT JOIN audit_events e ON e.id = l.event_id
                 LEFT JOIN audit_log_nodes n ON n.level = 0 AND n.idx = l.log_index
-                WHERE l.log_index > ? ORDER BY l.log_index LIMIT ?
+                WHERE l.event_id > ? ORDER BY l.event_id LIMIT ?
                 """, after, Self.logPage)
             for row in rows {
-                let index = try row.int64(0)
-                guard let rowHash = Hex.decode(try row.string(1)), let stored = try? row.blob(2), MerkleTree.leafHash(rowHash) == stored else {
-                    throw fail("leaf \(index) is not the hash of its row (the row's hash or the leaf was altered)")
+                let index = try row.int64(1)
+                guard index == expected else {
+                    throw fail("leaf \(expected) is missing: the leaves, in row order, go from \(expected - 1) to \(index) (not numbered without gaps: a leaf was removed or renumbered)")
                 }
-                after = index
-                checked += 1
+                guard let stored = try? row.blob(3) else { throw fail("leaf \(index) has no stored hash (a node was removed)") }
+                if let hex = row.optionalString(2) {
+                    guard let rowHash = Hex.decode(hex), MerkleTree.leafHash(rowHash) == stored else {
+                        throw fail("leaf \(index) is not the hash of its row (the row's hash or the leaf was altered)")
+                    }
+                    checked += 1
+                }
+                after = try row.int64(0)
+                expected += 1
             }
             if rows.count < Int(Self.logPage) { break }
+        }
+        guard expected == head.size else {
+            throw fail("holds \(expected) leaves where its head says \(head.size) (leaves were added or removed, numbered without gaps or not)")
         }
         // Every internal node from its children, level by level.
         var level = 1

@@ -65,7 +65,7 @@ public enum DatabaseCopy {
         Table(name: "audit_archives", key: ["number"], identity: false),
         Table(name: "audit_archived_trails", key: ["trail", "first_seq"], identity: false),
         Table(name: "audit_log", key: [], identity: false),
-        Table(name: "audit_log_leaves", key: ["log_index"], identity: false),
+        Table(name: "audit_log_leaves", key: ["event_id"], identity: false),
         Table(name: "audit_log_nodes", key: ["level", "idx"], identity: false),
         Table(name: "idempotency_keys", key: ["session_id", "key"], identity: false),
         Table(name: "funnel_marks", key: ["day", "stage", "session_id"], identity: false),

@@ -723,8 +723,8 @@ extension PhotosMigrations {
                 -- 0020: the audit trail as a transparency log (docs/design.md, "Receipts").
                 --
                 -- Every audit row becomes a leaf of one RFC 6962 Merkle tree, numbered in the order rows are
-                -- settled (`log_index` 0, 1, 2 …, gapless, never reused): `audit_log_leaves` says which row each
-                -- leaf is, `audit_log_nodes` keeps the hash of every complete subtree (level 0: the leaves'
+                -- settled (`log_index` 0, 1, 2 …, gapless, never reused): `audit_log_leaves` says which leaf each
+                -- row is, `audit_log_nodes` keeps the hash of every complete subtree (level 0: the leaves'
                 -- hashes, SHA-256(0x00 ‖ row hash); level l, index i: the 2^l leaves from i·2^l), so that an
                 -- inclusion or consistency proof is a few reads by primary key. Leaves and nodes stay when their
                 -- row moves to an archive or its user is erased. Rows already here become leaves, in id order, at
@@ -746,9 +746,11 @@ extension PhotosMigrations {
                     SELECT RAISE(ABORT, 'audit_log only grows: UPDATE refused');
                 END;
                 
+                -- Keyed by the row's id (the rowid: one B-tree, appended to in order): a leaf's index grows with
+                -- its row's id, which `audit verify` checks, so no second index is kept for it.
                 CREATE TABLE audit_log_leaves (
-                    log_index INTEGER PRIMARY KEY,
-                    event_id INTEGER NOT NULL UNIQUE
+                    event_id INTEGER PRIMARY KEY,
+                    log_index INTEGER NOT NULL
                 );
                 CREATE TRIGGER audit_log_leaves_no_update BEFORE UPDATE ON audit_log_leaves
                 BEGIN
@@ -1432,8 +1434,8 @@ extension PhotosMigrations {
                     FOR EACH ROW EXECUTE FUNCTION audit_log_grows_only();
                 
                 CREATE TABLE audit_log_leaves (
-                    log_index BIGINT PRIMARY KEY,
-                    event_id BIGINT NOT NULL UNIQUE
+                    event_id BIGINT PRIMARY KEY,
+                    log_index BIGINT NOT NULL
                 );
                 CREATE TRIGGER audit_log_leaves_no_update BEFORE UPDATE ON audit_log_leaves
                     FOR EACH ROW EXECUTE FUNCTION refuse_change();

@@ -204,7 +204,7 @@ struct ReceiptTests {
                 let named = switch tampering {
                 case "node": problem.reason.contains("node (1, 0)")
                 case "leaf": problem.reason.contains("leaf 3") || problem.reason.contains("node (1, 1)")
-                case "removedLeaf": problem.reason.contains("without gaps")
+                case "removedLeaf": problem.reason.contains("is not a leaf of the transparency log")
                 default: problem.reason.contains("note") && problem.checkpoint != nil
                 }
                 #expect(named, "\(store) \(tampering): \(problem)")

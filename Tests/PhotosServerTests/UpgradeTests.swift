@@ -120,5 +120,13 @@ struct UpgradeTests {
         #expect(daemon.stop() == 0)
         let after = try await run(["audit", "verify"] + archives)
         #expect(after.status == 0, "\(version): after serving: \(after.output)")
+        // The rows the old version wrote became leaves of the log (in id order, at the first
+        // checkpoint), and the resumed session has a receipt that checks out offline.
+        #expect(after.stdout.contains("transparency log: "), "\(version): \(after.output)")
+        let key = try await run(["audit", "key", "--note"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let proved = try await run(["audit", "prove", "--session", session.id, "--out", directory.file("receipt.json")])
+        #expect(proved.status == 0, "\(version): \(proved.output)")
+        let checked = try await runProcess(admin, ["audit", "check-receipt", directory.file("receipt.json"), "--key", key], in: directory.path)
+        #expect(checked.status == 0 && checked.stdout.contains("receipt verified"), "\(version): \(checked.output)")
     }
 }

@@ -42,35 +42,58 @@ public enum AuditLogTree {
     /// head and whether rows up to `settledUntil` remain.
     public static func integrate(until settledUntil: Int64, limit: Int = batchRows, on connection: any DatabaseConnection) async throws -> (head: Head, more: Bool) {
         try await connection.hold([.exclusive(.number(integrateLockKey))])
-        var head = try await head(on: connection)
-        guard settledUntil > head.integratedUntilID else { return (head, false) }
+        let prepared = try await prepare(until: settledUntil, limit: limit, on: connection)
+        guard let head = try await apply(prepared, on: connection) else {
+            throw PhotosError(.internal, "the audit log's head moved inside the transaction that holds its lock")
+        }
+        return (head, prepared.more)
+    }
+
+    /// The leaves and nodes one step of integration adds, computed on a read snapshot (the rows,
+    /// the tree's right edge, every hash) so that the write holds the writer for the inserts only.
+    public struct Integration: Sendable {
+        /// The head the step was computed from: `apply` writes it only on that head.
+        var from: Head
+        /// The head after it.
+        var to: Head
+        var leaves: [(index: Int64, eventID: Int64)] = []
+        var nodes: [(level: Int, index: Int64, hash: MerkleTree.Hash)] = []
+        /// Whether settled rows remain after this step.
+        public var more: Bool
+        /// Whether the step adds nothing and moves nothing.
+        public var isEmpty: Bool { from == to }
+    }
+
+    /// Computes the next step of integration up to `settledUntil` (at most `limit` rows), reading
+    /// only: the rows after the head, in id order, and the tree's right edge.
+    public static func prepare(until settledUntil: Int64, limit: Int = batchRows, on connection: any DatabaseConnection) async throws -> Integration {
+        let head = try await head(on: connection)
+        guard settledUntil > head.integratedUntilID else { return Integration(from: head, to: head, more: false) }
         let rows = try await connection.query(
             "SELECT id, hash FROM audit_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", head.integratedUntilID, settledUntil, min(limit, Int.max - 1) + 1)
         let more = rows.count > limit
         let taken = rows.prefix(limit)
+        var step = Integration(from: head, to: head, more: more)
         guard let last = taken.last else {
             // Only ids that never committed (PostgreSQL's sequence gaps) or rows archived before
             // they were integrated: nothing to add, the head moves on.
-            head.integratedUntilID = settledUntil
-            try await connection.execute("UPDATE audit_log SET integrated_until_id = ?", settledUntil)
-            return (head, false)
+            step.to.integratedUntilID = settledUntil
+            return step
         }
         var frontier = try await nodes(rightEdgeOf: head.size, on: connection)
-        var leaves: [(index: Int64, eventID: Int64)] = []
-        var written: [(level: Int, index: Int64, hash: MerkleTree.Hash)] = []
-        leaves.reserveCapacity(taken.count)
-        written.reserveCapacity(taken.count * 2)
+        step.leaves.reserveCapacity(taken.count)
+        step.nodes.reserveCapacity(taken.count * 2)
         var size = head.size
         for row in taken {
             let eventID = try row.int64(0)
             guard let rowHash = Hex.decode(try row.string(1)), rowHash.count == 32 else {
                 throw PhotosError(.internal, "audit row \(eventID) has no 32-byte hex hash")
             }
-            leaves.append((size, eventID))
+            step.leaves.append((size, eventID))
             var hash = MerkleTree.leafHash(rowHash)
             var level = 0
             var index = size
-            written.append((level, index, hash))
+            step.nodes.append((level, index, hash))
             // A right child completes its parent: hash upwards while the index is odd.
             while index & 1 == 1 {
                 guard let left = frontier[Coordinate(level: level, index: index - 1)] else {
@@ -79,27 +102,37 @@ public enum AuditLogTree {
                 hash = MerkleTree.nodeHash(left, hash)
                 level += 1
                 index >>= 1
-                written.append((level, index, hash))
+                step.nodes.append((level, index, hash))
             }
             frontier[Coordinate(level: level, index: index)] = hash
             size += 1
         }
-        for start in stride(from: 0, to: leaves.count, by: 400) {
-            let part = leaves[start..<min(start + 400, leaves.count)]
+        step.to.size = size
+        step.to.integratedUntilID = more ? try last.int64(0) : settledUntil
+        return step
+    }
+
+    /// Writes `step` in the caller's write transaction if the head is still the one it was
+    /// computed from; returns the new head, or nil (nothing written) when another integration
+    /// came first and the step must be computed again.
+    public static func apply(_ step: Integration, on connection: any DatabaseConnection) async throws -> Head? {
+        try await connection.hold([.exclusive(.number(integrateLockKey))])
+        guard try await head(on: connection) == step.from else { return nil }
+        guard !step.isEmpty else { return step.to }
+        for start in stride(from: 0, to: step.leaves.count, by: 400) {
+            let part = step.leaves[start..<min(start + 400, step.leaves.count)]
             try await connection.execute(
-                "INSERT INTO audit_log_leaves (log_index, event_id) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
-                arguments: part.flatMap { [$0.index, $0.eventID] as [any DatabaseBindable] })
+                "INSERT INTO audit_log_leaves (event_id, log_index) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
+                arguments: part.flatMap { [$0.eventID, $0.index] as [any DatabaseBindable] })
         }
-        for start in stride(from: 0, to: written.count, by: 300) {
-            let part = written[start..<min(start + 300, written.count)]
+        for start in stride(from: 0, to: step.nodes.count, by: 300) {
+            let part = step.nodes[start..<min(start + 300, step.nodes.count)]
             try await connection.execute(
                 "INSERT INTO audit_log_nodes (level, idx, hash) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
                 arguments: part.flatMap { [$0.level, $0.index, DatabaseValue.blob($0.hash)] as [any DatabaseBindable] })
         }
-        head.size = size
-        head.integratedUntilID = more ? try last.int64(0) : settledUntil
-        try await connection.execute("UPDATE audit_log SET size = ?, integrated_until_id = ?", head.size, head.integratedUntilID)
-        return (head, more)
+        try await connection.execute("UPDATE audit_log SET size = ?, integrated_until_id = ?", step.to.size, step.to.integratedUntilID)
+        return step.to
     }
 
     /// The PostgreSQL advisory lock `integrate` holds, so that two instances never number the
