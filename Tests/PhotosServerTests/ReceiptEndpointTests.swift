@@ -126,8 +126,16 @@ struct ReceiptEndpointTests {
         let forked = try await runTool(Self.admin, ["audit", "witness", "--state", "kept.note", "--url", fork.baseURL, "--key", noteKey], in: directory.path)
         #expect(forked.0 == 3 && forked.1.contains("rewritten"), "\(forked.1)")
         #expect(try String(contentsOfFile: directory.file("kept.note"), encoding: .utf8) == kept, "the kept checkpoint stays")
+        // The fork's bigger tree kept, then the first log again: a tree that shrank.
+        let forkState = try await runTool(Self.admin, ["audit", "witness", "--state", "fork.note", "--url", fork.baseURL, "--key", noteKey], in: directory.path)
+        #expect(forkState.0 == 0, "\(forkState.1)")
+        _ = fork.stop()
+        let again = try await Daemon(["--db", "photos.db"], in: directory.path, environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "86399", "PHOTOSD_AUDIT_CHECKPOINT_MAX_AGE_SECONDS": "86400"])
+        defer { _ = again.stop() }
+        let shrank = try await runTool(Self.admin, ["audit", "witness", "--state", "fork.note", "--url", again.baseURL, "--key", noteKey], in: directory.path)
+        #expect(shrank.0 == 3 && shrank.1.contains("shrank"), "\(shrank.1)")
         // Another key's log is not read as this one's.
-        let otherKey = try await runTool(Self.admin, ["audit", "witness", "--state", "other.note", "--url", fork.baseURL, "--key", "other+00000000+AQ=="], in: directory.path)
+        let otherKey = try await runTool(Self.admin, ["audit", "witness", "--state", "other.note", "--url", again.baseURL, "--key", "other+00000000+AQ=="], in: directory.path)
         #expect(otherKey.0 != 0 && otherKey.0 != 3, "\(otherKey.1)")
     }
 }
