@@ -125,7 +125,8 @@ public actor NavigationDriver {
     /// Sends are serialized: another action waits for the one in flight, then goes with the
     /// version it left. The same action sent again while it is in flight (a double tap) is not
     /// sent twice: the second call gets the first one's answer. A cancelled caller gets
-    /// `.cancelled` (and its request is cancelled).
+    /// `.cancelled` at once, whichever of the two it is; the request is cancelled only when every
+    /// caller has gone (the other still gets the answer).
     ///
     /// After a `versionConflict` (the session changed elsewhere: another device, an operator)
     /// the driver has caught up already: the error carries the commands that show the session
@@ -145,23 +146,47 @@ public actor NavigationDriver {
 
     private func send(_ action: Action, userDid: Bool) async throws(NavigationError) -> Step {
         while let current = inFlight {
-            if current.action == action, current.userDid == userDid { return try await Self.outcome(of: current.task) }
+            // A double tap joins the send in flight, unless every caller of that one has gone
+            // (its request cancelled): then it waits for it to end and goes itself.
+            if current.action == action, current.userDid == userDid, !current.task.isCancelled { return try await wait(for: current.number) }
             _ = try? await current.task.value
         }
         sendsStarted += 1
         let number = sendsStarted
         // On this actor: it starts once this call suspends (after `inFlight` is set), and clears
         // `inFlight` itself as it ends — before any waiter sees its value, so that a waiter never
-        // finds a finished send still in flight (and spins on it).
+        // finds a finished send still in flight (and spins on it) — then answers its callers.
         let task = Task { () async throws -> Step in
-            defer { if self.inFlight?.number == number { self.inFlight = nil } }
-            return try await self.perform(action, userDid: userDid)
+            let result: Result<Step, any Error>
+            do {
+                result = .success(try await self.perform(action, userDid: userDid))
+            } catch {
+                result = .failure(error)
+            }
+            self.finish(number, with: result)
+            return try result.get()
         }
         inFlight = (action, userDid, number, task)
+        return try await wait(for: number)
+    }
+
+    /// The callers waiting for a send's answer, by caller: a double tap's second call joins the
+    /// first's send, and each caller can give up (be cancelled) on its own.
+    private var callers: [Int: (send: Int, answer: CheckedContinuation<Result<Step, any Error>, Never>)] = [:]
+    /// Callers so far (numbers `callers`).
+    private var callersStarted = 0
+
+    /// Waits for send `number`'s answer as one of its callers. A cancelled caller gets
+    /// `.cancelled` at once; the request itself is cancelled only when every caller has gone.
+    private func wait(for number: Int) async throws(NavigationError) -> Step {
+        callersStarted += 1
+        let caller = callersStarted
         let result = await withTaskCancellationHandler {
-            await task.result
+            await withCheckedContinuation { (answer: CheckedContinuation<Result<Step, any Error>, Never>) in
+                callers[caller] = (number, answer)
+            }
         } onCancel: {
-            task.cancel()
+            Task { await self.callerLeft(caller) }
         }
         switch result {
         case .success(let step): return step
@@ -169,12 +194,21 @@ public actor NavigationDriver {
         }
     }
 
-    /// What a send's task came to, as a `NavigationError` when it failed.
-    private static func outcome(of task: Task<Step, any Error>) async throws(NavigationError) -> Step {
-        do {
-            return try await task.value
-        } catch {
-            throw NavigationError(error)
+    /// A cancelled caller: answered `.cancelled`; its send cancelled if no caller is left.
+    private func callerLeft(_ caller: Int) {
+        guard let waiting = callers.removeValue(forKey: caller) else { return }
+        waiting.answer.resume(returning: .failure(CancellationError()))
+        if !callers.values.contains(where: { $0.send == waiting.send }), let current = inFlight, current.number == waiting.send {
+            current.task.cancel()
+        }
+    }
+
+    /// Send `number` ended: it is no longer in flight, and every caller still waiting gets `result`.
+    private func finish(_ number: Int, with result: Result<Step, any Error>) {
+        if inFlight?.number == number { inFlight = nil }
+        for (caller, waiting) in callers where waiting.send == number {
+            callers[caller] = nil
+            waiting.answer.resume(returning: result)
         }
     }
 

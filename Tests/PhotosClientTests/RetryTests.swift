@@ -16,6 +16,8 @@ final class FaultyTransport: ClientTransport, Sendable {
         case unavailable
         /// Wait 60 s (or until the task is cancelled) before sending it.
         case slow
+        /// Wait 1 s (or until the task is cancelled) before sending it.
+        case delayed
     }
 
     let real = URLSessionTransport()
@@ -47,6 +49,9 @@ final class FaultyTransport: ClientTransport, Sendable {
             return (response, HTTPBody(error))
         case .slow?:
             try await Task.sleep(for: .seconds(60))
+            return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        case .delayed?:
+            try await Task.sleep(for: .seconds(1))
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
         case nil:
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
@@ -163,5 +168,53 @@ struct RetryTests {
         // Not applied (cancelled before it was sent), and the next send works.
         let step = try await driver.send(.selectPhoto(1))
         #expect(step.session.version == 2)
+    }
+
+    @Test("a double tap's callers are cancelled each on their own: either one cancelled gets .cancelled at once while the other gets the answer; the request goes once, and is cancelled only when both have gone", arguments: [0, 1])
+    func cancellationPerCaller(cancelled: Int) async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let transport = FaultyTransport(breaking: "act", with: [.delayed])
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start()
+        let first = Task { try await driver.send(.selectPhoto(1)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let second = Task { try await driver.send(.selectPhoto(1)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        let (gone, kept) = cancelled == 0 ? (first, second) : (second, first)
+        gone.cancel()
+        switch await gone.result {
+        case .success: Issue.record("the cancelled caller (\(cancelled == 0 ? "first" : "joined")) got the answer")
+        case .failure(let error): #expect(error as? NavigationError == .cancelled, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .milliseconds(700), "the cancelled caller waited for the request")
+        switch await kept.result {
+        case .success(let step): #expect(step.session.version == 2, "the other caller's answer")
+        case .failure(let error): Issue.record("the caller still waiting got \(error)")
+        }
+        #expect(transport.operations.withLock { $0.filter { $0 == "act" }.count } == 1, "a double tap sent twice")
+    }
+
+    @Test("a double tap whose callers are both cancelled cancels its request: nothing is applied, and the driver goes on")
+    func bothCallersCancelled() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let transport = FaultyTransport(breaking: "act", with: [.slow])
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start()
+        let started = ContinuousClock.now
+        let first = Task { try await driver.send(.selectPhoto(1)) }
+        let second = Task { try await driver.send(.selectPhoto(1)) }
+        try await Task.sleep(for: .milliseconds(300))
+        second.cancel()
+        first.cancel()
+        for task in [first, second] {
+            if case .success = await task.result { Issue.record("a cancelled caller got an answer") }
+        }
+        // The next send waits for the one in flight: it goes at once only if the request was cancelled.
+        let step = try await driver.send(.selectPhoto(1))
+        #expect(ContinuousClock.now - started < .seconds(30), "the request was not cancelled when its last caller went")
+        #expect(step.session.version == 2, "the cancelled request was not applied")
     }
 }
