@@ -16,7 +16,7 @@ final class FaultyTransport: ClientTransport, Sendable {
         case unavailable
         /// Wait 60 s (or until the task is cancelled) before sending it.
         case slow
-        /// Wait 1 s (or until the task is cancelled) before sending it.
+        /// Wait 10 s (or until the task is cancelled) before sending it, noting when it went.
         case delayed
     }
 
@@ -26,6 +26,8 @@ final class FaultyTransport: ClientTransport, Sendable {
     let keys = Mutex<[String]>([])
     /// Every request's operation, in order.
     let operations = Mutex<[String]>([])
+    /// When a `delayed` request went, after its wait.
+    let delayedSentAt = Mutex<ContinuousClock.Instant?>(nil)
 
     init(breaking operation: String, with faults: [Fault]) {
         self.operation = operation
@@ -51,7 +53,8 @@ final class FaultyTransport: ClientTransport, Sendable {
             try await Task.sleep(for: .seconds(60))
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
         case .delayed?:
-            try await Task.sleep(for: .seconds(1))
+            try await Task.sleep(for: .seconds(10))
+            delayedSentAt.withLock { $0 = .now }
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
         case nil:
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
@@ -178,21 +181,26 @@ struct RetryTests {
         let driver = NavigationDriver(serverURL: server.url, transport: transport)
         try await driver.start()
         let first = Task { try await driver.send(.selectPhoto(1)) }
-        try await Task.sleep(for: .milliseconds(100))
+        // The first send's request is in flight (in its 10 s wait) before the second joins it.
+        let limit = ContinuousClock.now + .seconds(30)
+        while !transport.operations.withLock({ $0.contains("act") }), ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(20)) }
         let second = Task { try await driver.send(.selectPhoto(1)) }
-        try await Task.sleep(for: .milliseconds(100))
-        let started = ContinuousClock.now
+        try await Task.sleep(for: .seconds(1))
         let (gone, kept) = cancelled == 0 ? (first, second) : (second, first)
         gone.cancel()
         switch await gone.result {
         case .success: Issue.record("the cancelled caller (\(cancelled == 0 ? "first" : "joined")) got the answer")
         case .failure(let error): #expect(error as? NavigationError == .cancelled, "\(error)")
         }
-        #expect(ContinuousClock.now - started < .milliseconds(700), "the cancelled caller waited for the request")
+        let goneAt = ContinuousClock.now
         switch await kept.result {
         case .success(let step): #expect(step.session.version == 2, "the other caller's answer")
         case .failure(let error): Issue.record("the caller still waiting got \(error)")
         }
+        // Ordered, not timed: the cancelled caller was answered before the request even went
+        // (it waits 10 s first), so it did not wait for the answer.
+        let sentAt = try #require(transport.delayedSentAt.withLock { $0 }, "the request never went")
+        #expect(goneAt < sentAt, "the cancelled caller waited for the request")
         #expect(transport.operations.withLock { $0.filter { $0 == "act" }.count } == 1, "a double tap sent twice")
     }
 
