@@ -165,12 +165,8 @@ public enum AuditCheckpoints {
             throw PhotosError(.conflict, keyMismatch(previous, held: key.publicKeyHex))
         }
         let coversUntilID = max(changes.newestID, changes.previous?.coversUntilID ?? 0)
-        var head: AuditLogTree.Head
-        repeat {
-            let step = try await AuditLogTree.integrate(until: coversUntilID, limit: Int.max, on: connection)
-            head = step.head
-            if !step.more { break }
-        } while true
+        // Whatever the steps before left (`AuditService.integrate`), in one go: no limit, no more.
+        let head = try await AuditLogTree.integrate(until: coversUntilID, limit: Int.max, on: connection).head
         let root = try await AuditLogTree.root(size: head.size, on: connection)
         let logOrigin = origin ?? head.origin
         let signers = [key] + (next.map { [$0] } ?? [])

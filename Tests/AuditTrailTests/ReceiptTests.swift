@@ -152,10 +152,9 @@ struct ReceiptTests {
             let oldRoot = try LogCheckpoint(parsing: try SignedNote(parsing: first.1).text).root
             let newRoot = try LogCheckpoint(parsing: try SignedNote(parsing: newest.1).text).root
             #expect(MerkleTree.verifyConsistency(old: first.0, new: newest.0, oldRoot: oldRoot, newRoot: newRoot, proof: proof))
-            let firstKey = try #require(sizes.isEmpty ? nil : key)
             if state != .afterKeyRotation {
                 let goConsistency = try await GoTlogVerifier.check([
-                    "key": firstKey.description, "note": newest.1, "oldNote": first.1, "consistency": proof.map { Data($0).base64EncodedString() },
+                    "key": key.description, "note": newest.1, "oldNote": first.1, "consistency": proof.map { Data($0).base64EncodedString() },
                 ])
                 #expect(goConsistency.status == 0, "\(goConsistency.output)")
             }
