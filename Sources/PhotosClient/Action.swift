@@ -52,7 +52,7 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
         case .submit(let username, let password):
             request.username = username
             request.password = password
-        case .selectTab(let tab): request.tab = tab
+        case .selectTab(let tab): request.tab = tab.generated
         case .openLink(let link): request.link = link
         case .signIn, .signOut, .buy, .back, .cancel, .showTerms, .dismiss: break
         }

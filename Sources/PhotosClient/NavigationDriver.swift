@@ -21,6 +21,15 @@ public actor NavigationDriver {
     public nonisolated let retry: RetryPolicy
     /// The session as the server last described it.
     public private(set) var session: Session?
+    /// The session's id: also when its description could not be read (`undecodable`).
+    public private(set) var sessionID: String?
+    /// Where the session is kept between launches of the app (nil: nowhere).
+    public nonisolated let store: (any SessionStore)?
+    /// The logging hook: retries, the change feed's waits, answers that cannot be read, a
+    /// store that fails.
+    public nonisolated let log: (@Sendable (NavigationLog) -> Void)?
+    /// Keeps the id and secret of a session just created, whatever its answer holds.
+    private nonisolated let created: CreatedSessionMiddleware
     /// The session's secret: its credential, sent as `Authorization: Session <secret>` on
     /// every request on it. `start` receives it once; keep it as you would a password (on iOS,
     /// in the Keychain, beside the session id) to `attach` again after the app restarts.
@@ -51,24 +60,80 @@ public actor NavigationDriver {
 
     /// A driver for the photosd at `serverURL` (e.g. `http://127.0.0.1:8080`), over `transport`:
     /// by default a URLSession of the driver's own, so that its change feed's long poll never
-    /// holds a connection another driver's requests wait for.
-    public init(serverURL: URL, retry: RetryPolicy = RetryPolicy(), transport: (any ClientTransport)? = nil) {
+    /// holds a connection another driver's requests wait for. With a `store`, the session
+    /// outlives the app (`resume()`, `startOver()`); `log` hears what the driver does on its own
+    /// (retries, the feed's waits) and what it could not do.
+    public init(
+        serverURL: URL, retry: RetryPolicy = RetryPolicy(), transport: (any ClientTransport)? = nil,
+        store: (any SessionStore)? = nil, log: (@Sendable (NavigationLog) -> Void)? = nil
+    ) {
         let credential = SessionSecretMiddleware()
+        let created = CreatedSessionMiddleware()
         self.credential = credential
+        self.created = created
         let transport = transport ?? URLSessionTransport(configuration: .init(session: URLSession(configuration: .default)))
-        self.client = Client(serverURL: serverURL, transport: transport, middlewares: [APIVersionMiddleware(), credential])
+        self.client = Client(serverURL: serverURL, transport: transport, middlewares: [APIVersionMiddleware(), credential, created])
         self.retry = retry
+        self.store = store
+        self.log = log
     }
 
     // MARK: Sessions
 
     /// Creates a session (`layout` stack or tabs), optionally already at a deep link (`/photos/3/buy`),
     /// and returns it; `shown` becomes its navigation (the app builds its first screens from it),
-    /// `sessionSecret` its credential.
+    /// `sessionSecret` its credential, and the store (if any) keeps it.
+    ///
+    /// When the session was created but its answer cannot be read (`undecodable`), the session
+    /// is kept all the same (`sessionID`, `sessionSecret`, the store): nothing of it is lost.
     @discardableResult
     public func start(layout: Layout = .stack, link: String? = nil) async throws(NavigationError) -> Session {
-        let body = Components.Schemas.NewSessionRequest(layout: layout, link: link)
-        let answer = try await withRetries { [client] () async throws -> Attempt<Components.Schemas.NewSession> in
+        let created = try await create(layout: layout, link: link)
+        shown = created.navigation
+        return created
+    }
+
+    /// `POST /v1/sessions`: the new session becomes this driver's (and the store's); `shown` is
+    /// left to the caller.
+    private func create(layout: Layout, link: String?) async throws(NavigationError) -> Session {
+        let body = Components.Schemas.NewSessionRequest(layout: layout.generated, link: link)
+        _ = self.created.take()
+        let answer: Components.Schemas.NewSession
+        do {
+            answer = try await createSession(body)
+        } catch {
+            if case .undecodable = error, let (id, secret) = self.created.take() {
+                // The session exists: keep what its answer held that matters, and say the rest.
+                take(id: id, secret: secret, layout: layout, session: nil)
+            }
+            throw error
+        }
+        let created = Session(answer.value1)
+        take(id: created.id, secret: answer.value2.sessionSecret, layout: created.layout, session: created)
+        return created
+    }
+
+    /// Makes `id` this driver's session, with its secret, and keeps it in the store.
+    private func take(id: String, secret: String, layout: Layout, session new: Session?) {
+        sessionID = id
+        sessionSecret = secret
+        credential.set(secret)
+        session = new
+        keep(StoredSession(id: id, secret: secret, layout: layout, session: new))
+    }
+
+    /// Saves `stored` in the store, if there is one; a failure is logged (the session goes on).
+    private func keep(_ stored: StoredSession) {
+        guard let store else { return }
+        do {
+            try store.save(stored)
+        } catch {
+            log?(NavigationLog(level: .warning, operation: "store", message: "cannot keep the session: \(error)"))
+        }
+    }
+
+    private func createSession(_ body: Components.Schemas.NewSessionRequest) async throws(NavigationError) -> Components.Schemas.NewSession {
+        try await withRetries("createSession") { [client] () async throws -> Attempt<Components.Schemas.NewSession> in
             switch try await client.createSession(body: .json(body)) {
             case .created(let answer): return .done(try answer.body.json)
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
@@ -82,31 +147,66 @@ public actor NavigationDriver {
             case .undocumented(let status, _): throw Self.undocumented(status)
             }
         }
-        let created = Session(answer.value1)
-        sessionSecret = answer.value2.sessionSecret
-        credential.set(answer.value2.sessionSecret)
-        session = created
-        shown = created.navigation
-        return created
     }
 
     /// Attaches to an existing session (after the app restarts, or on a second device), with the
     /// secret its creation returned, and returns it; `shown` becomes its navigation. A wrong
     /// secret is `unauthorized`.
+    /// The store (if any) keeps it.
     @discardableResult
     public func attach(sessionID: String, secret: String) async throws(NavigationError) -> Session {
         credential.set(secret)
         sessionSecret = secret
+        self.sessionID = sessionID
         let current = try await fetch(sessionID)
-        session = current
+        take(id: sessionID, secret: secret, layout: current.layout, session: current)
         shown = current.navigation
         return current
+    }
+
+    /// Attaches to the session the store keeps (after the app restarted) and returns the
+    /// commands that build its screens from an app just launched: an empty root stack (a tabs
+    /// session: no tab selected yet) gets `selectTab` for a tabs session, a `push` per screen of
+    /// the root stack, then a `present` per modal stack. The tabs not selected are built from
+    /// `session.navigation.screens(of:)`, as after `start`.
+    ///
+    /// `noSession` when no store is set or it keeps nothing; `sessionExpired` (410) or
+    /// `unauthorized` (401, the secret no longer valid) when the session cannot go on: then
+    /// `startOver()`.
+    public func resume() async throws(NavigationError) -> [NavigationCommand] {
+        guard let store else { throw .noSession }
+        let stored: StoredSession?
+        do {
+            stored = try store.load()
+        } catch {
+            log?(NavigationLog(level: .warning, operation: "store", message: "cannot read the session kept: \(error)"))
+            throw .noSession
+        }
+        guard let stored else { throw .noSession }
+        credential.set(stored.secret)
+        sessionSecret = stored.secret
+        sessionID = stored.id
+        let current = try await fetch(stored.id)
+        shown = Self.launched(current.navigation)
+        let commands = adopt(current)
+        keep(StoredSession(id: stored.id, secret: stored.secret, layout: current.layout, session: current))
+        return commands
+    }
+
+    /// Starts a new session in place of one that cannot go on (after a `401` or a `410
+    /// session_expired`, or whenever the user starts over), in the layout of the last one (the
+    /// store's, else `.stack`); the store keeps the new one. Returns the commands from what the
+    /// app shows to the new session's first screen.
+    public func startOver() async throws(NavigationError) -> [NavigationCommand] {
+        let layout = session?.layout ?? (try? store?.load())??.layout ?? .stack
+        let created = try await create(layout: layout, link: nil)
+        return adopt(created)
     }
 
     /// Reads the session again (after a `versionConflict`, or a transport failure whose fate is
     /// unknown) and returns the commands from what the app shows to what the server has.
     public func refresh() async throws(NavigationError) -> [NavigationCommand] {
-        guard let id = session?.id else { throw .noSession }
+        guard let id = sessionID else { throw .noSession }
         let current = try await fetch(id)
         return adopt(current)
     }
@@ -214,7 +314,7 @@ public actor NavigationDriver {
 
     /// One action's request and what it changed (`send`, serialized).
     private func perform(_ action: Action, userDid: Bool) async throws(NavigationError) -> Step {
-        guard let current = session else { throw .noSession }
+        guard let current = session else { throw sessionID == nil ? .noSession : .undecodable(operation: "getSession", field: "body", message: "the session's answer could not be read yet: refresh() first") }
         if userDid, let done = Self.gesture(for: action, on: shown) { shown.apply(done) }
         // One key per intent: every retry of this action carries it, so the server applies the
         // action once and answers each retry with the first answer.
@@ -225,8 +325,9 @@ public actor NavigationDriver {
         } catch {
             switch error {
             case .versionConflict(let message, _):
-                // Changed elsewhere: take the session as it is now, and say what that shows.
-                guard let fresh = try? await fetch(current.id) else { throw error }
+                // Changed elsewhere: take the session as it is now, and say what that shows. A
+                // re-read that fails is what the app hears: the driver did not catch up.
+                let fresh = try await fetch(current.id)
                 let commands = adopt(fresh)
                 throw .versionConflict(message: message, caughtUp: commands)
             case .invalidCredentials, .tooManyAttempts, .actionNotAvailable:
@@ -266,7 +367,7 @@ public actor NavigationDriver {
     private func act(_ action: Action, key: String, on current: Session) async throws(NavigationError) -> Components.Schemas.ActionResult {
         let path = Operations.act.Input.Path(id: current.id)
         let headers = Operations.act.Input.Headers(Idempotency_hyphen_Key: key)
-        return try await withRetries { [client] () async throws -> Attempt<Components.Schemas.ActionResult> in
+        return try await withRetries("act") { [client] () async throws -> Attempt<Components.Schemas.ActionResult> in
             // The request (with a password, for submit) lives only for this call.
             let body = action.request(expectVersion: current.version)
             switch try await client.act(path: path, headers: headers, body: .json(body)) {
@@ -289,8 +390,8 @@ public actor NavigationDriver {
 
     /// The session's audit rows after `seq` (its trail, as `GET /v1/sessions/{id}/events` serves it).
     public func events(after seq: Int = 0, limit: Int = 100) async throws(NavigationError) -> [AuditRow] {
-        guard let id = session?.id else { throw .noSession }
-        return try await withRetries { [client] () async throws -> Attempt<[AuditRow]> in
+        guard let id = sessionID else { throw .noSession }
+        return try await withRetries("sessionEvents") { [client] () async throws -> Attempt<[AuditRow]> in
             switch try await client.sessionEvents(path: .init(id: id), query: .init(after: seq, limit: limit)) {
             case .ok(let answer): return .done(try answer.body.json.events)
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
@@ -342,9 +443,12 @@ public actor NavigationDriver {
                             continuation.finish()
                             return
                         case .transport, .unavailable, .server:
-                            try? await Task.sleep(for: .seconds(min(backoff, retry.maxWaitSeconds)))
+                            let wait = retry.delay(for: backoff)
+                            log?(NavigationLog(level: .info, operation: "sessionChanges", message: "\(failure); polling again in \(Self.seconds(wait))", error: failure))
+                            try? await Task.sleep(for: .seconds(wait))
                             backoff *= 2
                         default:
+                            log?(NavigationLog(level: .warning, operation: "sessionChanges", message: "the change feed ended: \(failure)", error: failure))
                             continuation.finish(throwing: failure)
                             return
                         }
@@ -356,9 +460,11 @@ public actor NavigationDriver {
         }
     }
 
-    /// The session followed and the version the app has.
+    /// The session followed and the version the app has (a session whose answer could not be
+    /// read is followed from version 0: its first change brings it).
     private func followed() -> (String, Int)? {
-        session.map { ($0.id, $0.version) }
+        guard let sessionID else { return nil }
+        return (sessionID, session?.version ?? 0)
     }
 
     /// One long poll (no retries: the feed's loop retries).
@@ -386,11 +492,18 @@ public actor NavigationDriver {
     /// Takes a session the feed brought when it is newer than what the app has and no send is
     /// in flight (a send's own answer brings its change, with its commands).
     private func adoptFromFeed(_ new: Session) -> Change? {
-        guard inFlight == nil, let current = session, new.id == current.id, new.version > current.version else { return nil }
+        guard inFlight == nil, new.id == sessionID, new.version > session?.version ?? 0 else { return nil }
         return Change(session: new, commands: adopt(new))
     }
 
     // MARK: Helpers
+
+    /// What an app shows just after its launch, for `navigation`: an empty root stack (in a
+    /// tabs session nothing selected, and every tab but the one to select as it was left).
+    static func launched(_ navigation: NavigationState) -> NavigationState {
+        guard let selected = navigation.selectedTab else { return NavigationState(stacks: [PresentedStack(presentation: .root, screens: [])]) }
+        return NavigationState(stacks: [], tabs: navigation.tabs.filter { $0.key != selected })
+    }
 
     /// Takes `new` as the session, and returns the commands from what the app shows to it.
     private func adopt(_ new: Session) -> [NavigationCommand] {
@@ -401,7 +514,7 @@ public actor NavigationDriver {
     }
 
     private func fetch(_ id: String) async throws(NavigationError) -> Session {
-        try await withRetries { [client] () async throws -> Attempt<Session> in
+        try await withRetries("getSession") { [client] () async throws -> Attempt<Session> in
             switch try await client.getSession(path: .init(id: id)) {
             case .ok(let answer): return .done(Session(try answer.body.json))
             case .badRequest(let answer): throw Self.failure(400, try? answer.body.json)
@@ -425,9 +538,12 @@ public actor NavigationDriver {
         case retry(NavigationError)
     }
 
-    /// Runs `attempt` until it is done, it throws a `NavigationError`, or the policy's attempts
-    /// are spent; a transport failure is retried after a backoff.
-    private nonisolated func withRetries<T: Sendable>(_ attempt: @Sendable () async throws -> Attempt<T>) async throws(NavigationError) -> T {
+    /// Runs `attempt` (of the API's `operation`) until it is done, it throws a `NavigationError`,
+    /// or the policy's attempts are spent; a transport failure is retried after a backoff. Each
+    /// retry is logged.
+    private nonisolated func withRetries<T: Sendable>(
+        _ operation: String, _ attempt: @Sendable () async throws -> Attempt<T>
+    ) async throws(NavigationError) -> T {
         var backoff = retry.transportBackoffSeconds
         var last = NavigationError.transport(message: "no attempt made")
         for number in 1...retry.maxAttempts {
@@ -443,6 +559,7 @@ public actor NavigationDriver {
                 throw error
             } catch {
                 let failure = Task.isCancelled ? NavigationError.cancelled : NavigationError(error)
+                if case .undecodable = failure { log?(NavigationLog(level: .warning, operation: operation, message: "\(failure)", error: failure)) }
                 guard case .transport = failure else { throw failure }
                 last = failure
                 wait = backoff
@@ -450,10 +567,19 @@ public actor NavigationDriver {
             }
             guard number < retry.maxAttempts else { break }
             if Task.isCancelled { throw .cancelled }
-            try? await Task.sleep(for: .seconds(min(wait, retry.maxWaitSeconds)))
+            let delay = retry.delay(for: wait)
+            log?(NavigationLog(
+                level: .info, operation: operation,
+                message: "\(last); trying again in \(Self.seconds(delay)) (attempt \(number + 1) of \(retry.maxAttempts))", error: last))
+            try? await Task.sleep(for: .seconds(delay))
             if Task.isCancelled { throw .cancelled }
         }
         throw last
+    }
+
+    /// `1.1 s`.
+    private static func seconds(_ value: Double) -> String {
+        "\((value * 10).rounded() / 10) s"
     }
 
     /// True when `error` is a cancellation (of the task, or of the request under it).

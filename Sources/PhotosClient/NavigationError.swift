@@ -31,8 +31,16 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// The server could not be reached, and retrying with the same idempotency key did not help.
     /// The action may or may not have been applied: `refresh()` tells.
     case transport(message: String)
-    /// The server failed (its log says why) or answered something this client does not know.
+    /// The server failed (its log says why), or answered with a status or error code this
+    /// client does not know.
     case server(status: Int, code: String?, message: String)
+    /// photosd answered, but this client cannot read the answer: `operation` is the request
+    /// (`createSession`, `act`, `getSession`, `sessionChanges`, …), `field` the value it could
+    /// not read (`session.version`; `body` when the answer was not JSON at all). A newer server
+    /// changed a field's shape: the request may well have been applied. The driver keeps a
+    /// session just created (`sessionID`, `sessionSecret`, the `SessionStore`), never claims to
+    /// have caught up with an answer it could not read, and its `changes()` ends with this error.
+    case undecodable(operation: String, field: String, message: String)
     /// `send` was called before `start` or `attach`.
     case noSession
     /// The task that waited for the request was cancelled. The action may or may not have been
@@ -49,6 +57,7 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
             message
         case .tooManyAttempts(_, let message), .unavailable(_, let message): message
         case .server(let status, let code, let message): "HTTP \(status)\(code.map { " \($0)" } ?? ""): \(message)"
+        case .undecodable(let operation, let field, let message): "cannot read photosd's answer to \(operation) at \(field): \(message)"
         case .noSession: "no session: start or attach one first"
         case .cancelled: "cancelled; the action may or may not have been applied (refresh to see)"
         }
@@ -67,9 +76,42 @@ extension NavigationError {
         } else if let error = error as? ClientError, NavigationDriver.isTransport(error) {
             self = .transport(message: "cannot reach photosd at \(error.baseURL?.absoluteString ?? "its URL"): \(error.underlyingError.localizedDescription)")
         } else if let error = error as? ClientError {
-            self = .server(status: error.response.map { $0.status.code } ?? 0, code: nil, message: "could not read photosd's answer to \(error.operationID): \(error.causeDescription)")
+            let (field, message) = Self.unreadable(error.underlyingError)
+            self = .undecodable(operation: error.operationID, field: field, message: message ?? error.causeDescription)
         } else {
             self = .server(status: 0, code: nil, message: "\(error)")
         }
+    }
+}
+
+extension NavigationError {
+    /// Which value of an answer could not be read (the coding path, as `session.tabs.items[0].tab`)
+    /// and why, from a decoding error (the generated client's, or one wrapped in it).
+    static func unreadable(_ error: any Error) -> (field: String, message: String?) {
+        guard let decoding = error as? DecodingError else {
+            // OpenAPIRuntime wraps the decoder's error in errors of its own, which say what they
+            // hold only as a property named `underlyingError`.
+            for child in Mirror(reflecting: error).children where child.label == "underlyingError" {
+                if let inner = child.value as? any Error { return unreadable(inner) }
+            }
+            return ("body", nil)
+        }
+        let context: DecodingError.Context
+        var path: [any CodingKey]
+        switch decoding {
+        case .typeMismatch(_, let found), .valueNotFound(_, let found), .dataCorrupted(let found):
+            context = found
+            path = found.codingPath
+        case .keyNotFound(let key, let found):
+            context = found
+            path = found.codingPath + [key]
+        @unknown default:
+            return ("body", "\(decoding)")
+        }
+        var field = ""
+        for key in path {
+            if let index = key.intValue { field += "[\(index)]" } else { field += (field.isEmpty ? "" : ".") + key.stringValue }
+        }
+        return (field.isEmpty ? "body" : field, context.debugDescription)
     }
 }

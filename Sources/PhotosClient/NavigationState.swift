@@ -58,10 +58,10 @@ public struct NavigationState: Hashable, Sendable, CustomStringConvertible {
             let presentation = stack.presentation.value1?.rawValue ?? stack.presentation.value2 ?? ""
             return PresentedStack(
                 presentation: PresentedStack.Presentation(rawValue: presentation) ?? .modal,
-                tab: stack.tab, screens: stack.screens.map(Screen.init))
+                tab: stack.tab.map(Tab.init), screens: stack.screens.map(Screen.init))
         }
         var tabs: [Tab: [Screen]] = [:]
-        for item in session.tabs?.items ?? [] { tabs[item.tab] = item.screens.map(Screen.init) }
+        for item in session.tabs?.items ?? [] { tabs[Tab(item.tab)] = item.screens.map(Screen.init) }
         self.tabs = tabs
     }
 

@@ -101,6 +101,41 @@ public enum Outcome: OpenName {
     }
 }
 
+/// A tab of a tabs session (`photos`, `purchases`; a newer server's: `unknown`).
+public enum Tab: OpenName {
+    case photos, purchases
+    /// A tab a newer server shows: the app shows a fallback of its own for its screens.
+    case unknown(String)
+
+    public static let known: [Tab] = [.photos, .purchases]
+
+    public var rawValue: String {
+        switch self {
+        case .photos: "photos"
+        case .purchases: "purchases"
+        case .unknown(let name): name
+        }
+    }
+}
+
+/// A session's layout: one stack, or a tab bar (a newer server's: `unknown`; the server
+/// refuses to start a session in a layout it does not know).
+public enum Layout: OpenName {
+    case stack, tabs
+    /// A layout a newer server reports.
+    case unknown(String)
+
+    public static let known: [Layout] = [.stack, .tabs]
+
+    public var rawValue: String {
+        switch self {
+        case .stack: "stack"
+        case .tabs: "tabs"
+        case .unknown(let name): name
+        }
+    }
+}
+
 // The generated open sets (an `anyOf` of the known names and any string) in and out of these.
 extension ScreenName {
     init(_ generated: Components.Schemas.ScreenName) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
@@ -114,4 +149,23 @@ extension ActionName {
 
 extension Outcome {
     init(_ generated: Components.Schemas.Outcome) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
+}
+
+extension Tab {
+    init(_ generated: Components.Schemas.TabName) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
+    var generated: Components.Schemas.TabName { .init(value1: .init(rawValue: rawValue), value2: rawValue) }
+}
+
+/// A layout is kept (by a `SessionStore`) as its name.
+extension Layout: Codable {
+    public init(from decoder: any Decoder) throws { self.init(rawValue: try decoder.singleValueContainer().decode(String.self)) }
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+extension Layout {
+    init(_ generated: Components.Schemas.Layout) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
+    var generated: Components.Schemas.Layout { .init(value1: .init(rawValue: rawValue), value2: rawValue) }
 }

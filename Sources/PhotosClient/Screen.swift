@@ -40,10 +40,6 @@ public struct Screen: Hashable, Sendable, CustomStringConvertible {
 
 /// A photo of the catalogue.
 public typealias Photo = Components.Schemas.Photo
-/// A tab of a tabs session.
-public typealias Tab = Components.Schemas.TabName
-/// A session's layout: one stack, or a tab bar.
-public typealias Layout = Components.Schemas.Layout
 /// A signed-in user.
 public typealias User = Components.Schemas.User
 /// A row of a session's audit trail.

@@ -34,10 +34,21 @@ public struct Session: Hashable, Sendable {
         id = generated.id
         version = generated.version
         user = generated.user?.value1
-        layout = generated.layout
+        layout = Layout(generated.layout)
         navigation = NavigationState(generated)
         actions = (generated.top?.actions ?? []).map(ActionName.init).filter(\.isKnown)
         experiments = generated.experiments.map { Experiment(name: $0.name, variant: $0.variant) }
         self.generated = generated
+    }
+}
+
+/// A session is kept (by a `SessionStore`) as the server described it: the answer's own JSON.
+extension Session: Codable {
+    public init(from decoder: any Decoder) throws {
+        self.init(try Components.Schemas.Session(from: decoder))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try generated.encode(to: encoder)
     }
 }

@@ -13,9 +13,10 @@ struct PhotosApp: AsyncParsableCommand {
         discussion: """
             Keys: the ones shown under each screen; r reads the catalogue and the session again. \
             A change made on another device shows as it happens. q (or Ctrl-C) quits; the session \
-            stays on the server, and --session ID resumes it (the app keeps the secret of each \
-            session it starts in $XDG_STATE_HOME/photos-app/sessions, else \
-            ~/.local/state/photos-app/sessions, mode 0600).
+            stays on the server, and --session ID resumes it, also after the app was killed (the \
+            app keeps each session it starts, with its secret, in \
+            $XDG_STATE_HOME/photos-app/sessions/ID.json, else ~/.local/state/photos-app/sessions, \
+            mode 0600).
             """)
 
     @Option(help: "The photosd to use.")
@@ -40,10 +41,10 @@ struct PhotosApp: AsyncParsableCommand {
 
     func run() async throws {
         guard let serverURL = URL(string: url) else { throw ValidationError("--url \(url) is not a URL") }
-        let app = ShopApp(serverURL: serverURL, terminal: Terminal())
+        let app = ShopApp(serverURL: serverURL, terminal: Terminal(), resuming: session)
         defer { app.terminal.restore() }
         do {
-            try await app.run(layout: tabs ? .tabs : .stack, link: link, resume: session)
+            try await app.run(layout: tabs ? .tabs : .stack, link: link)
         } catch {
             app.terminal.restore()
             FileHandle.standardError.write(Data("photos-app: \(error)\n".utf8))

@@ -140,6 +140,7 @@ enum Rendering {
         case .unavailable: return "The shop cannot take that right now; try again in a moment."
         case .sessionExpired: return "Your session ended."
         case .cancelled: return "Cancelled."
+        case .undecodable: return "This app cannot read the shop's answer (is the server newer? update the app): \(error)"
         default: return "Something went wrong: \(error)"
         }
     }

@@ -1,41 +1,54 @@
 import Foundation
+import PhotosClient
 
-/// The secrets of the sessions this app started, so that `--session ID` can resume one: a file
-/// per session (named by its id, holding its secret, mode 0600) in
+/// The sessions this app started, so that `--session ID` can resume one: a `FileSessionStore`
+/// file per session (`<id>.json`: its id, secret, layout and last description, mode 0600) in
 /// `$XDG_STATE_HOME/photos-app/sessions` (else `~/.local/state/photos-app/sessions`). The
-/// secret is the session's credential: it is kept like a password, never shown.
-struct KeptSessions {
+/// secret is the session's credential: it is kept like a password, never shown. A file named
+/// by the id alone, holding only the secret, is what versions before 0.5 kept: still read.
+struct KeptSessions: SessionStore {
     let directory: String
+    /// The session `load()` reads: the one `--session` names (nil: a new one is started).
+    var resuming: String?
 
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    init(environment: [String: String] = ProcessInfo.processInfo.environment, resuming: String? = nil) {
         let state = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
         directory = state + "/photos-app/sessions"
+        self.resuming = resuming
     }
 
-    /// Keeps `secret` for `sessionID`.
-    func keep(_ secret: String, for sessionID: String) throws {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let path = file(sessionID)
-        guard FileManager.default.createFile(atPath: path, contents: Data(secret.utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw KeptSessionError(message: "cannot keep the session's secret in \(path)")
-        }
+    /// Whether a session `id` is kept.
+    func keeps(_ id: String) -> Bool {
+        FileManager.default.fileExists(atPath: file(id)) || FileManager.default.fileExists(atPath: legacyFile(id))
     }
 
-    /// The secret kept for `sessionID`.
-    func secret(for sessionID: String) throws -> String {
-        guard let data = FileManager.default.contents(atPath: file(sessionID)),
+    func load() throws -> StoredSession? {
+        guard let id = resuming else { return nil }
+        if let stored = try FileSessionStore(path: file(id)).load() { return stored }
+        guard let data = FileManager.default.contents(atPath: legacyFile(id)),
               let secret = String(data: data, encoding: .utf8)?.trimmingCharacters(in: .whitespacesAndNewlines), !secret.isEmpty
         else {
-            throw KeptSessionError(message: "no secret kept for session \(sessionID) in \(directory) (photos-app keeps those of the sessions it started)")
+            throw KeptSessionError(message: "no secret kept for session \(id) in \(directory) (photos-app keeps those of the sessions it started)")
         }
-        return secret
+        return StoredSession(id: id, secret: secret, layout: .stack)
     }
 
-    private func file(_ sessionID: String) -> String { directory + "/" + sessionID }
+    func save(_ session: StoredSession) throws {
+        try FileSessionStore(path: file(session.id)).save(session)
+        try? FileManager.default.removeItem(atPath: legacyFile(session.id))
+    }
+
+    func remove() throws {
+        guard let id = resuming else { return }
+        try FileSessionStore(path: file(id)).remove()
+    }
+
+    private func file(_ id: String) -> String { directory + "/" + id + ".json" }
+    private func legacyFile(_ id: String) -> String { directory + "/" + id }
 }
 
-/// A kept session that cannot be written or read; its message is for people.
+/// A kept session that cannot be read; its message is for people.
 struct KeptSessionError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }

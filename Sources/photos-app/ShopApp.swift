@@ -11,20 +11,24 @@ final class ShopApp {
     /// The last outcome or error, shown under the screen.
     private var message = ""
 
-    init(serverURL: URL, terminal: Terminal) {
+    /// An app on the photosd at `serverURL`; with `resuming`, on the session of that id this app
+    /// kept (`--session`).
+    init(serverURL: URL, terminal: Terminal, resuming: String? = nil) {
         self.serverURL = serverURL
-        self.driver = NavigationDriver(serverURL: serverURL)
+        self.kept = KeptSessions(resuming: resuming)
+        self.driver = NavigationDriver(serverURL: serverURL, store: kept)
         self.terminal = terminal
     }
 
-    /// Where the secrets of started sessions are kept (for `--session`).
-    let kept = KeptSessions()
+    /// Where the sessions this app started are kept (for `--session`).
+    let kept: KeptSessions
 
-    /// Runs the app on a new session (`layout`, `link`), or on the session `resume` names.
-    func run(layout: Layout, link: String?, resume sessionID: String? = nil) async throws {
+    /// Runs the app on a new session (`layout`, `link`), or on the session `--session` named.
+    func run(layout: Layout, link: String?) async throws {
         try await loadCatalogue()
-        if let sessionID {
-            try await driver.attach(sessionID: sessionID, secret: try kept.secret(for: sessionID))
+        if let sessionID = kept.resuming {
+            _ = try kept.load()  // a session this app never kept is one line, before any request
+            _ = try await driver.resume()
             shown(sessionID)
             message = "Welcome back: the session is where you left it."
         } else {
@@ -51,7 +55,7 @@ final class ShopApp {
             }
             if key == UInt8(ascii: "q") { return }
             if key == UInt8(ascii: "r") {
-                message = await reload(layout: layout)
+                message = await reload()
                 continue
             }
             guard let action = self.action(for: key, on: session) else {
@@ -62,16 +66,17 @@ final class ShopApp {
                 let step = try await driver.send(action)
                 message = Rendering.describe(step, catalogue: catalogue)
             } catch {
-                message = try await recover(from: error, layout: layout)
+                message = try await recover(from: error)
             }
         }
     }
 
     /// The line to show for `error`; a session the server ended (idle too long) is replaced by
     /// a new one first, and the line says so.
-    private func recover(from error: any Error, layout: Layout) async throws -> String {
+    private func recover(from error: any Error) async throws -> String {
         guard case .sessionExpired? = error as? NavigationError else { return Rendering.words(for: error) }
-        try await start(layout: layout, link: nil)
+        _ = try await driver.startOver()
+        if let id = await driver.sessionID { shown(id) }
         return "Your session ended after a long idle time; this is a new one."
     }
 
@@ -109,7 +114,7 @@ final class ShopApp {
     }
 
     /// `r`: the catalogue and the session read again; says what changed, in a few words.
-    private func reload(layout: Layout) async -> String {
+    private func reload() async -> String {
         let before = catalogue
         do {
             try await loadCatalogue()
@@ -124,14 +129,13 @@ final class ShopApp {
             }
             return words.isEmpty ? "Up to date: nothing changed." : words.joined(separator: " ")
         } catch {
-            return (try? await recover(from: error, layout: layout)) ?? Rendering.words(for: error)
+            return (try? await recover(from: error)) ?? Rendering.words(for: error)
         }
     }
 
-    /// Starts a session and keeps its secret, so that `--session` can resume it.
+    /// Starts a session (the driver keeps it, so that `--session` can resume it).
     private func start(layout: Layout, link: String?) async throws {
         let session = try await driver.start(layout: layout, link: link)
-        if let secret = await driver.sessionSecret { try kept.keep(secret, for: session.id) }
         shown(session.id)
     }
 

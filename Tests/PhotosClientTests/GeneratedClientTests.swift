@@ -49,11 +49,11 @@ struct GeneratedClientTests {
         guard case .unauthorized = try await authorized.myPurchases() else { Issue.record("purchases after sign-out"); return }
 
         // Sessions: created, read, acted on, its events; errors typed by status.
-        guard case .created(let created) = try await client.createSession(body: .json(.init(layout: .tabs))) else { Issue.record("create"); return }
+        guard case .created(let created) = try await client.createSession(body: .json(.init(layout: .init(value1: .tabs)))) else { Issue.record("create"); return }
         #expect(created.headers.Location?.hasPrefix("/v1/sessions/") == true)
         let session = try created.body.json.value1
         let secret = try created.body.json.value2.sessionSecret
-        guard case .badRequest = try await client.createSession(body: .json(.init(layout: .stack, link: "/purchases"))) else { Issue.record("bad link"); return }
+        guard case .badRequest = try await client.createSession(body: .json(.init(layout: .init(value1: .stack), link: "/purchases"))) else { Issue.record("bad link"); return }
         // The id alone is 401; with the secret (SessionSecretMiddleware) the session answers.
         guard case .unauthorized = try await client.getSession(path: .init(id: session.id)) else { Issue.record("get without the secret"); return }
         let credential = SessionSecretMiddleware(secret: "not-this-sessions")

@@ -66,11 +66,19 @@ struct StackModel: Equatable {
     var tabs: [Tab: [Screen]] = [:]
     var selected: Tab?
 
+    /// An app just launched to show `session`: an empty root stack, nothing selected, the tabs
+    /// it will not select as `session` has them.
+    init(launching session: Session) {
+        stacks = [[]]
+        let other = StackModel(session)
+        tabs = other.tabs.filter { $0.key != other.selected }
+    }
+
     /// Read from the answer as decoded (`Session.generated`), not through `NavigationState`.
     init(_ session: Session) {
         stacks = session.generated.navigation.map { $0.screens.map(Screen.init) }
-        selected = session.generated.tabs?.selected
-        for item in session.generated.tabs?.items ?? [] { tabs[item.tab] = item.screens.map(Screen.init) }
+        selected = session.generated.tabs.map { Tab(rawValue: $0.selected.value2 ?? "") }
+        for item in session.generated.tabs?.items ?? [] { tabs[Tab(rawValue: item.tab.value2 ?? "")] = item.screens.map(Screen.init) }
     }
 
     mutating func apply(_ command: NavigationCommand) {

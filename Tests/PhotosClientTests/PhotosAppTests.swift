@@ -190,7 +190,7 @@ struct PhotosAppTests {
         #expect(unreachable.stderr.split(separator: "\n").count == 1, "one line: \(unreachable.stderr)")
     }
 
-    @Test("q leaves the session on the server and says how to resume it; --session resumes it where it was, with the secret the app kept (0600, never shown)")
+    @Test("q leaves the session on the server and says how to resume it; --session resumes it where it was, with the secret the app kept (0600, never shown); also after the app was killed")
     func resume() async throws {
         let server = try await LiveServer()
         defer { server.stop() }
@@ -205,9 +205,13 @@ struct PhotosAppTests {
         try pane.keys("q")
         try await pane.waitFor("The session stays on the server: photos-app --session")
         let id = try #require(try pane.text().firstMatch(of: /--session (\S+) resumes it/).map { String($0.1) })
-        let kept = state.file("photos-app/sessions/\(id)")
-        let secret = try String(contentsOfFile: kept, encoding: .utf8)
+        let kept = state.file("photos-app/sessions/\(id).json")
+        let stored = try JSONDecoder().decode(StoredSession.self, from: Data(contentsOf: URL(fileURLWithPath: kept)))
+        let secret = stored.secret
+        #expect(stored.id == id)
         #expect(secret.utf8.count == 43)
+        // The session as it was kept (at its start), for an app to show before the network answers.
+        #expect(stored.session?.top == Screen(.photos), "\(String(describing: stored.session))")
         let mode = (try FileManager.default.attributesOfItem(atPath: kept)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600, "the kept secret is readable by others: \(String(describing: mode))")
         #expect(!(try pane.history()).contains(secret), "the secret was shown")
@@ -218,6 +222,22 @@ struct PhotosAppTests {
         try again.keys("h")
         try await again.waitFor("Stack: Photos\n")
         try again.keys("q")
+
+        // Killed (no farewell, nothing flushed on the way out): the session it kept at its start
+        // resumes on the screen the server has.
+        let killed = try Pane(["--url", server.url.absoluteString], environment: environment)
+        try await killed.waitFor("Golden Gate at dusk", "1-9 open a photo")
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: state.file("photos-app/sessions")))
+        try killed.keys("2")
+        try await killed.waitFor("Stack: Photos › ")
+        let screen = try #require(try killed.text().firstMatch(of: /Stack: Photos › ([^\n]+)/).map { String($0.1) })
+        killed.close()
+        let files = try FileManager.default.contentsOfDirectory(atPath: state.file("photos-app/sessions"))
+        let newest = try #require(files.first { $0.hasSuffix(".json") && $0 != "\(id).json" }, "\(files) (before: \(before))")
+        let killedID = String(newest.dropLast(".json".count))
+        let revived = try Pane(["--url", server.url.absoluteString, "--session", killedID], environment: environment)
+        defer { revived.close() }
+        try await revived.waitFor("Welcome back", "Stack: Photos › \(screen)")
 
         let unknown = try await runProcess(
             BuiltProducts.binDirectory + "/photos-app", ["--url", server.url.absoluteString, "--session", "nope"], in: NSTemporaryDirectory(),
@@ -292,10 +312,10 @@ struct PhotosAppTests {
         defer { pane.close() }
         try await pane.waitFor("Golden Gate at dusk", "1-9 open a photo")
         let kept = try FileManager.default.contentsOfDirectory(atPath: state.file("photos-app/sessions"))
-        let id = try #require(kept.first)
-        let secret = try String(contentsOfFile: state.file("photos-app/sessions/\(id)"), encoding: .utf8)
+        let file = try #require(kept.first)
+        let stored = try #require(try FileSessionStore(path: state.file("photos-app/sessions/\(file)")).load())
         let tablet = server.driver()
-        try await tablet.attach(sessionID: id, secret: secret)
+        try await tablet.attach(sessionID: stored.id, secret: stored.secret)
         _ = try await tablet.send(.selectPhoto(2))
         try await pane.waitFor("Changed on another device. Now: Harbour in the rain.", "Stack: Photos › Harbour in the rain")
         // The app's own next action goes on from there.

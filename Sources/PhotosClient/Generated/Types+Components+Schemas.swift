@@ -203,15 +203,113 @@ extension Components {
                 ])
             }
         }
+        /// An open set: a newer server may answer with layouts this document does not list. A client decodes them; a server refuses a layout it does not know (400).
+        ///
         /// - Remark: Generated from `#/components/schemas/Layout`.
-        @frozen public enum Layout: String, Codable, Hashable, Sendable, CaseIterable {
-            case stack = "stack"
-            case tabs = "tabs"
+        public struct Layout: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Layout/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case stack = "stack"
+                case tabs = "tabs"
+            }
+            /// - Remark: Generated from `#/components/schemas/Layout/value1`.
+            public var value1: Components.Schemas.Layout.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/Layout/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `Layout`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.Layout.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
         }
+        /// An open set: a newer server may add tabs. A client decodes them and shows a fallback of its own; a server refuses a tab it does not know (400).
+        ///
         /// - Remark: Generated from `#/components/schemas/TabName`.
-        @frozen public enum TabName: String, Codable, Hashable, Sendable, CaseIterable {
-            case photos = "photos"
-            case purchases = "purchases"
+        public struct TabName: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/TabName/value1`.
+            @frozen public enum Value1Payload: String, Codable, Hashable, Sendable, CaseIterable {
+                case photos = "photos"
+                case purchases = "purchases"
+            }
+            /// - Remark: Generated from `#/components/schemas/TabName/value1`.
+            public var value1: Components.Schemas.TabName.Value1Payload?
+            /// - Remark: Generated from `#/components/schemas/TabName/value2`.
+            public var value2: Swift.String?
+            /// Creates a new `TabName`.
+            ///
+            /// - Parameters:
+            ///   - value1:
+            ///   - value2:
+            public init(
+                value1: Components.Schemas.TabName.Value1Payload? = nil,
+                value2: Swift.String? = nil
+            ) {
+                self.value1 = value1
+                self.value2 = value2
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                var errors: [any Swift.Error] = []
+                do {
+                    self.value1 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                do {
+                    self.value2 = try decoder.decodeFromSingleValueContainer()
+                } catch {
+                    errors.append(error)
+                }
+                try Swift.DecodingError.verifyAtLeastOneSchemaIsNotNil(
+                    [
+                        self.value1,
+                        self.value2
+                    ],
+                    type: Self.self,
+                    codingPath: decoder.codingPath,
+                    errors: errors
+                )
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                try encoder.encodeFirstNonNilValueToSingleValueContainer([
+                    self.value1,
+                    self.value2
+                ])
+            }
         }
         /// /photos, /photos/{id}, /photos/{id}/buy, or (tabs layout) /purchases
         ///

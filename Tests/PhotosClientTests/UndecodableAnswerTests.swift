@@ -1,0 +1,176 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HTTPTypes
+import OpenAPIRuntime
+import OpenAPIURLSession
+import PhotosClient
+import PhotosTestSupport
+import Testing
+
+/// A newer server's tabs and layouts decode like its screens; an answer the client cannot read
+/// at all is `NavigationError.undecodable`, naming the operation and the field, and costs
+/// nothing: a session just created keeps its secret, the driver never claims it caught up
+/// with an answer it could not read, and the change feed ends with the error instead of
+/// polling again in silence.
+@Suite("PhotosClient: newer tabs and layouts; answers it cannot read")
+struct UndecodableAnswerTests {
+    /// photosd's real answers, rewritten: with `newerTabs`, every tabs session has a third tab
+    /// `favorites` and a getSession answer says layout `split`; the operations in `broken`
+    /// answer `version` as a string (a shape this client cannot read).
+    final class RewritingServer: ClientTransport, @unchecked Sendable {
+        let real = URLSessionTransport()
+        let newerTabs: Bool
+        /// `@unchecked Sendable`: `brokenOperations` is read and written only under `lock`.
+        private let lock = NSLock()
+        private var brokenOperations: Set<String> = []
+        /// Answers of the broken operations that were rewritten.
+        private(set) var rewritten = 0
+
+        init(newerTabs: Bool = false) { self.newerTabs = newerTabs }
+
+        func breakAnswers(of operations: Set<String>) { lock.withLock { brokenOperations = operations } }
+
+        func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+            let (response, answer) = try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
+            let broken = lock.withLock { brokenOperations.contains(operationID) }
+            guard newerTabs || broken, response.status.kind == .successful, let answer else { return (response, answer) }
+            let data = try await Data(collecting: answer, upTo: 1 << 20)
+            guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return (response, HTTPBody(data)) }
+            let nested = object["session"] != nil
+            var session = nested ? object["session"] as? [String: Any] ?? [:] : object
+            if newerTabs, var tabs = session["tabs"] as? [String: Any] {
+                tabs["items"] = (tabs["items"] as? [Any] ?? []) + [["tab": "favorites", "screens": [["screen": "favorites"]]]]
+                session["tabs"] = tabs
+                if operationID == "getSession" { session["layout"] = "split" }
+            }
+            if broken {
+                session["version"] = "v\(session["version"] ?? "")"
+                lock.withLock { rewritten += 1 }
+            }
+            if nested { object["session"] = session } else { object = session }
+            let changed = try JSONSerialization.data(withJSONObject: object)
+            var headers = response
+            headers.headerFields[.contentLength] = String(changed.count)
+            return (headers, HTTPBody(changed))
+        }
+    }
+
+    @Test("a tab and a layout the client does not know decode as unknown: start, select a tab, refresh")
+    func newerTabsAndLayout() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let driver = NavigationDriver(serverURL: server.url, transport: RewritingServer(newerTabs: true))
+        let started = try await driver.start(layout: .tabs)
+        #expect(started.layout == .tabs)
+        #expect(started.navigation.tabs[.unknown("favorites")] == [Screen(.unknown("favorites"))])
+        #expect(started.navigation.selectedTab == .photos)
+        let step = try await driver.send(.selectTab(.purchases))
+        #expect(step.commands == [.selectTab(.purchases)])
+        #expect(Tab(rawValue: "favorites").description == "unknown(favorites)")
+        _ = try await driver.refresh()
+        #expect(await driver.session?.layout == .unknown("split"))
+        #expect(try await driver.send(.selectTab(.photos)).commands == [.selectTab(.photos)])
+    }
+
+    @Test("a created session whose answer cannot be read: undecodable(createSession, version), its id and secret kept (driver and store), and refresh takes it once the answer reads")
+    func createdSessionKept() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let store = FileSessionStore(path: state.file("session.json"))
+        let transport = RewritingServer()
+        transport.breakAnswers(of: ["createSession"])
+        let logged = OpenSetTests.Recorder()
+        let driver = NavigationDriver(serverURL: server.url, transport: transport, store: store, log: { logged.add("\($0)") })
+        do {
+            try await driver.start()
+            Issue.record("an answer with a string version was read")
+        } catch {
+            guard case .undecodable(let operation, let field, _) = error else { Issue.record("\(error)"); return }
+            #expect(operation == "createSession")
+            #expect(field == "version")
+            #expect("\(error)".hasPrefix("cannot read photosd's answer to createSession at version"), "\(error)")
+        }
+        let id = try #require(await driver.sessionID)
+        let secret = try #require(await driver.sessionSecret)
+        #expect(await driver.session == nil)
+        let stored = try #require(try store.load())
+        #expect(stored.id == id && stored.secret == secret && stored.session == nil)
+        #expect(logged.values.contains { $0?.hasPrefix("[warning] createSession: cannot read") == true }, "\(logged.values)")
+
+        // An action before the session was read is refused without a request.
+        await #expect(throws: NavigationError.self) { try await driver.send(.selectPhoto(1)) }
+        transport.breakAnswers(of: [])
+        let commands = try await driver.refresh()
+        #expect(commands == [.present(PresentedStack(presentation: .root, screens: [Screen(.photos)]))] || commands == [.push(Screen(.photos))], "\(commands)")
+        #expect(try await driver.send(.selectPhoto(2)).outcome == .navigated)
+        #expect(transport.rewritten == 1)
+    }
+
+    @Test("an applied action whose answer cannot be read: undecodable(act, session.version); the next send's conflict does not claim a catch-up it could not read; once readable it catches up")
+    func unreadableAction() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let transport = RewritingServer()
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
+        try await driver.start()
+        transport.breakAnswers(of: ["act", "getSession"])
+        do {
+            _ = try await driver.send(.selectPhoto(2))
+            Issue.record("an unreadable answer was read")
+        } catch {
+            guard case .undecodable("act", "session.version", _) = error else { Issue.record("\(error)"); return }
+        }
+        // Applied on the server (v2), not here (v1): the next action conflicts, and the re-read
+        // cannot be read either — that is what the app hears, not "caught up".
+        do {
+            _ = try await driver.send(.back)
+            Issue.record("a stale action was applied")
+        } catch {
+            guard case .undecodable("getSession", "version", _) = error else { Issue.record("caught up without reading: \(error)"); return }
+        }
+        #expect(await driver.session?.version == 1)
+        #expect(await driver.shown.stacks.map(\.screens) == [[Screen(.photos)]])
+        transport.breakAnswers(of: [])
+        do {
+            _ = try await driver.send(.back)
+            Issue.record("a stale action was applied")
+        } catch {
+            guard case .versionConflict(_, let caughtUp) = error else { Issue.record("\(error)"); return }
+            #expect(caughtUp == [.push(Screen(.photo, photoId: 2, purchased: false))])
+        }
+        #expect(try await driver.send(.back).commands == [.pop(1)])
+    }
+
+    @Test("the change feed ends with undecodable(sessionChanges, version) instead of polling again in silence")
+    func feedEndsOnUnreadableChange() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let phone = server.driver()
+        let created = try await phone.start()
+        let secret = try #require(await phone.sessionSecret)
+        let transport = RewritingServer()
+        transport.breakAnswers(of: ["sessionChanges"])
+        let logged = OpenSetTests.Recorder()
+        let tablet = NavigationDriver(serverURL: server.url, transport: transport, log: { logged.add("\($0)") })
+        try await tablet.attach(sessionID: created.id, secret: secret)
+        let feed = tablet.changes(wait: 5)
+        let follower = Task { () -> NavigationError? in
+            do {
+                for try await _ in feed { return nil }
+                return nil
+            } catch {
+                return error as? NavigationError
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try await phone.send(.selectPhoto(1))
+        let ended = await follower.value
+        guard case .undecodable("sessionChanges", "version", _)? = ended else { Issue.record("the feed went on or ended otherwise: \(String(describing: ended))"); return }
+        #expect(transport.rewritten == 1, "the feed polled again after an answer it could not read")
+        #expect(logged.values.contains { $0?.hasPrefix("[warning] sessionChanges: the change feed ended") == true }, "\(logged.values)")
+    }
+}
