@@ -13,7 +13,9 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
     case versionConflict(message: String, caughtUp: [NavigationCommand])
     /// Wrong username or password. The session stays on sign-in.
     case invalidCredentials(message: String)
-    /// A bearer token was missing, expired or revoked.
+    /// The credential was refused: on a session's request, its secret (wrong, or the session
+    /// is not there any more — `startOver()`); on the catalogue and token API, a bearer token
+    /// (missing, expired or revoked). `message` says which.
     case unauthorized(message: String)
     /// No such session, photo or link target.
     case notFound(message: String)

@@ -1,9 +1,10 @@
+// The examples of docs/client.md, compiled and run here (ReadmeExampleTests checks that
+// docs/client.md shows exactly this code, and drives it through races with a second device;
+// ClientPackageTests builds it in an app of its own).
+// README example begin
 import Foundation
 import PhotosClient
 
-// The examples of docs/client.md, compiled and run here (ReadmeExampleTests checks that
-// docs/client.md shows exactly this code; ClientPackageTests builds it in an app of its own).
-// README example begin
 /// A stack app's root coordinator: it owns the navigation and does what the server decides,
 /// command by command (`follow` is where UIKit pushes, pops and presents, animated).
 @MainActor
@@ -11,25 +12,41 @@ final class ShopCoordinator {
     let driver: NavigationDriver
     /// The screens on show: one path per stack, the root's first, then each sheet's.
     private(set) var paths: [[Screen]] = []
+    /// What to tell the user (nil after the next request that succeeds).
     private(set) var lastError: NavigationError?
 
-    init(server: URL) {
-        driver = NavigationDriver(serverURL: server)
+    /// `store`: where the session outlives the app (the Keychain on iOS; a 0600 file elsewhere).
+    init(server: URL, store: (any SessionStore)? = nil) {
+        driver = NavigationDriver(serverURL: server, store: store)
     }
 
     func start(at link: String? = nil) async throws {
         let session = try await driver.start(link: link)
         paths = session.navigation.stacks.map(\.screens)
+        lastError = nil
+    }
+
+    /// At launch: the kept session on the screens it had, else (none kept, or it ended) a new one.
+    func launch() async throws {
+        paths = [[]]
+        do {
+            try await driver.resume().forEach(follow)
+        } catch {
+            switch error {
+            case .noSession, .unauthorized, .sessionExpired: try await driver.startOver().forEach(follow)
+            default: throw error
+            }
+        }
+        lastError = nil
     }
 
     /// What a screen's handler calls: didSelectPhoto, didBuyPhoto, didSignIn, didCancel, …
     func perform(_ action: Action) async {
         do {
             try await driver.send(action).commands.forEach(follow)
-        } catch .versionConflict(_, let caughtUp) {
-            caughtUp.forEach(follow)  // changed on another device: now shown as it is there
+            lastError = nil
         } catch {
-            lastError = error  // .invalidCredentials: the session stays on sign-in
+            recover(from: error)
         }
     }
 
@@ -38,9 +55,19 @@ final class ShopCoordinator {
         paths[paths.count - 1].removeLast()
         do {
             try await driver.userDid(.back).commands.forEach(follow)
+            lastError = nil
         } catch {
-            (try? await driver.refresh())?.forEach(follow)  // refused: put the screen back
+            recover(from: error)
+            if case .versionConflict = error { return }
+            // Refused: put the screen back (the driver knows what the app shows).
+            if let commands = try? await driver.refresh() { commands.forEach(follow) }
         }
+    }
+
+    private func recover(from error: NavigationError) {
+        lastError = error  // .invalidCredentials: the session stays on sign-in
+        // Changed on another device: the driver caught up; show the session as it is there.
+        if case .versionConflict(_, let caughtUp) = error { caughtUp.forEach(follow) }
     }
 
     private func follow(_ command: NavigationCommand) {
@@ -70,15 +97,16 @@ final class ShopCoordinator {
     }
 }
 
-/// A tabs app: one stack per tab and sheets over them, each set in one go from the target
-/// (UIKit: `selectedIndex` and `setViewControllers(_:animated:)`; SwiftUI: the `TabView`
-/// selection and each `NavigationStack`'s path).
+/// A tabs app: one stack per tab and sheets over them, each set in one go from what the driver
+/// shows (UIKit: `selectedIndex` and `setViewControllers(_:animated:)`; SwiftUI: the `TabView`
+/// selection and each `NavigationStack`'s path — or `NavigationModel`, below).
 @MainActor
 final class TabsCoordinator {
     let driver: NavigationDriver
     private(set) var selected: Tab?
     private(set) var tabPaths: [Tab: [Screen]] = [:]
     private(set) var sheets: [[Screen]] = []
+    private(set) var lastError: NavigationError?
 
     init(server: URL) {
         driver = NavigationDriver(serverURL: server)
@@ -88,20 +116,68 @@ final class TabsCoordinator {
         show(try await driver.start(layout: .tabs).navigation)
     }
 
-    func perform(_ action: Action) async throws {
-        show(try await driver.send(action).target)
+    func perform(_ action: Action) async {
+        do {
+            show(try await driver.send(action).target)
+            lastError = nil
+        } catch {
+            lastError = error
+            show(await driver.shown)  // after a conflict: the session as it is now
+        }
     }
 
     /// The user tapped a tab: the tab bar switched already; the server follows.
-    func userSelected(_ tab: Tab) async throws {
+    func userSelected(_ tab: Tab) async {
         selected = tab
-        show(try await driver.userDid(.selectTab(tab)).target)
+        do {
+            show(try await driver.userDid(.selectTab(tab)).target)
+            lastError = nil
+        } catch {
+            lastError = error  // e.g. refused under a sheet
+            if case .versionConflict = error {} else { _ = try? await driver.refresh() }
+            show(await driver.shown)  // the tab the server has, back on screen
+        }
     }
 
     private func show(_ target: NavigationState) {
         selected = target.selectedTab
-        for tab in [Tab.photos, .purchases] { tabPaths[tab] = target.screens(of: tab) }
+        // Every tab the server has, also one this app does not know (shown with a fallback).
+        tabPaths = target.tabs
+        if let selected { tabPaths[selected] = target.root }
         sheets = target.modals.map(\.screens)
     }
 }
+
+#if canImport(SwiftUI)
+import SwiftUI
+
+/// SwiftUI binds to a `NavigationModel`: the server pushes, the system's own gestures (swipe-
+/// back, swipe-down, a tab tapped) are written into the model and sent as `userDid`.
+@available(iOS 17, macOS 15, *)
+struct ShopView: View {
+    @State var model: NavigationModel
+
+    var body: some View {
+        @Bindable var model = model
+        NavigationStack(path: $model.path) {
+            screen(model.roots.first ?? nil)
+                .navigationDestination(for: Screen.self) { screen($0) }
+        }
+        .sheet(isPresented: Binding(get: { model.paths.count > 1 }, set: { if !$0 { model.paths.removeLast() } })) {
+            NavigationStack { screen(model.state.modals.first?.screens.last) }
+        }
+        .task { await model.follow() }  // changes made elsewhere, while the view is on screen
+    }
+
+    @ViewBuilder func screen(_ screen: Screen?) -> some View {
+        VStack {
+            Text(screen.map(ShopCoordinator.title(of:)) ?? "…")
+            ForEach(model.session?.actions ?? [], id: \.self) { action in
+                if action == .back { Button("Back") { Task { await model.send(.back) } } }
+            }
+            if let error = model.lastError { Text(error.description).foregroundStyle(.red) }
+        }
+    }
+}
+#endif
 // README example end

@@ -53,18 +53,119 @@ struct ReadmeExampleTests {
         let coordinator = TabsCoordinator(server: server.url)
         try await coordinator.start()
         #expect(coordinator.selected == .photos && coordinator.tabPaths[.photos] == [Screen(.photos)])
-        try await coordinator.perform(.selectPhoto(3))
-        try await coordinator.perform(.buy)
+        await coordinator.perform(.selectPhoto(3))
+        await coordinator.perform(.buy)
         #expect(coordinator.tabPaths[.photos] == [Screen(.photos), Screen(.photo, photoId: 3, purchased: false), Screen(.signIn)])
         // The user taps the purchases tab: the tab bar switched already; the server follows.
-        try await coordinator.userSelected(.purchases)
+        await coordinator.userSelected(.purchases)
         #expect(coordinator.selected == .purchases)
         #expect(coordinator.tabPaths[.purchases]?.map(\.name) == [.purchases])
         #expect(coordinator.tabPaths[.photos]?.count == 3, "the photos tab kept as it was left")
         let session = try #require(await coordinator.driver.session)
         #expect(session.navigation.selectedTab == .purchases)
         #expect(coordinator.sheets.isEmpty)
-        try await coordinator.perform(.selectTab(.photos))
+        await coordinator.perform(.selectTab(.photos))
         #expect(coordinator.selected == .photos && coordinator.tabPaths[.photos]?.last == Screen(.signIn))
+    }
+
+    /// A second device on the session of `driver`.
+    static func secondDevice(of driver: NavigationDriver, on server: LiveServer) async throws -> NavigationDriver {
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: try #require(await driver.sessionID), secret: try #require(await driver.sessionSecret))
+        return tablet
+    }
+
+    /// The session's navigation on the server now.
+    static func onServer(_ tablet: NavigationDriver) async throws -> NavigationState {
+        _ = try await tablet.refresh()
+        return try #require(await tablet.session).navigation
+    }
+
+    @Test("the stack example under races with a second device: a swipe-back and an action on a stale version end on the server's screens; errors clear on success")
+    @MainActor
+    func stackExampleRaces() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let coordinator = ShopCoordinator(server: server.url)
+        try await coordinator.start(at: "/photos/2")
+        let tablet = try await Self.secondDevice(of: coordinator.driver, on: server)
+        // The tablet pushes sign-in; the phone's user swipes back from the photo meanwhile.
+        _ = try await tablet.send(.buy)
+        await coordinator.userSwipedBack()
+        guard case .versionConflict? = coordinator.lastError else { Issue.record("\(String(describing: coordinator.lastError))"); return }
+        var serverState = try await Self.onServer(tablet)
+        #expect(serverState.stacks.map(\.screens) == [[Screen(.photos), Screen(.photo, photoId: 2, purchased: false), Screen(.signIn)]])
+        #expect(coordinator.paths == serverState.stacks.map(\.screens), "the app shows \(coordinator.paths)")
+        // The tablet goes back; the phone's cancel goes on a stale version: caught up again.
+        _ = try await tablet.send(.back)
+        await coordinator.perform(.cancel)
+        serverState = try await Self.onServer(tablet)
+        #expect(coordinator.paths == serverState.stacks.map(\.screens))
+        // The next action succeeds, and the error is gone.
+        await coordinator.perform(.buy)
+        #expect(coordinator.lastError == nil)
+        #expect(coordinator.paths == (try await Self.onServer(tablet)).stacks.map(\.screens))
+        // A swipe-back that goes through.
+        await coordinator.userSwipedBack()
+        #expect(coordinator.lastError == nil && coordinator.paths == [[Screen(.photos), Screen(.photo, photoId: 2, purchased: false)]])
+        #expect(coordinator.paths == (try await Self.onServer(tablet)).stacks.map(\.screens))
+    }
+
+    @Test("the stack example's launch: the kept session on its screens; a kept session that cannot go on starts over")
+    @MainActor
+    func stackExampleLaunch() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let store = FileSessionStore(path: state.file("session.json"))
+        let first = ShopCoordinator(server: server.url, store: store)
+        try await first.launch()
+        #expect(first.paths == [[Screen(.photos)]])
+        await first.perform(.selectPhoto(4))
+        await first.perform(.buy)
+        let relaunched = ShopCoordinator(server: server.url, store: store)
+        try await relaunched.launch()
+        #expect(relaunched.paths == first.paths && relaunched.paths.flatMap { $0 }.count == 3)
+        var kept = try #require(try store.load())
+        kept.secret = String(repeating: "y", count: 43)
+        try store.save(kept)
+        let afterLoss = ShopCoordinator(server: server.url, store: store)
+        try await afterLoss.launch()
+        #expect(afterLoss.paths == [[Screen(.photos)]])
+        #expect(try store.load()?.id != kept.id)
+    }
+
+    @Test("the tabs example under races: a tab tapped under a sheet is refused and put back; an action on a stale version shows the server's tabs")
+    @MainActor
+    func tabsExampleRaces() async throws {
+        let server = try await LiveServer(experiments: [("buy.presentation", "push:0,modal:1")])
+        defer { server.stop() }
+        let coordinator = TabsCoordinator(server: server.url)
+        try await coordinator.start()
+        let tablet = try await Self.secondDevice(of: coordinator.driver, on: server)
+        func matchesServer() async throws {
+            let now = try await Self.onServer(tablet)
+            #expect(coordinator.selected == now.selectedTab)
+            #expect(coordinator.sheets == now.modals.map(\.screens))
+            #expect(coordinator.tabPaths[now.selectedTab ?? .photos] == now.root)
+        }
+        await coordinator.perform(.selectPhoto(3))
+        await coordinator.perform(.buy)
+        #expect(coordinator.sheets.count == 1, "the buy flow as a sheet")
+        await coordinator.userSelected(.purchases)
+        #expect(coordinator.lastError != nil, "a tab under a sheet was taken")
+        #expect(coordinator.selected == .photos)
+        try await matchesServer()
+        // The tablet ends the flow and switches tabs; the phone acts on what it last saw.
+        _ = try await tablet.send(.cancel)
+        _ = try await tablet.send(.selectTab(.purchases))
+        await coordinator.perform(.cancel)
+        guard case .versionConflict? = coordinator.lastError else { Issue.record("\(String(describing: coordinator.lastError))"); return }
+        try await matchesServer()
+        #expect(coordinator.selected == .purchases)
+        await coordinator.userSelected(.photos)
+        #expect(coordinator.lastError == nil)
+        try await matchesServer()
     }
 }

@@ -1,0 +1,195 @@
+import Foundation
+import Observation
+
+/// A session's navigation as an observable model, for SwiftUI (`NavigationStack(path:)`,
+/// `TabView(selection:)`, `.sheet`) and for UIKit (`setViewControllers`, observed with
+/// `withObservationTracking`): the app binds its containers to it and sends actions through it;
+/// what the server decides, and what changes elsewhere, shows up in `state` and the paths.
+///
+/// Both directions: the model writes the server's navigation into `state`, `path`, `paths` and
+/// `selectedTab`; a change the *system* made on screen and wrote into them — a swipe-back
+/// (`path` shorter), a sheet swiped down (`paths` one stack fewer), a tab tapped
+/// (`selectedTab`) — is sent to the server as `userDid(…)`, so that nothing is undone or done
+/// twice. A screen is pushed only by the server: a path the app makes longer is put back.
+@available(iOS 17, *)
+@MainActor
+@Observable
+public final class NavigationModel {
+    /// The driver under the model (its session, secret, store and change feed).
+    @ObservationIgnored public let driver: NavigationDriver
+    /// What the app shows: the server's navigation after every answer and change, with the
+    /// user's own gestures applied while their answer is on its way.
+    public private(set) var state: NavigationState
+    /// The session as the server last described it (the top screen's actions, the user).
+    public private(set) var session: Session?
+    /// The last request's error; nil again after the next one that succeeds.
+    public private(set) var lastError: NavigationError?
+
+    /// The gestures sent and not yet answered, in order.
+    @ObservationIgnored private var gestures: Task<Void, Never>?
+
+    /// A model over `driver` (which may be attached already: the model shows what it shows).
+    public init(driver: NavigationDriver) {
+        self.driver = driver
+        self.state = NavigationState(stacks: [])
+    }
+
+    // MARK: Paths
+
+    /// The root stack's screens above its root (in a tabs session, the selected tab's): what a
+    /// `NavigationStack(path:)` whose root view is the first screen binds to. Writing it shorter
+    /// is a swipe-back (each screen gone is one `userDid(.back)`).
+    public var path: [Screen] {
+        get { paths.first ?? [] }
+        set {
+            var all = paths
+            if all.isEmpty { all = [newValue] } else { all[0] = newValue }
+            paths = all
+        }
+    }
+
+    /// One path per stack, bottom first: the root stack's, then each sheet's — each without the
+    /// stack's first screen, which is its root view. Writing a path shorter pops (a swipe-back:
+    /// `userDid(.back)`, for the top stack only); writing fewer paths dismisses the top sheet (a
+    /// swipe-down: `userDid(.dismiss)`).
+    public var paths: [[Screen]] {
+        get { state.stacks.map { Array($0.screens.dropFirst()) } }
+        set { systemChanged(paths: newValue) }
+    }
+
+    /// The root screen of each stack (what each `NavigationStack`'s root view shows).
+    public var roots: [Screen?] { state.stacks.map(\.screens.first) }
+
+    /// The selected tab (nil in a stack session). Writing another is a tap on the tab bar
+    /// (`userDid(.selectTab)`).
+    public var selectedTab: Tab? {
+        get { state.selectedTab }
+        set {
+            guard let tab = newValue, tab != state.selectedTab else { return }
+            state.apply(.selectTab(tab))
+            enqueue([.selectTab(tab)])
+        }
+    }
+
+    // MARK: Requests
+
+    /// Starts a session (see `NavigationDriver.start`).
+    public func start(layout: Layout = .stack, link: String? = nil) async {
+        await run { (driver: NavigationDriver) throws(NavigationError) in _ = try await driver.start(layout: layout, link: link) }
+    }
+
+    /// Resumes the session the driver's store keeps; when it cannot go on (`unauthorized`,
+    /// `sessionExpired`) or none is kept, starts over (see `NavigationDriver.resume`).
+    public func resume() async {
+        await run { (driver: NavigationDriver) throws(NavigationError) in
+            do throws(NavigationError) {
+                _ = try await driver.resume()
+            } catch {
+                switch error {
+                case .unauthorized, .sessionExpired, .noSession: _ = try await driver.startOver()
+                default: throw error
+                }
+            }
+        }
+    }
+
+    /// Starts a new session in place of this one (see `NavigationDriver.startOver`).
+    public func startOver() async {
+        await run { (driver: NavigationDriver) throws(NavigationError) in _ = try await driver.startOver() }
+    }
+
+    /// Sends an action the user chose (a button, a row). After a `versionConflict` the state is
+    /// the session as it is now (and `lastError` says it changed elsewhere).
+    public func send(_ action: Action) async {
+        await settle()
+        await run { (driver: NavigationDriver) throws(NavigationError) in _ = try await driver.send(action) }
+    }
+
+    /// Reads the session again.
+    public func refresh() async {
+        await run { (driver: NavigationDriver) throws(NavigationError) in _ = try await driver.refresh() }
+    }
+
+    /// Follows the session's change feed until the calling task is cancelled: changes made on
+    /// another device or by an operator show in `state` as they come. In SwiftUI,
+    /// `.task { await model.follow() }` follows while the view is on screen.
+    public func follow() async {
+        do {
+            for try await _ in driver.changes() { await adoptDriver() }
+        } catch {
+            lastError = NavigationError(error)
+        }
+    }
+
+    /// Waits until every gesture written into the paths has its answer (for tests and previews).
+    public func settle() async {
+        while let pending = gestures {
+            await pending.value
+            if gestures == pending { gestures = nil }
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs `request` on the driver, then shows what the driver shows; its error is `lastError`
+    /// (a conflict's state is shown too: the driver has caught up).
+    private func run(_ request: (NavigationDriver) async throws(NavigationError) -> Void) async {
+        do {
+            try await request(driver)
+            lastError = nil
+        } catch {
+            lastError = error
+        }
+        await adoptDriver()
+    }
+
+    /// Takes the driver's view of the navigation and the session.
+    private func adoptDriver() async {
+        state = await driver.shown
+        session = await driver.session
+    }
+
+    /// What the system did on screen, told by the new paths: pops of the top stack, or the top
+    /// sheet dismissed. Anything else (a push by the app, a change below the top) is put back.
+    private func systemChanged(paths new: [[Screen]]) {
+        let old = paths
+        var actions: [Action] = []
+        if new.count == old.count - 1, old.count > 1, Array(old.prefix(new.count)) == new {
+            state.apply(.dismiss)
+            actions = [.dismiss]
+        } else if new.count == old.count, let top = old.indices.last, Array(old.prefix(top)) == Array(new.prefix(top)),
+                  new[top].count < old[top].count, Array(old[top].prefix(new[top].count)) == new[top] {
+            let popped = old[top].count - new[top].count
+            state.apply(.pop(popped))
+            actions = Array(repeating: .back, count: popped)
+        } else {
+            // Not a gesture the server knows: show the server's navigation again.
+            let current = state
+            state = current
+            return
+        }
+        enqueue(actions)
+    }
+
+    /// Sends `actions` as what the user did, after the gestures before them; when one is
+    /// refused, the screens the server has are shown again.
+    private func enqueue(_ actions: [Action]) {
+        let previous = gestures
+        gestures = Task { [driver] in
+            await previous?.value
+            for action in actions {
+                do {
+                    _ = try await driver.userDid(action)
+                    self.lastError = nil
+                } catch {
+                    let failure = NavigationError(error)
+                    self.lastError = failure
+                    // A conflict has caught up already; anything else: show the server's screens.
+                    if case .versionConflict = failure {} else { _ = try? await driver.refresh() }
+                    break
+                }
+            }
+            await self.adoptDriver()
+        }
+    }
+}

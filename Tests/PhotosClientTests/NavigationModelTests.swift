@@ -1,0 +1,121 @@
+import Foundation
+import Observation
+import PhotosClient
+import PhotosTestSupport
+import Synchronization
+import Testing
+
+/// `NavigationModel` on Linux, against a real photosd: the server's navigation in `state` and
+/// the paths; what the system does on screen, written into them, goes to the server as
+/// `userDid`; a refused gesture is put back; a change made elsewhere is observed.
+@Suite("PhotosClient: NavigationModel")
+@MainActor
+struct NavigationModelTests {
+    /// The server's stacks for the model's session, read by a driver of its own.
+    func serverStacks(_ model: NavigationModel, on server: LiveServer) async throws -> [[Screen]] {
+        let reader = server.driver()
+        let id = try #require(await model.driver.sessionID)
+        let secret = try #require(await model.driver.sessionSecret)
+        return try await reader.attach(sessionID: id, secret: secret).navigation.stacks.map(\.screens)
+    }
+
+    @Test("send shows the server's answer in state and path; a swipe-back written into path is userDid(.back); a push written by the app is put back")
+    func stackPaths() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let model = NavigationModel(driver: server.driver())
+        await model.start()
+        #expect(model.roots == [Screen(.photos)] && model.path.isEmpty && model.lastError == nil)
+        await model.send(.selectPhoto(2))
+        #expect(model.path == [Screen(.photo, photoId: 2, purchased: false)])
+        await model.send(.buy)
+        #expect(model.path.map(\.name) == [.photo, .signIn])
+        // Long-press back to the root: two screens gone, two backs, nothing popped twice.
+        model.path = []
+        #expect(model.path.isEmpty, "the gesture shows at once")
+        await model.settle()
+        #expect(model.path.isEmpty && model.lastError == nil)
+        #expect(try await serverStacks(model, on: server) == [[Screen(.photos)]])
+        // The app cannot push on its own: the server decides.
+        model.path = [Screen(.photo, photoId: 4)]
+        #expect(model.path.isEmpty)
+        await model.settle()
+        #expect(try await serverStacks(model, on: server) == [[Screen(.photos)]])
+        // An action the screen does not offer: lastError, cleared by the next success.
+        await model.send(.cancel)
+        guard case .actionNotAvailable? = model.lastError else { Issue.record("\(String(describing: model.lastError))"); return }
+        await model.send(.selectPhoto(1))
+        #expect(model.lastError == nil && model.path.count == 1)
+    }
+
+    @Test("a sheet: paths has its stack; writing it away is userDid(.dismiss); a tab tapped under a sheet is refused and put back; a tab tapped is userDid(.selectTab)")
+    func sheetsAndTabs() async throws {
+        let server = try await LiveServer(experiments: [("buy.presentation", "push:0,modal:1")])
+        defer { server.stop() }
+        let model = NavigationModel(driver: server.driver())
+        await model.start(layout: .tabs)
+        #expect(model.selectedTab == .photos)
+        await model.send(.selectPhoto(3))
+        await model.send(.buy)
+        #expect(model.paths.count == 2, "the buy flow is a sheet: \(model.state)")
+        // The tab bar is tapped while the sheet is up: the server refuses; the model shows its
+        // screens again (photos, with the sheet).
+        model.selectedTab = .purchases
+        #expect(model.selectedTab == .purchases)
+        await model.settle()
+        #expect(model.lastError != nil)
+        #expect(model.selectedTab == .photos && model.paths.count == 2, "\(model.state)")
+        #expect(try await serverStacks(model, on: server) == model.state.stacks.map(\.screens))
+        // Swiped down.
+        model.paths = [model.paths[0]]
+        await model.settle()
+        #expect(model.paths.count == 1 && model.lastError == nil, "\(String(describing: model.lastError))")
+        #expect(try await serverStacks(model, on: server) == model.state.stacks.map(\.screens))
+        model.selectedTab = .purchases
+        await model.settle()
+        #expect(model.selectedTab == .purchases && model.roots.map { $0?.name } == [.purchases])
+        #expect(try await serverStacks(model, on: server) == model.state.stacks.map(\.screens))
+    }
+
+    @Test("follow: a change made on another device shows in state, and observers hear it")
+    func followsChanges() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let model = NavigationModel(driver: server.driver())
+        await model.start()
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: try #require(await model.driver.sessionID), secret: try #require(await model.driver.sessionSecret))
+        let heard = Mutex(false)
+        withObservationTracking { _ = model.state } onChange: { heard.withLock { $0 = true } }
+        let following = Task { await model.follow() }
+        defer { following.cancel() }
+        try await Task.sleep(for: .milliseconds(200))
+        _ = try await tablet.send(.selectPhoto(5))
+        let deadline = ContinuousClock.now + .seconds(20)
+        while model.path != [Screen(.photo, photoId: 5, purchased: false)], ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(model.path == [Screen(.photo, photoId: 5, purchased: false)])
+        #expect(heard.withLock { $0 }, "observers were not told")
+        // And the model's own next action goes on from the version the feed brought.
+        await model.send(.back)
+        #expect(model.lastError == nil && model.path.isEmpty)
+    }
+
+    @Test("resume: a model over a store resumes the kept session on its screens, or starts over when it cannot")
+    func resumeOrStartOver() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let store = FileSessionStore(path: state.file("session.json"))
+        let first = NavigationModel(driver: NavigationDriver(serverURL: server.url, store: store))
+        await first.resume()  // nothing kept: starts over
+        #expect(first.roots == [Screen(.photos)] && first.lastError == nil)
+        await first.send(.selectPhoto(2))
+        let relaunched = NavigationModel(driver: NavigationDriver(serverURL: server.url, store: store))
+        await relaunched.resume()
+        #expect(relaunched.path == [Screen(.photo, photoId: 2, purchased: false)])
+        #expect(await relaunched.driver.sessionID == (await first.driver.sessionID))
+    }
+}
