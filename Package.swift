@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "PhotosCore", targets: ["PhotosCore"]),
         // For app teams: the generated API client and the NavigationDriver (docs: README).
         .library(name: "PhotosClient", targets: ["PhotosClient"]),
+        // For app teams' tests and previews: a fake photosd in memory (docs/client.md).
+        .library(name: "PhotosClientTesting", targets: ["PhotosClientTesting"]),
         .executable(name: "photos-app", targets: ["photos-app"]),
     ],
     // An app that needs only PhotosClient depends on this package with `traits: []`: every
@@ -85,11 +87,9 @@ let package = Package(
             ]
         ),
         // The pure model: errors, JSON, users and photos, audit steps and the chain's hash, the
-        // catalogue's rules. No storage, no I/O.
-        .target(
-            name: "PhotosModel",
-            dependencies: [.product(name: "Crypto", package: "swift-crypto")]
-        ),
+        // catalogue's rules. No storage, no I/O, and no package (its one hash, SHA-256, is its
+        // own: PhotosClientTesting runs it in an app's tests, which resolve the client's only).
+        .target(name: "PhotosModel"),
         // The audit trail: its writer and chain, checkpoints and signing keys, the verifier, the
         // archiver and erasure's redaction rules. Written against DatabaseAccess; no services.
         .target(
@@ -244,6 +244,16 @@ let package = Package(
             ],
             exclude: ["openapi-generator-config.yaml", "Generated/GENERATED-FROM"]
         ),
+        // A fake photosd for an app's own tests and previews: a ClientTransport that runs the
+        // server's navigation core (Navigation, PhotosModel: no packages of their own) in memory.
+        .target(
+            name: "PhotosClientTesting",
+            dependencies: [
+                "PhotosClient", "Navigation", "PhotosModel",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         // A terminal app on PhotosClient only.
         .executableTarget(
             name: "photos-app",
@@ -314,6 +324,7 @@ let package = Package(
             name: "NavigationTests",
             dependencies: [
                 "Navigation", "Sessions", "PhotosModel", "PhotosCore", "AuditTrail", "PhotosStorage", "SQLiteStore", "PhotosTestSupport", "SchemaMigrations",
+                "PhotosClientTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -332,7 +343,7 @@ let package = Package(
         .testTarget(
             name: "PhotosClientTests",
             dependencies: [
-                "PhotosClient", "PhotosTestSupport", "PhotosdProcess",
+                "PhotosClient", "PhotosClientTesting", "PhotosTestSupport", "PhotosdProcess",
                 .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -358,7 +369,7 @@ for target in package.targets where target.type != .system && target.type != .pl
 // thread, where the store runs them, instead of hopping to the global pool and back per
 // statement (docs/storage.md, "Transactions"). The client package and its terminal app are left
 // as app teams know Swift's default.
-let clientTargets: Set<String> = ["PhotosClient", "photos-app", "PhotosClientTests"]
+let clientTargets: Set<String> = ["PhotosClient", "PhotosClientTesting", "photos-app", "PhotosClientTests"]
 for target in package.targets where target.type != .system && target.type != .plugin && !clientTargets.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
 }

@@ -2,6 +2,7 @@ import AuditTrail
 import DatabaseAccess
 import Foundation
 import Navigation
+import PhotosClientTesting
 import PhotosCore
 import PhotosModel
 import PhotosTestSupport

@@ -4,7 +4,8 @@ import Testing
 
 /// An app that depends on this repository for `PhotosClient` alone, made from the README's lines:
 /// it resolves the client's packages and nothing of the server's, may use swift-crypto 4 itself
-/// (the server uses 3), and builds without a warning from this repository's code.
+/// (the server uses 3), and builds without a warning from this repository's code — also with
+/// `PhotosClientTesting` (docs/client.md's fake-server example, run).
 @Suite("PhotosClient: an app made from the README's dependency lines")
 struct ClientPackageTests {
     /// What the client needs: its three packages and the one they use.
@@ -18,6 +19,7 @@ struct ClientPackageTests {
         let packageLine = try #require(lines.first { $0.contains(".package(") }, "the README shows a .package line")
         let productLine = try #require(lines.first { $0.contains(".product(") }, "the README shows a .product line")
         #expect(packageLine.contains("traits: []"))
+        let testingLine = try DocBlocks.block("client-testing-dependency", in: "docs/client.md")
 
         // The README's line says `../photosd`: the app sits beside a folder of that name.
         let directory = try TemporaryDirectory()
@@ -38,6 +40,11 @@ struct ClientPackageTests {
                 ],
                 targets: [
                     .executableTarget(name: "ShopApp", dependencies: [
+                        \(productLine.trimmingCharacters(in: .whitespaces))
+                    ]),
+                    // docs/client.md's example on the fake server (PhotosClientTesting).
+                    .executableTarget(name: "ShopPreview", dependencies: [
+                        \(testingLine.trimmingCharacters(in: .whitespaces))
                         \(productLine.trimmingCharacters(in: .whitespaces))
                     ]),
                     // The app's own use of swift-crypto 4 (resolved with the client; not built
@@ -66,6 +73,9 @@ struct ClientPackageTests {
             await run()
             """
         try main.write(toFile: app + "/Sources/ShopApp/main.swift", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: app + "/Sources/ShopPreview", withIntermediateDirectories: true)
+        try DocBlocks.block("client-testing-example", in: "docs/client.md")
+            .write(toFile: app + "/Sources/ShopPreview/main.swift", atomically: true, encoding: .utf8)
 
         let resolved = try await runProcess("/usr/bin/env", ["swift", "package", "resolve"], in: app)
         try #require(resolved.status == 0, "swift package resolve failed:\n\(resolved.output)")
@@ -77,6 +87,14 @@ struct ClientPackageTests {
         try #require(built.status == 0, "the app did not build:\n\(built.output)")
         let warnings = built.output.split(separator: "\n").filter { $0.contains("warning:") }
         #expect(warnings.isEmpty, "warnings:\n\(warnings.joined(separator: "\n"))")
+
+        // The fake server's example, as docs/client.md shows it: built with the client's packages
+        // only, and run (no network: the fake is in memory).
+        let preview = try await runProcess("/usr/bin/env", ["swift", "run", "ShopPreview"], in: app)
+        try #require(preview.status == 0, "the preview did not build or run:\n\(preview.output)")
+        #expect(preview.stdout.contains("[push photo 2]"), "\(preview.stdout)")
+        let previewWarnings = preview.output.split(separator: "\n").filter { $0.contains("warning:") }
+        #expect(previewWarnings.isEmpty, "warnings:\n\(previewWarnings.joined(separator: "\n"))")
     }
 
     @Test("the package's iOS floor is the client's (iOS 16), not the server packages' (iOS 17)")

@@ -112,6 +112,23 @@ struct LayeringTests {
         }
     }
 
+    @Test("PhotosModel and Navigation import no package, and PhotosClientTesting only the client's: an app's tests resolve nothing of the server's")
+    func clientTestingStaysClientSide() throws {
+        let allowed: [String: Set<String>] = [
+            "PhotosModel": ["Foundation"],
+            "Navigation": ["Foundation", "PhotosModel"],
+            "PhotosClientTesting": ["Foundation", "HTTPTypes", "OpenAPIRuntime", "PhotosClient", "Navigation", "PhotosModel"],
+        ]
+        for (module, modules) in allowed {
+            for (path, text) in try files(in: [module], atLeast: 2) {
+                for line in text.split(separator: "\n") where line.hasPrefix("import ") {
+                    let imported = String(line.dropFirst("import ".count)).trimmingCharacters(in: .whitespaces)
+                    #expect(modules.contains(imported), "\(path) imports \(imported)")
+                }
+            }
+        }
+    }
+
     @Test("the navigation core takes its clock and its randomness as inputs: no Date(), no ISO8601Timestamp.now(), no SecureToken.random, no .random(")
     func pureCoreHasNoClockOrDice() throws {
         // A decision is a function of (state, action, facts): the time and any new token come in

@@ -1,9 +1,19 @@
+import PhotosModel
+
 /// How a session lays out its navigation (`POST /v1/sessions {"layout": …}`).
 public enum SessionLayout: String, Codable, Sendable, CaseIterable {
     /// One root stack, with modal stacks over it (the sample app).
     case stack
     /// A tab bar: one coordinator and one root stack per tab.
     case tabs
+
+    /// The layout a request names; `bad_request` naming the layouts for any other.
+    public init(parsing text: String) throws {
+        guard let layout = SessionLayout(rawValue: text) else {
+            throw PhotosError.badRequest("layout must be \(Self.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(text.prefix(40))\"")
+        }
+        self = layout
+    }
 }
 
 /// The tabs of the tabs layout, in tab-bar order.
@@ -20,6 +30,14 @@ public enum TabName: String, Codable, Sendable, CaseIterable {
 
     /// The id of the tab's coordinator (`tab-photos`).
     public var coordinatorID: String { "tab-" + rawValue }
+
+    /// The tab a request names; `bad_request` naming the tabs for any other.
+    public init(parsing text: String) throws {
+        guard let tab = TabName(rawValue: text) else {
+            throw PhotosError.badRequest("tab must be \(Self.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(text.prefix(40))\"")
+        }
+        self = tab
+    }
 }
 
 /// The tab bar of a tabs-layout session.

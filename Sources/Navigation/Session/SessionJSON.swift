@@ -144,6 +144,14 @@ extension SessionView {
         return json.text
     }
 
+    /// `POST /v1/sessions`'s answer: the session object with `sessionSecret` added as its last
+    /// field (the secret is base64url: nothing in it needs escaping).
+    public func jsonText(sessionSecret secret: String) -> String {
+        let session = jsonText
+        guard session.last == "}" else { return session }
+        return session.dropLast() + #","sessionSecret":""# + secret + #""}"#
+    }
+
     func write(to json: inout JSONBuilder) {
         json.beginObject()
         if let coordinators {

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// A choice the coordinators make that an experiment may vary (docs/design.md, "Flow
@@ -139,10 +138,10 @@ public struct Experiment: Sendable, Codable, Equatable {
 
     /// The first 8 bytes of SHA-256(experiment, NUL, subject), big-endian.
     static func bucket(experiment: String, subject: String) -> UInt64 {
-        var hasher = SHA256()
-        hasher.update(data: Data(experiment.utf8))
-        hasher.update(data: Data([0]))
-        hasher.update(data: Data(subject.utf8))
+        var hasher = SHA256Digest()
+        hasher.update(experiment.utf8)
+        hasher.update([0])
+        hasher.update(subject.utf8)
         return hasher.finalize().prefix(8).reduce(0) { $0 << 8 | UInt64($1) }
     }
 

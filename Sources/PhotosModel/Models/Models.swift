@@ -89,3 +89,14 @@ public enum PurchaseOutcome: Sendable, Equatable {
         }
     }
 }
+
+extension NewPhoto {
+    /// The demo catalogue (`photosd --seed-demo`, and `FakePhotosServer`'s default): photos 1–5.
+    public static let demoCatalogue: [NewPhoto] = [
+        NewPhoto(title: "Golden Gate at dusk", priceCents: 250),
+        NewPhoto(title: "Harbour in the rain", priceCents: 199),
+        NewPhoto(title: "Snow, at night", priceCents: 300),
+        NewPhoto(title: "Desert road", priceCents: 150),
+        NewPhoto(title: "Northern lights", priceCents: 499),
+    ]
+}

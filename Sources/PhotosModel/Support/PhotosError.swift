@@ -20,6 +20,23 @@ public struct PhotosError: Error, CustomStringConvertible, Sendable, Equatable {
         case unavailable = "unavailable"
         /// A fault of ours (`500`); details go to the log, never to the client.
         case `internal` = "internal"
+
+        /// The HTTP status an answer with this code has (photosd's, and PhotosClientTesting's
+        /// fake server's).
+        public var httpStatus: Int {
+            switch self {
+            case .badRequest: 400
+            case .invalidCredentials, .unauthorized: 401
+            case .notFound: 404
+            case .conflict, .actionNotAvailable, .versionConflict: 409
+            case .payloadTooLarge: 413
+            case .unsupportedMediaType: 415
+            case .tooManyAttempts: 429
+            case .sessionExpired: 410
+            case .unavailable: 503
+            case .internal: 500
+            }
+        }
     }
 
     /// The code.

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 
 /// Random secrets and their hashes.
@@ -27,6 +26,6 @@ public enum SecureToken {
 
     /// Hex SHA-256 of `bytes`.
     public static func sha256Hex(_ bytes: [UInt8]) -> String {
-        Hex.encode(SHA256.hash(data: bytes))
+        Hex.encode(SHA256Digest.hash(bytes))
     }
 }

@@ -17,21 +17,8 @@ struct ErrorBody: Encodable {
 }
 
 extension PhotosError.Code {
-    /// The HTTP status for this code.
-    var status: HTTPResponse.Status {
-        switch self {
-        case .badRequest: .badRequest
-        case .invalidCredentials, .unauthorized: .unauthorized
-        case .notFound: .notFound
-        case .conflict, .actionNotAvailable, .versionConflict: .conflict
-        case .payloadTooLarge: .contentTooLarge
-        case .unsupportedMediaType: .unsupportedMediaType
-        case .tooManyAttempts: .tooManyRequests
-        case .sessionExpired: .gone
-        case .unavailable: .serviceUnavailable
-        case .internal: .internalServerError
-        }
-    }
+    /// The HTTP status for this code (`httpStatus`, PhotosModel's rule).
+    var status: HTTPResponse.Status { HTTPResponse.Status(code: httpStatus) }
 }
 
 enum APIResponse {

@@ -110,16 +110,6 @@ struct NewSessionRequest: Decodable {
     let link: String?
 }
 
-/// `201` of `POST /v1/sessions`: the session object and, once, its secret.
-enum NewSessionResponse {
-    /// The session's JSON object with `sessionSecret` added as its last field (the secret is
-    /// base64url: nothing in it needs escaping).
-    static func jsonText(session: String, secret: String) -> String {
-        guard session.last == "}" else { return session }
-        return session.dropLast() + #","sessionSecret":""# + secret + #""}"#
-    }
-}
-
 extension KeyedDecodingContainer {
     /// An optional integer field, with a clear error for 1.5, "1", true or 1e40.
     func decodeInteger(forKey key: Key) throws -> Int64? {

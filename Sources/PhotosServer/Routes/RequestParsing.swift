@@ -125,22 +125,6 @@ enum RequestParsing {
         return id
     }
 
-    /// A session layout named in a body.
-    static func layout(_ text: String) throws -> SessionLayout {
-        guard let layout = SessionLayout(rawValue: text) else {
-            throw PhotosError.badRequest("layout must be \(SessionLayout.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(text.prefix(40))\"")
-        }
-        return layout
-    }
-
-    /// A tab named in an action.
-    static func tab(_ text: String) throws -> TabName {
-        guard let tab = TabName(rawValue: text) else {
-            throw PhotosError.badRequest("tab must be \(TabName.allCases.map(\.rawValue).joined(separator: " or ")), not \"\(text.prefix(40))\"")
-        }
-        return tab
-    }
-
     /// The session secret of the `Authorization: Session <secret>` header, if any. Throws `401`
     /// for an `Authorization` of another form.
     static func sessionSecret(_ request: Request) throws -> String? {

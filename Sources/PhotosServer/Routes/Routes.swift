@@ -28,11 +28,11 @@ extension PhotosAPI {
                 throw PhotosError.tooManyRequests("too many sessions created from this address; retry in \(wait.roundedUpSeconds) s", retryAfter: wait.roundedUpSeconds)
             }
             let body = try await RequestParsing.decode(NewSessionRequest.self, from: request, limit: api.bodyLimit, allowEmpty: true)
-            let layout = try body.layout.map(RequestParsing.layout) ?? .stack
+            let layout = try body.layout.map(SessionLayout.init(parsing:)) ?? .stack
             let result = try await api.sessions.createSession(layout: layout, link: try body.link.map(DeepLink.init(parsing:)))
             api.metrics.auditRowsWritten(result.events.count)
             return APIResponse.json(
-                text: NewSessionResponse.jsonText(session: result.session.jsonText, secret: result.sessionSecret ?? ""), status: .created,
+                text: result.session.jsonText(sessionSecret: result.sessionSecret ?? ""), status: .created,
                 headers: [.location: "/v1/sessions/\(result.session.id)"])
         }
         // Everything under a session: only with its secret (one middleware checks it).
@@ -159,7 +159,7 @@ extension PhotosAPI {
         }
         let action = ClientAction(
             name, photoId: body.photoId, username: body.username, password: body.password,
-            tab: try body.tab.map(RequestParsing.tab), link: try body.link.map(DeepLink.init(parsing:)))
+            tab: try body.tab.map(TabName.init(parsing:)), link: try body.link.map(DeepLink.init(parsing:)))
         let key = request.headers[HTTPFields.idempotencyKey]
         let result = try await sessions.apply(action, to: sessionID, expectVersion: body.expectVersion, idempotencyKey: key, actor: .client, address: address)
         metrics.record(result)

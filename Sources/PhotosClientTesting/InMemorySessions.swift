@@ -1,112 +1,112 @@
 import Foundation
 import Navigation
 import PhotosModel
-import Sessions
-
-/// What the navigation tests drive: the session coordinator over a database, or the pure core
-/// over `InMemorySessions`.
-protocol SessionDriver: Sendable {
-    func createSession(layout: SessionLayout, link: DeepLink?, actor: AuditActor) async throws -> ActionResult
-    func session(id: String) async throws -> SessionView
-    func events(sessionID: String, after: Int, limit: Int) async throws -> [AuditRow]
-    func apply(_ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?, actor: AuditActor) async throws -> ActionResult
-    func operatorSignIn(sessionID: String, username: String, actor: AuditActor) async throws -> ActionResult
-    func operatorPurchase(sessionID: String, actor: AuditActor) async throws -> ActionResult
-}
-
-extension SessionDriver {
-    func createSession(layout: SessionLayout = .stack, link: DeepLink? = nil) async throws -> ActionResult {
-        try await createSession(layout: layout, link: link, actor: .client)
-    }
-
-    func apply(_ action: ClientAction, to sessionID: String) async throws -> ActionResult {
-        try await apply(action, to: sessionID, expectVersion: nil, idempotencyKey: nil, actor: .client)
-    }
-}
-
-extension SessionCoordinator: SessionDriver {
-    func apply(_ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?, actor: AuditActor) async throws -> ActionResult {
-        try await apply(action, to: sessionID, expectVersion: expectVersion, idempotencyKey: idempotencyKey, actor: actor, address: "local")
-    }
-}
 
 /// The navigation core alone, over a world kept in memory: photos, users with their passwords,
 /// purchases, tokens, and every session's state and audit rows. It reads the facts the core asks
 /// for, lets it decide, and applies the decision as the `Sessions` module does over a database —
-/// no SQL, no storage module anywhere. A plain unit-test harness: one action at a time.
-actor InMemorySessions: SessionDriver {
+/// no SQL, no storage module anywhere. One action at a time (it is an actor).
+///
+/// `FakePhotosServer` serves it over HTTP's shapes to an app's tests; the navigation tests run
+/// their flows on it beside the real stores (`SessionHarness`), which keeps the two answering
+/// alike.
+package actor InMemorySessions {
     private var photos: [Int64: Photo]
     private var users: [String: (user: User, password: String)] = [:]
     /// (user id, photo id), oldest first.
     private var purchases: [(userID: Int64, photoID: Int64)] = []
     private var tokens: [Int64: (hash: String, userID: Int64, expiresAt: String, revoked: Bool)] = [:]
     private var sessions: [String: (version: Int, state: SessionState, rows: [AuditRow])] = [:]
-    private var clock = Date(timeIntervalSince1970: 1_795_000_000)
+    private var clock: Date
     /// The experiments, oldest first (`ExperimentService.governing`'s rule: the last on a point governs).
     private var experiments: [Experiment] = []
 
-    init(photos: [Photo]) {
+    /// A world with `photos`, no users, whose clock starts at `clock` and moves a millisecond per
+    /// read (the tests' fixed start by default: their answers do not depend on the day).
+    package init(photos: [Photo], clock: Date = Date(timeIntervalSince1970: 1_795_000_000)) {
         self.photos = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
+        self.clock = clock
     }
+
+    /// A world with `photos` and `users` (username → password, given ids in name order).
+    package init(photos: [Photo], users: [String: String], clock: Date) throws {
+        self.photos = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
+        self.clock = clock
+        var added: [String: (user: User, password: String)] = [:]
+        for (username, password) in users.sorted(by: { $0.key < $1.key }) {
+            added[username] = try Self.newUser(username, password: password, in: added, at: ISO8601Timestamp.string(from: clock))
+        }
+        self.users = added
+    }
+
+    /// The catalogue, by id.
+    package var catalogue: [Photo] { photos.values.sorted { $0.id < $1.id } }
 
     // MARK: The world outside sessions
 
-    func addUser(_ username: String, password: String) throws {
+    package func addUser(_ username: String, password: String) throws {
+        users[username] = try Self.newUser(username, password: password, in: users, at: now())
+    }
+
+    /// A user to add to `users` (ids 1, 2, …), or the refusal photosd would give.
+    private static func newUser(
+        _ username: String, password: String, in users: [String: (user: User, password: String)], at: String
+    ) throws -> (user: User, password: String) {
         try Credentials.validate(username: username)
         try Credentials.validate(password: password)
         guard users[username] == nil else { throw PhotosError(.conflict, "user \(username) already exists") }
-        users[username] = (User(id: Int64(users.count + 1), username: username, createdAt: now()), password)
+        return (User(id: Int64(users.count + 1), username: username, createdAt: at), password)
     }
 
     /// `photos-admin experiments add` (no checks: the service's are tested on the stores).
-    func addExperiment(_ experiment: Experiment) {
+    package func addExperiment(_ experiment: Experiment) {
         experiments.append(experiment)
     }
 
     /// `photos-admin experiments stop NAME [--keep VARIANT]`.
-    func stopExperiment(_ name: String, keep: String?) {
+    package func stopExperiment(_ name: String, keep: String?) {
         guard let index = experiments.firstIndex(where: { $0.name == name }) else { return }
         experiments[index].running = false
         experiments[index].kept = keep
     }
 
     /// Revokes every live token of `username` (`photos-admin sign-out USER`).
-    func signOutEverywhere(_ username: String) {
+    package func signOutEverywhere(_ username: String) {
         guard let user = users[username]?.user else { return }
         for (id, token) in tokens where token.userID == user.id { tokens[id]?.revoked = true }
     }
 
     /// A purchase made outside any session (`photos-admin purchase USER PHOTO_ID`).
-    func buyOutside(_ username: String, photoID: Int64) throws {
+    package func buyOutside(_ username: String, photoID: Int64) throws {
         guard let user = users[username]?.user, photos[photoID] != nil else { throw PhotosError.notFound("no such user or photo") }
         if !purchases.contains(where: { $0 == (user.id, photoID) }) { purchases.append((user.id, photoID)) }
     }
 
     /// The user a bearer token belongs to; `unauthorized` as `AuthService.validate(token:)`.
-    func tokenUser(_ token: String) throws -> String {
+    package func tokenUser(_ token: String) throws -> String {
         let hash = SecureToken.sha256Hex(token)
         guard let found = tokens.values.first(where: { $0.hash == hash }) else { throw PhotosError.unauthorized("unknown token") }
         if found.revoked { throw PhotosError.unauthorized("token revoked") }
         return users.values.first { $0.user.id == found.userID }?.user.username ?? ""
     }
 
-    func savedState(_ id: String) throws -> SessionState {
+    package func savedState(_ id: String) throws -> SessionState {
         guard let session = sessions[id] else { throw PhotosError.notFound("no session \(id)") }
         return session.state
     }
 
     /// `username:photoId` per purchase, sorted.
-    func purchaseList() -> [String] {
+    package func purchaseList() -> [String] {
         purchases.map { purchase in
             "\(users.values.first { $0.user.id == purchase.userID }?.user.username ?? "?"):\(purchase.photoID)"
         }.sorted()
     }
 
-    var sessionCount: Int { sessions.count }
+    package var sessionCount: Int { sessions.count }
 
     // MARK: SessionDriver
 
-    func createSession(layout: SessionLayout, link: DeepLink?, actor: AuditActor) throws -> ActionResult {
+    package func createSession(layout: SessionLayout, link: DeepLink?, actor: AuditActor) throws -> ActionResult {
         let id = SecureToken.random(byteCount: 18)
         let facts = read(SessionMachine.needs(state: nil, action: nil, link: link))
         let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
@@ -114,17 +114,17 @@ actor InMemorySessions: SessionDriver {
         return decision.result
     }
 
-    func session(id: String) throws -> SessionView {
+    package func session(id: String) throws -> SessionView {
         guard let session = sessions[id] else { throw PhotosError.notFound("no session \(id)") }
         return SessionMachine.view(id: id, version: session.version, state: session.state, facts: read(SessionMachine.needs(state: session.state, action: nil)))
     }
 
-    func events(sessionID: String, after: Int, limit: Int) throws -> [AuditRow] {
+    package func events(sessionID: String, after: Int, limit: Int) throws -> [AuditRow] {
         guard let session = sessions[sessionID] else { throw PhotosError.notFound("no session \(sessionID)") }
         return Array(session.rows.filter { $0.seq > after }.prefix(limit))
     }
 
-    func apply(_ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?, actor: AuditActor) throws -> ActionResult {
+    package func apply(_ action: ClientAction, to sessionID: String, expectVersion: Int?, idempotencyKey: String?, actor: AuditActor) throws -> ActionResult {
         guard let session = sessions[sessionID] else { throw PhotosError.notFound("no session \(sessionID)") }
         if let expectVersion, expectVersion != session.version {
             throw PhotosError(.versionConflict, "session is at version \(session.version), not \(expectVersion)")
@@ -139,14 +139,14 @@ actor InMemorySessions: SessionDriver {
         return try decideAndWrite(sessionID, action: action, actor: actor, credentials: credentials, signingIn: signingIn) { try SessionMachine.decide($0) }
     }
 
-    func operatorSignIn(sessionID: String, username: String, actor: AuditActor) throws -> ActionResult {
+    package func operatorSignIn(sessionID: String, username: String, actor: AuditActor) throws -> ActionResult {
         guard let user = users[username]?.user else { throw PhotosError.notFound("no user named \(username)") }
         return try decideAndWrite(sessionID, action: ClientAction(.submit, username: username), actor: actor, signingIn: user) {
             try SessionMachine.operatorSignIn($0, user: user)
         }
     }
 
-    func operatorPurchase(sessionID: String, actor: AuditActor) throws -> ActionResult {
+    package func operatorPurchase(sessionID: String, actor: AuditActor) throws -> ActionResult {
         try decideAndWrite(sessionID, action: ClientAction(.buy), actor: actor) { input in
             guard input.state.topScreen?.screen == .buy else { throw PhotosError(.actionNotAvailable, "not on buy") }
             return try SessionMachine.decide(input)
