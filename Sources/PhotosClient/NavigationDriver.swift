@@ -426,8 +426,9 @@ public actor NavigationDriver {
     /// driver takes it, as `refresh()` would). Long polling on `GET /v1/sessions/{id}/changes`
     /// with the version last seen, so a lost connection resumes where it was (after a backoff
     /// that starts at `retry.transportBackoffSeconds`); a change this app's own `send` made is
-    /// not reported again. Ends with an error the feed cannot get past (`sessionExpired`,
-    /// `unauthorized`, `noSession`).
+    /// not reported again; a `429` (too many waits open from one address) is waited out. Ends
+    /// with an error the feed cannot get past (`sessionExpired`, `unauthorized`, `noSession`,
+    /// `undecodable`).
     public nonisolated func changes(wait seconds: Int = 25) -> AsyncThrowingStream<Change, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
@@ -444,6 +445,12 @@ public actor NavigationDriver {
                         case .cancelled:
                             continuation.finish()
                             return
+                        case .tooManyAttempts(let retryAfter, _):
+                            // Too many waits open from this address (`limits.longPollsPerAddress`):
+                            // poll again after the server's Retry-After.
+                            let wait = retry.delay(for: Double(retryAfter ?? 1))
+                            log?(NavigationLog(level: .info, operation: "sessionChanges", message: "\(failure); polling again in \(Self.seconds(wait))", error: failure))
+                            try? await Task.sleep(for: .seconds(wait))
                         case .transport, .unavailable, .server:
                             let wait = retry.delay(for: backoff)
                             log?(NavigationLog(level: .info, operation: "sessionChanges", message: "\(failure); polling again in \(Self.seconds(wait))", error: failure))
@@ -480,6 +487,7 @@ public actor NavigationDriver {
             case .gone(let answer): throw Self.failure(410, try? answer.body.json)
             case .requestTimeout(let answer): throw Self.failure(408, try? answer.body.json)
             case .contentTooLarge(let answer): throw Self.failure(413, try? answer.body.json)
+            case .tooManyRequests(let answer): throw Self.failure(429, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After)
             case .internalServerError(let answer): throw Self.failure(500, try? answer.body.json)
             case .serviceUnavailable(let answer): throw Self.failure(503, try? answer.body.json, retryAfter: answer.headers.Retry_hyphen_After)
             case .undocumented(let status, _): throw Self.undocumented(status)

@@ -1503,6 +1503,29 @@ public enum Operations {
                     }
                 }
             }
+            /// `too_many_attempts`: a limit refused the request (sign-in attempts, sessions created per client address). Retry after the given seconds.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{id}/changes/get(sessionChanges)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// `internal`: a fault on the server's side (for a session, a stored state it cannot use); the details are in its log, not here.
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{id}/changes/get(sessionChanges)/responses/500`.
