@@ -287,6 +287,7 @@ let package = Package(
             dependencies: [
                 "CEpoll",
                 "PhotosModel",
+                "Navigation", "PhotosClientTesting",  // `core`: the navigation core alone, in memory
                 "PhotosCore", "AuditTrail", "PhotosStorage",
                 "PhotosdProcess",
                 "PostgresStore",
