@@ -271,7 +271,7 @@ struct HandWrittenJSONTests {
         let state = SessionState(
             user: SessionUser(id: 7, username: "a\"b\\c\nd\te\u{01}é😀/"), tokenId: 3,
             stacks: [StackState(presentation: .root, presenter: "app", screens: [ScreenState(.photos, owner: "app")])],
-            coordinators: CoordinatorState(kind: .app, id: "app", presentation: nil, photoId: nil, stackIndex: nil, initialDepth: nil, children: []),
+            coordinators: CoordinatorState(id: "app", role: .app),
             top: TopScreen(screen: .photos, actions: [.selectPhoto]))
         let decoded = try JSONDecoder().decode(SessionState.self, from: Data(state.jsonText.utf8))
         #expect(decoded == state)

@@ -59,8 +59,7 @@ class ContentCoordinator: Coordinator {
         let (values, exposures) = context.take(points)
         let shown = BuyPresentation(named: values[BuyPresentation.point.rawValue])
         let presentation: FlowPresentation = fromPhotoScreen && shown == .push ? .push : .modal
-        var child = CoordinatorState(kind: .buy, id: newChildID(.buy), presentation: presentation, photoId: photoId)
-        child.variants = values.isEmpty ? nil : values
+        let child = CoordinatorState(id: newChildID(.buy), role: .buy(BuyFlow(presentation: presentation, photoId: photoId, variants: values)))
         let flow = BuyCoordinator(model: child, path: childPath(child), context: context)
         flow.exposures = exposures
         pushCoordinator(flow)
@@ -76,7 +75,7 @@ final class AppCoordinator: ContentCoordinator {
             return
         }
         for tab in TabName.allCases {
-            let child = CoordinatorState(kind: .tab, id: tab.coordinatorID, tab: tab)
+            let child = CoordinatorState(id: tab.coordinatorID, role: .tab(tab))
             // Each tab starts on its own stack, selected or not.
             context.onTab(tab) {
                 pushCoordinator(TabCoordinator(model: child, path: childPath(child), context: context))

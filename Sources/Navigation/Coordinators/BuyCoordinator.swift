@@ -9,12 +9,14 @@ import PhotosModel
 /// purchase, on cancel, on back past its first screen, or when its modal stack is dismissed,
 /// and puts the navigation back the way it found it.
 final class BuyCoordinator: Coordinator {
-    private var photoId: Int64 { model.photoId ?? 0 }
+    /// What the flow carries (a buy coordinator's model is always a flow).
+    private var flow: BuyFlow { model.flow ?? BuyFlow(presentation: .push, photoId: 0) }
+    private var photoId: Int64 { flow.photoId }
     /// The experiments' exposures its start records (set by the parent that took the points).
     var exposures: [NavigationContext.Exposure] = []
     /// `signIn.when: atPurchase`: a signed-out user sees the buy screen first and signs in when
     /// tapping buy; the purchase then completes.
-    private var signInAtPurchase: Bool { model.value(SignInWhen.self) == .atPurchase }
+    private var signInAtPurchase: Bool { flow.value(SignInWhen.self) == .atPurchase }
 
     override func start() {
         for exposure in exposures { context.recordExposure(exposure, by: path) }
@@ -23,7 +25,7 @@ final class BuyCoordinator: Coordinator {
         let first = ScreenState(signInFirst ? .signIn : .buy, photoId: signInFirst ? nil : photoId, owner: id)
         // Where the flow began (its stack, and for push its initial screen) was taken from the
         // stacks by the interpreter when `coordinator.start` was recorded.
-        switch model.presentation ?? .push {
+        switch flow.presentation {
         case .push: context.push(first, by: path)
         case .modal: context.present(first, by: path)
         }
@@ -62,7 +64,7 @@ final class BuyCoordinator: Coordinator {
             finish(.cancelled)
         case (.buy, .showTerms):
             // (Under terms.required: yes, the terms' coordinator.start marks them seen.)
-            let child = CoordinatorState(kind: .terms, id: newChildID(.terms))
+            let child = CoordinatorState(id: newChildID(.terms), role: .terms(stackIndex: nil))
             pushCoordinator(TermsCoordinator(model: child, path: childPath(child), context: context))
         default:
             break
@@ -80,12 +82,13 @@ final class BuyCoordinator: Coordinator {
         finish(.completed)
     }
     override func restoreNavigation() {
-        let stackIndex = model.stackIndex ?? 0
-        switch model.presentation ?? .push {
+        let flow = self.flow
+        let stackIndex = flow.stackIndex ?? 0
+        switch flow.presentation {
         case .push:
             guard stackIndex < context.state.stacks.count else { return }
             // Back to the initial screen, or to the root if that is gone.
-            let depth = model.initialDepth ?? 1
+            let depth = flow.initialDepth ?? 1
             let target = context.state.stacks[stackIndex].screens.count >= depth ? depth : 1
             context.dismiss(downTo: stackIndex + 1, by: path)
             context.pop(stack: stackIndex, toDepth: target, by: path)

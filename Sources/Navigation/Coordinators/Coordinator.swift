@@ -37,12 +37,16 @@ class Coordinator {
     func pushCoordinator(_ child: Coordinator) {
         adopt(child)
         var detail: JSONObject = ["id": .string(child.id), "kind": .string(child.model.kind.rawValue)]
-        if let presentation = child.model.presentation { detail["presentation"] = .string(presentation.rawValue) }
-        if let photoId = child.model.photoId { detail["photoId"] = .int(photoId) }
-        if let tab = child.model.tab { detail["tab"] = .string(tab.rawValue) }
-        // The values of the variation points the flow took (`"terms.required": "yes"`), so
-        // that the trail alone tells how it will behave (SessionReplay reads them back).
-        for (point, value) in child.model.variants ?? [:] { detail[point] = .string(value) }
+        switch child.model.role {
+        case .tab(let tab): detail["tab"] = .string(tab.rawValue)
+        case .buy(let flow):
+            detail["presentation"] = .string(flow.presentation.rawValue)
+            detail["photoId"] = .int(flow.photoId)
+            // The values of the variation points the flow took (`"terms.required": "yes"`), so
+            // that the trail alone tells how it will behave (the interpreter reads them back).
+            for (point, value) in flow.variants { detail[point] = .string(value) }
+        case .app, .terms: break
+        }
         context.record(.coordinatorStart, coordinator: child.path, detail: detail)
         child.start()
     }

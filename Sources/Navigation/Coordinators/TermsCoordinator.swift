@@ -12,6 +12,8 @@ final class TermsCoordinator: Coordinator {
     }
 
     override func restoreNavigation() {
-        context.dismiss(downTo: model.stackIndex ?? context.state.stacks.count - 1, by: path)
+        var presentedAt: Int?
+        if case .terms(let stackIndex) = model.role { presentedAt = stackIndex }
+        context.dismiss(downTo: presentedAt ?? context.state.stacks.count - 1, by: path)
     }
 }

@@ -79,7 +79,7 @@ public enum SessionMachine {
         let context = NavigationContext(state: .started(layout: layout), sessionID: sessionID, lastSeq: 0, actor: actor, facts: facts)
         context.record(.sessionStart, coordinator: nil, detail: layout == .stack ? [:] : ["layout": .string(layout.rawValue)])
         context.record(.coordinatorStart, coordinator: "app", detail: ["id": "app", "kind": "app"])
-        let app = AppCoordinator(model: CoordinatorState(kind: .app, id: "app"), path: "app", context: context)
+        let app = AppCoordinator(model: CoordinatorState(id: "app", role: .app), path: "app", context: context)
         app.start()
         if let link { try app.open(link) }
         return try finish(context, before: nil, version: 0, verdict: .accepted)

@@ -20,50 +20,59 @@ public enum FinishReason: String, Codable, Sendable {
     case link
 }
 
-/// A live coordinator as persisted: enough to rebuild the object tree.
-public struct CoordinatorState: Codable, Sendable, Equatable {
-    /// Kind.
-    public var kind: CoordinatorKind
-    /// Id: `app`, or `<kind>-<seq of its coordinator.start step>`.
+/// A live coordinator as persisted: enough to rebuild the object tree. Its id, what its kind
+/// carries (`role`), and its live children.
+///
+/// Stored as the same JSON object as ever (`kind`, `id`, `children` and the kind's own fields:
+/// `tab`; `presentation`, `photoId`, `stackIndex`, `initialDepth`, `variants`, `termsSeen`;
+/// `stackIndex`), so `sessions.state` written by any earlier version reads as it was.
+public struct CoordinatorState: Sendable, Equatable {
+    /// Id: `app`, `tab-<tab>`, or `<kind>-<seq of its coordinator.start step>`.
     public var id: String
-    /// For `buy`: push or modal.
-    public var presentation: FlowPresentation?
-    /// For `buy`: the photo being bought.
-    public var photoId: Int64?
-    /// The stack it works on (push) or presented (modal, terms).
-    public var stackIndex: Int?
-    /// For push: how many screens that stack had when it started (its initial screen is the top of those).
-    public var initialDepth: Int?
+    /// The kind, with what that kind carries.
+    public var role: Role
     /// Live children, oldest first.
     public var children: [CoordinatorState]
-    /// For `tab`: which tab it runs.
-    public var tab: TabName?
-    /// For `buy`: the values it took, as it started, of the variation points an experiment
-    /// governed then (point → value, e.g. `terms.required: yes`), kept for the flow's life
-    /// whatever the experiment does meanwhile. Nil when no experiment governed any.
-    public var variants: [String: String]?
-    /// For `buy` under `terms.required: yes`: the terms were shown in this flow, so buy is offered.
-    public var termsSeen: Bool?
 
-    /// Creates a coordinator state.
-    public init(
-        kind: CoordinatorKind, id: String, presentation: FlowPresentation? = nil, photoId: Int64? = nil,
-        stackIndex: Int? = nil, initialDepth: Int? = nil, children: [CoordinatorState] = [], tab: TabName? = nil
-    ) {
-        self.kind = kind
-        self.id = id
-        self.presentation = presentation
-        self.photoId = photoId
-        self.stackIndex = stackIndex
-        self.initialDepth = initialDepth
-        self.children = children
-        self.tab = tab
+    /// A kind of coordinator and what it carries.
+    public enum Role: Sendable, Equatable {
+        /// The root.
+        case app
+        /// A tab bar's tab, running that tab's stack.
+        case tab(TabName)
+        /// A purchase flow.
+        case buy(BuyFlow)
+        /// The terms sheet, presented as stack `stackIndex` (nil in states written before the
+        /// interpreter kept it: the top stack is taken then).
+        case terms(stackIndex: Int?)
     }
 
-    /// The value this flow took of the point of `Value` (the behaviour with no experiment when
-    /// none governed it).
-    public func value<Value: VariationValue>(_: Value.Type) -> Value {
-        Value(named: variants?[Value.point.rawValue])
+    /// Creates a coordinator state.
+    public init(id: String, role: Role, children: [CoordinatorState] = []) {
+        self.id = id
+        self.role = role
+        self.children = children
+    }
+
+    /// The kind.
+    public var kind: CoordinatorKind {
+        switch role {
+        case .app: .app
+        case .tab: .tab
+        case .buy: .buy
+        case .terms: .terms
+        }
+    }
+
+    /// For a tab coordinator, its tab.
+    public var tab: TabName? {
+        if case .tab(let tab) = role { tab } else { nil }
+    }
+
+    /// For a buy coordinator, its flow (settable: the interpreter marks the terms seen).
+    public var flow: BuyFlow? {
+        get { if case .buy(let flow) = role { flow } else { nil } }
+        set { if let newValue, case .buy = role { role = .buy(newValue) } }
     }
 
     /// The coordinator with this id in this subtree.
@@ -80,6 +89,90 @@ public struct CoordinatorState: Codable, Sendable, Equatable {
     func flattened(prefix: String = "") -> [(path: String, state: CoordinatorState)] {
         let path = prefix.isEmpty ? pathComponent : prefix + "/" + pathComponent
         return [(path, self)] + children.flatMap { $0.flattened(prefix: path) }
+    }
+}
+
+/// What a purchase flow carries.
+public struct BuyFlow: Sendable, Equatable {
+    /// Pushed on the current stack, or presented as a sheet.
+    public var presentation: FlowPresentation
+    /// The photo being bought.
+    public var photoId: Int64
+    /// Where it began, for putting the navigation back when it finishes: the stack it works on
+    /// (push) or presented (modal). Taken from the stacks by the interpreter at its
+    /// `coordinator.start`; nil before.
+    public var stackIndex: Int?
+    /// For push: how many screens that stack had when it started (its initial screen is the
+    /// top of those).
+    public var initialDepth: Int?
+    /// The values it took, as it started, of the variation points an experiment governed then
+    /// (point → value, e.g. `terms.required: yes`), kept for the flow's life whatever the
+    /// experiment does meanwhile. Empty when no experiment governed any.
+    public var variants: [String: String]
+    /// Under `terms.required: yes`: the terms were shown in this flow, so buy is offered.
+    public var termsSeen: Bool
+
+    /// A flow about to start.
+    public init(
+        presentation: FlowPresentation, photoId: Int64, stackIndex: Int? = nil, initialDepth: Int? = nil,
+        variants: [String: String] = [:], termsSeen: Bool = false
+    ) {
+        self.presentation = presentation
+        self.photoId = photoId
+        self.stackIndex = stackIndex
+        self.initialDepth = initialDepth
+        self.variants = variants
+        self.termsSeen = termsSeen
+    }
+
+    /// The value this flow took of the point of `Value` (the behaviour with no experiment when
+    /// none governed it).
+    public func value<Value: VariationValue>(_: Value.Type) -> Value {
+        Value(named: variants[Value.point.rawValue])
+    }
+}
+
+extension CoordinatorState: Codable {
+    private enum CodingKeys: String, CodingKey {
+        case children, id, initialDepth, kind, photoId, presentation, stackIndex, tab, termsSeen, variants
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        children = try container.decodeIfPresent([CoordinatorState].self, forKey: .children) ?? []
+        switch try container.decode(CoordinatorKind.self, forKey: .kind) {
+        case .app: role = .app
+        case .tab: role = .tab(try container.decodeIfPresent(TabName.self, forKey: .tab) ?? .photos)
+        case .terms: role = .terms(stackIndex: try container.decodeIfPresent(Int.self, forKey: .stackIndex))
+        case .buy:
+            role = .buy(BuyFlow(
+                presentation: try container.decodeIfPresent(FlowPresentation.self, forKey: .presentation) ?? .push,
+                photoId: try container.decodeIfPresent(Int64.self, forKey: .photoId) ?? 0,
+                stackIndex: try container.decodeIfPresent(Int.self, forKey: .stackIndex),
+                initialDepth: try container.decodeIfPresent(Int.self, forKey: .initialDepth),
+                variants: try container.decodeIfPresent([String: String].self, forKey: .variants) ?? [:],
+                termsSeen: try container.decodeIfPresent(Bool.self, forKey: .termsSeen) ?? false))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(children, forKey: .children)
+        try container.encode(id, forKey: .id)
+        try container.encode(kind, forKey: .kind)
+        switch role {
+        case .app: break
+        case .tab(let tab): try container.encode(tab, forKey: .tab)
+        case .terms(let stackIndex): try container.encodeIfPresent(stackIndex, forKey: .stackIndex)
+        case .buy(let flow):
+            try container.encodeIfPresent(flow.initialDepth, forKey: .initialDepth)
+            try container.encode(flow.photoId, forKey: .photoId)
+            try container.encode(flow.presentation, forKey: .presentation)
+            try container.encodeIfPresent(flow.stackIndex, forKey: .stackIndex)
+            if flow.termsSeen { try container.encode(true, forKey: .termsSeen) }
+            if !flow.variants.isEmpty { try container.encode(flow.variants, forKey: .variants) }
+        }
     }
 }
 
@@ -139,8 +232,8 @@ public struct SessionState: Codable, Sendable, Equatable {
         case .signIn: actions = [.submit, .cancel]
         case .buy:
             // Under terms.required: yes, buy is offered once the terms were shown in this flow.
-            let flow = coordinators?.node(id: screen.owner)
-            let termsFirst = flow.map { $0.value(TermsRequired.self) == .yes && $0.termsSeen != true } ?? false
+            let flow = coordinators?.node(id: screen.owner)?.flow
+            let termsFirst = flow.map { $0.value(TermsRequired.self) == .yes && !$0.termsSeen } ?? false
             actions = termsFirst ? [.cancel, .showTerms] : [.buy, .cancel, .showTerms]
         case .terms: actions = [.cancel]
         }

@@ -69,7 +69,7 @@ extension SessionState {
     public var namedPhotoIDs: Set<Int64> {
         var photos = Set<Int64>()
         for stack in allStacks { for screen in stack.screens { if let id = screen.photoId { photos.insert(id) } } }
-        for node in coordinators?.flattened() ?? [] { if let id = node.state.photoId { photos.insert(id) } }
+        for node in coordinators?.flattened() ?? [] { if let id = node.state.flow?.photoId { photos.insert(id) } }
         return photos
     }
 

@@ -72,6 +72,7 @@ extension StackState {
 }
 
 extension CoordinatorState {
+    /// The stored object, keys sorted and absent fields left out, as its `Codable` writes it.
     func write(to json: inout JSONBuilder) {
         json.beginObject()
         json.key("children")
@@ -79,17 +80,22 @@ extension CoordinatorState {
         for child in children { child.write(to: &json) }
         json.endArray()
         json.field("id", id)
-        json.field("initialDepth", initialDepth)
+        let flow = self.flow
+        json.field("initialDepth", flow?.initialDepth)
         json.field("kind", kind.rawValue)
-        json.field("photoId", photoId)
-        json.field("presentation", presentation?.rawValue)
-        json.field("stackIndex", stackIndex)
-        json.field("tab", tab?.rawValue)
-        if let termsSeen {
-            json.key("termsSeen")
-            json.bool(termsSeen)
+        json.field("photoId", flow?.photoId)
+        json.field("presentation", flow?.presentation.rawValue)
+        switch role {
+        case .buy(let flow): json.field("stackIndex", flow.stackIndex)
+        case .terms(let stackIndex): json.field("stackIndex", stackIndex)
+        case .app, .tab: break
         }
-        if let variants {
+        json.field("tab", tab?.rawValue)
+        if flow?.termsSeen == true {
+            json.key("termsSeen")
+            json.bool(true)
+        }
+        if let variants = flow?.variants, !variants.isEmpty {
             json.key("variants")
             json.beginObject()
             for (point, value) in variants.sorted(by: { $0.key < $1.key }) {

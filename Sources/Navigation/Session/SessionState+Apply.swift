@@ -146,24 +146,31 @@ extension SessionState {
             showTab(tab)
         case .coordinatorStart:
             guard let id = detail.id, let kind = detail.kind else { throw StepNotApplicable(message: "coordinator.start without id and kind") }
-            var node = CoordinatorState(kind: kind, id: id, presentation: detail.presentation, photoId: detail.photoId, tab: detail.tab)
-            node.variants = kind == .buy ? detail.variants : nil
-            // Where the flow begins, for putting the navigation back when it finishes: the top
-            // of the current stack (push), or the stack it is about to present (modal, terms).
-            switch (kind, detail.presentation) {
-            case (.buy, .push?):
-                node.stackIndex = stacks.count - 1
-                node.initialDepth = stacks.last?.screens.count
-            case (.buy, .modal?), (.terms, _):
-                node.stackIndex = stacks.count
-            default: break
+            // Where a flow begins, for putting the navigation back when it finishes: the top of
+            // the current stack (push), or the stack it is about to present (modal, terms).
+            let role: CoordinatorState.Role
+            switch kind {
+            case .app: role = .app
+            case .tab: role = .tab(detail.tab ?? .photos)
+            case .terms: role = .terms(stackIndex: stacks.count)
+            case .buy:
+                var flow = BuyFlow(presentation: detail.presentation ?? .push, photoId: detail.photoId ?? 0, variants: detail.variants ?? [:])
+                switch detail.presentation {
+                case .push?:
+                    flow.stackIndex = stacks.count - 1
+                    flow.initialDepth = stacks.last?.screens.count
+                case .modal?: flow.stackIndex = stacks.count
+                case nil: break
+                }
+                role = .buy(flow)
             }
+            let node = CoordinatorState(id: id, role: role)
             let parentPath = path.split(separator: "/").dropLast().joined(separator: "/")
             if parentPath.isEmpty {
                 coordinators = node
             } else if !Self.update(&coordinators, at: parentPath, { parent in
                 // Terms shown in a flow that requires them: buy is offered from now on.
-                if kind == .terms, parent.value(TermsRequired.self) == .yes { parent.termsSeen = true }
+                if kind == .terms, parent.flow?.value(TermsRequired.self) == .yes { parent.flow?.termsSeen = true }
                 parent.children.append(node)
             }) {
                 throw StepNotApplicable(message: "no coordinator at \(parentPath)")

@@ -124,8 +124,8 @@ public struct CoordinatorView: Codable, Sendable, Equatable {
     init(_ state: CoordinatorState) {
         kind = state.kind
         id = state.id
-        presentation = state.presentation
-        photoId = state.photoId
+        presentation = state.flow?.presentation
+        photoId = state.flow?.photoId
         children = state.children.map(CoordinatorView.init)
     }
 }
