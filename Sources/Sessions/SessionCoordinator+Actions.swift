@@ -327,8 +327,8 @@ struct ActionRequest: Sendable {
 
     /// True when deciding on `state` needs the submitted credentials checked first.
     func needsCredentials(on state: SessionState) -> Bool {
-        guard case .client = decider, action.name == .submit, credentials == nil else { return false }
-        return state.availableActions().contains(.submit)
+        guard case .client = decider, credentials == nil else { return false }
+        return SessionMachine.needsCredentials(state: state, action: action)
     }
 
     /// The core's decision.

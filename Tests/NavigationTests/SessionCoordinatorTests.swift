@@ -97,9 +97,8 @@ struct SessionCoordinatorTests {
         // The real server answers the retry with the same token.
         #expect(try await h.sessions.apply(action, to: id, idempotencyKey: key).token == token)
         // The secret file is private.
-        var info = stat()
-        #expect(stat(try h.test.directory.file("photosd-secret.key"), &info) == 0)
-        #expect(info.st_mode & 0o777 == 0o600)
+        let attributes = try FileManager.default.attributesOfItem(atPath: try h.test.directory.file("photosd-secret.key"))
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
     }
 
     @Test("idempotency answers expire: pruned after the retention, and a late retry is a new request")

@@ -56,6 +56,15 @@ public enum SessionMachine {
             experiments: mayStartPurchaseFlow(state: state, action: action, link: link))
     }
 
+    /// Whether deciding a client's `action` on `state` needs its submitted credentials checked
+    /// first: a `submit` the top screen takes. The caller checks them (bcrypt, the sign-in
+    /// limits) and passes the verdict in the facts (`SessionFacts.credentials`); the one rule
+    /// every caller follows — the session coordinator, and the in-memory world of the tests and
+    /// `FakePhotosServer`.
+    public static func needsCredentials(state: SessionState, action: ClientAction) -> Bool {
+        action.name == .submit && state.availableActions().contains(.submit)
+    }
+
     /// Whether `action` (or a session created at `link`) may start a purchase flow: `buyPhoto`,
     /// `buy` on a photo's screen, a link to a purchase (`/photos/{id}/buy`).
     public static func mayStartPurchaseFlow(state: SessionState?, action: ClientAction?, link: DeepLink?) -> Bool {
@@ -98,6 +107,7 @@ public enum SessionMachine {
             return try finish(context, before: input.state, version: input.version, verdict: .rejected(allowed))
         }
         if action.name == .submit {
+            // The caller asked `needsCredentials` and checked them; deciding without is a bug.
             guard input.facts.credentials != nil else { throw CredentialsNotChecked() }
         } else {
             try action.validateParameters()
@@ -257,8 +267,9 @@ public struct SessionDecision: Sendable {
     public var ended = false
 }
 
-/// Thrown when a `submit` reached a sign-in screen whose credentials were not checked
-/// beforehand (the session moved there after it was read): check them, then decide again.
+/// Thrown by `decide` for a `submit` whose credentials the caller did not check although
+/// `needsCredentials` says they must be: a caller's bug, never a path of the action loop (which
+/// asks `needsCredentials` on the state it decides on), so it ends as `500 internal`.
 public struct CredentialsNotChecked: Error {
     public init() {}
 }
