@@ -46,13 +46,13 @@ public enum Action: Sendable, Hashable, CustomStringConvertible {
 
     /// The request body, expecting the session at `version`.
     func request(expectVersion version: Int?) -> Components.Schemas.ActionRequest {
-        var request = Components.Schemas.ActionRequest(action: name.generated, expectVersion: version)
+        var request = Components.Schemas.ActionRequest(action: name.generated(), expectVersion: version)
         switch self {
         case .selectPhoto(let id), .buyPhoto(let id): request.photoId = id
         case .submit(let username, let password):
             request.username = username
             request.password = password
-        case .selectTab(let tab): request.tab = tab.generated
+        case .selectTab(let tab): request.tab = tab.generated()
         case .openLink(let link): request.link = link
         case .signIn, .signOut, .buy, .back, .cancel, .showTerms, .dismiss: break
         }

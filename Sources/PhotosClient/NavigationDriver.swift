@@ -96,7 +96,7 @@ public actor NavigationDriver {
     /// `POST /v1/sessions`: the new session becomes this driver's (and the store's); `shown` is
     /// left to the caller.
     private func create(layout: Layout, link: String?) async throws(NavigationError) -> Session {
-        let body = Components.Schemas.NewSessionRequest(layout: layout.generated, link: link)
+        let body = Components.Schemas.NewSessionRequest(layout: layout.generated(), link: link)
         _ = self.created.take()
         let answer: Components.Schemas.NewSession
         do {

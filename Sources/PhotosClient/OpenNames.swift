@@ -137,23 +137,32 @@ public enum Layout: OpenName {
 }
 
 // The generated open sets (an `anyOf` of the known names and any string) in and out of these.
-extension ScreenName {
-    init(_ generated: Components.Schemas.ScreenName) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
-    var generated: Components.Schemas.ScreenName { .init(value1: .init(rawValue: rawValue), value2: rawValue) }
+
+/// What swift-openapi-generator makes of an open set: the known names as an enum (`value1`)
+/// beside the name as a string (`value2`).
+protocol GeneratedOpenName {
+    associatedtype Known: RawRepresentable<String>
+    var value1: Known? { get }
+    var value2: String? { get }
+    init(value1: Known?, value2: String?)
 }
 
-extension ActionName {
-    init(_ generated: Components.Schemas.ActionName) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
-    var generated: Components.Schemas.ActionName { .init(value1: .init(rawValue: rawValue), value2: rawValue) }
-}
+extension Components.Schemas.ScreenName: GeneratedOpenName {}
+extension Components.Schemas.ActionName: GeneratedOpenName {}
+extension Components.Schemas.Outcome: GeneratedOpenName {}
+extension Components.Schemas.TabName: GeneratedOpenName {}
+extension Components.Schemas.Layout: GeneratedOpenName {}
 
-extension Outcome {
-    init(_ generated: Components.Schemas.Outcome) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
-}
+extension OpenName {
+    /// The name a generated value holds.
+    init<Generated: GeneratedOpenName>(_ generated: Generated) {
+        self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "")
+    }
 
-extension Tab {
-    init(_ generated: Components.Schemas.TabName) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
-    var generated: Components.Schemas.TabName { .init(value1: .init(rawValue: rawValue), value2: rawValue) }
+    /// This name as the generated client sends it.
+    func generated<Generated: GeneratedOpenName>() -> Generated {
+        Generated(value1: Generated.Known(rawValue: rawValue), value2: rawValue)
+    }
 }
 
 /// A layout is kept (by a `SessionStore`) as its name.
@@ -163,9 +172,4 @@ extension Layout: Codable {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }
-}
-
-extension Layout {
-    init(_ generated: Components.Schemas.Layout) { self.init(rawValue: generated.value1?.rawValue ?? generated.value2 ?? "") }
-    var generated: Components.Schemas.Layout { .init(value1: .init(rawValue: rawValue), value2: rawValue) }
 }

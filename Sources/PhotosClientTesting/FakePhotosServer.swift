@@ -96,6 +96,11 @@ public final class FakePhotosServer: ClientTransport, Sendable {
             return try await answer(request, body: bytes, operationID: operationID)
         } catch let error as PhotosError {
             return Self.error(error)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            // As photosd answers anything unexpected: 500, without the details.
+            return Self.error(PhotosError(.internal, "internal error"))
         }
     }
 
