@@ -80,16 +80,17 @@ public struct AuditArchiveStatement: Sendable, Equatable, Codable {
     static let version1Columns = "number, at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash"
     /// The same in the live database's `audit_archives` (where `at` is `finished_at`).
     static let liveColumns =
-        "number, finished_at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash, sessions, sessions_digest"
+        "number, finished_at AS at, before, prev_hash, rows, rows_digest, segments, segments_digest, public_key, signature, hash, sessions, sessions_digest"
 
     /// A statement from a row of `columns` (or of `version1Columns`).
     static func statement(_ row: Row) throws -> AuditArchiveStatement {
         AuditArchiveStatement(
-            number: try row.int(0), at: try row.string(1), before: try row.string(2), prevHash: try row.string(3),
-            rows: try row.int(4), rowsDigest: try row.string(5), segments: try row.int(6), segmentsDigest: try row.string(7),
-            sessions: row.values.count > 11 ? row.optionalInt(11) : nil,
-            sessionsDigest: row.values.count > 12 ? row.optionalString(12) : nil,
-            publicKey: try row.string(8), signature: try row.string(9), hash: try row.string(10))
+            number: try row.int("number"), at: try row.string("at"), before: try row.string("before"), prevHash: try row.string("prev_hash"),
+            rows: try row.int("rows"), rowsDigest: try row.string("rows_digest"), segments: try row.int("segments"),
+            segmentsDigest: try row.string("segments_digest"),
+            sessions: row.has("sessions") ? try row.optionalInt("sessions") : nil,
+            sessionsDigest: row.has("sessions_digest") ? try row.optionalString("sessions_digest") : nil,
+            publicKey: try row.string("public_key"), signature: try row.string("signature"), hash: try row.string("hash"))
     }
 
     /// The statement's values in the order of `columns`.
@@ -142,7 +143,7 @@ struct AuditArchiveSegment: Sendable, Equatable {
     var lastHash: String
 
     static func segment(_ row: Row) throws -> AuditArchiveSegment {
-        AuditArchiveSegment(trail: try row.string(0), firstSeq: try row.int(1), lastSeq: try row.int(2), lastHash: try row.string(3))
+        AuditArchiveSegment(trail: try row.string("trail"), firstSeq: try row.int("first_seq"), lastSeq: try row.int("last_seq"), lastHash: try row.string("last_hash"))
     }
 }
 
@@ -214,7 +215,7 @@ public enum AuditArchiveFile {
     /// Whether `file` has the statement's version 2 columns (a file made before migration
     /// 0019 has not).
     static func hasSessionColumns(_ file: any DatabaseConnection) async throws -> Bool {
-        try await file.query("SELECT name FROM pragma_table_info('archive')").contains { (try? $0.string(0)) == "sessions_digest" }
+        try await file.query("SELECT name FROM pragma_table_info('archive')").contains { (try? $0.string("name")) == "sessions_digest" }
     }
 
     /// Adds the version 2 columns to a file made before 0019 (an archive interrupted before an

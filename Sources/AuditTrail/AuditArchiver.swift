@@ -104,7 +104,7 @@ public struct AuditArchiver: Sendable {
             let record: Pending
             do {
                 record = try await database.write { connection in
-                    let number = (try await connection.queryOne("SELECT coalesce(max(number), 0) FROM audit_archives")?.int(0) ?? 0) + 1
+                    let number = (try await connection.queryOne("SELECT coalesce(max(number), 0) AS newest FROM audit_archives")?.int("newest") ?? 0) + 1
                     try await connection.execute(
                         "INSERT INTO audit_archives (number, path, before, started_at) VALUES (?, ?, ?, ?)",
                         number, path, beforeText, ISO8601Timestamp.string(from: now()))
@@ -135,7 +135,7 @@ public struct AuditArchiver: Sendable {
     private func pendingArchive() async throws -> Pending? {
         try await database.read { connection in
             try await connection.queryOne("SELECT number, path, before FROM audit_archives WHERE finished_at IS NULL ORDER BY number LIMIT 1")
-                .map { Pending(number: try $0.int(0), path: try $0.string(1), before: try $0.string(2)) }
+                .map { Pending(number: try $0.int("number"), path: try $0.string("path"), before: try $0.string("before")) }
         }
     }
 
@@ -146,7 +146,7 @@ public struct AuditArchiver: Sendable {
         let partial = record.path + ".partial"
         guard !FileManager.default.fileExists(atPath: record.path), FileManager.default.fileExists(atPath: partial) else { return nil }
         var report = record
-        report.sessions = try await openFile(partial, false).queryOne("SELECT count(*) FROM sessions")?.int(0) ?? 0
+        report.sessions = try await openFile(partial, false).queryOne("SELECT count(*) AS sessions FROM sessions")?.int("sessions") ?? 0
         try Self.rename(partial, to: record.path)
         return report
     }
@@ -158,8 +158,8 @@ public struct AuditArchiver: Sendable {
                 "SELECT number, path, before, rows, segments, hash FROM audit_archives WHERE finished_at IS NOT NULL ORDER BY number DESC LIMIT 1"
             ).map { row in
                 Report(
-                    number: try row.int(0), path: try row.string(1), before: try row.string(2), sessions: 0, rows: try row.int(3),
-                    segments: try row.int(4), resumed: true, hash: try row.string(5))
+                    number: try row.int("number"), path: try row.string("path"), before: try row.string("before"), sessions: 0, rows: try row.int("rows"),
+                    segments: try row.int("segments"), resumed: true, hash: try row.string("hash"))
             }
         }
     }
@@ -198,7 +198,7 @@ public struct AuditArchiver: Sendable {
         if !startsAfresh { try await discardUnrecorded(in: file, archive: archive.number) }
         let cutover = try await database.read { connection in
             try await connection.tableExists("audit_chain_cutover")
-                ? try await connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0 : 0
+                ? try await connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64("global_chain_until_id") ?? 0 : 0
         }
         var moved = 0
         var afterSession = ""
@@ -242,11 +242,11 @@ public struct AuditArchiver: Sendable {
 
         init(_ row: Row) throws {
             values = row.values
-            id = try row.int64(0)
-            trail = try row.string(1)
-            seq = try row.int(2)
-            prevHash = try row.string(11)
-            hash = try row.string(12)
+            id = try row.int64("id")
+            trail = try row.string("session_id")
+            seq = try row.int("seq")
+            prevHash = try row.string("prev_hash")
+            hash = try row.string("hash")
         }
     }
 
@@ -259,19 +259,19 @@ public struct AuditArchiver: Sendable {
             let sessions = try await connection.query(
                 "SELECT id, user_id, layout, created_at, updated_at, ended_at FROM sessions WHERE id > ? AND ended_at IS NOT NULL AND ended_at < ? ORDER BY id LIMIT ?",
                 after, before, limit)
-            guard let last = try sessions.last?.string(0) else { return nil }
-            var ids = try sessions.map { try $0.string(0) }
+            guard let last = try sessions.last?.string("id") else { return nil }
+            var ids = try sessions.map { try $0.string("id") }
             if cutover > 0 {
                 let old = Set(try await connection.query(
                     "SELECT DISTINCT session_id FROM audit_events WHERE id <= ? AND session_id IN (\(SQLPlaceholders.list(ids.count)))",
                     arguments: [cutover] + SQLPlaceholders.arguments(ids)
-                ).map { try $0.string(0) })
+                ).map { try $0.string("session_id") })
                 ids.removeAll { old.contains($0) }
             }
             var batch = Batch()
             batch.sessionIDs = ids
             guard !ids.isEmpty else { return (batch, last) }
-            batch.sessions = sessions.filter { (try? ids.contains($0.string(0))) == true }.map(\.values)
+            batch.sessions = sessions.filter { (try? ids.contains($0.string("id"))) == true }.map(\.values)
             batch.rows = try await connection.query(
                 "SELECT \(ArchivedRow.columns) FROM audit_events WHERE session_id IN (\(SQLPlaceholders.list(ids.count))) ORDER BY session_id, seq",
                 arguments: SQLPlaceholders.arguments(ids)
@@ -295,7 +295,7 @@ public struct AuditArchiver: Sendable {
             // Rows of one trail are written in seq order, but on PostgreSQL not always in `at`
             // order: move only the seqs before the first row at or after `before`.
             let firstKept = try await connection.queryOne(
-                "SELECT min(seq) FROM audit_events WHERE session_id = ? AND at >= ?", trail, before)?.optionalInt(0)
+                "SELECT min(seq) AS first_kept FROM audit_events WHERE session_id = ? AND at >= ?", trail, before)?.optionalInt("first_kept")
             var upTo = from + limit
             if let firstKept { upTo = min(upTo, firstKept - 1) }
             guard upTo > from else { return nil }
@@ -316,7 +316,7 @@ public struct AuditArchiver: Sendable {
         for ids in batch.rows.map(\.id).chunked(500) {
             batch.redactions += try await connection.query(
                 "SELECT event_id, user_id, at FROM audit_redactions WHERE event_id IN (\(SQLPlaceholders.list(ids.count)))", arguments: SQLPlaceholders.arguments(ids)
-            ).map { (try $0.int64(0), try $0.int64(1), try $0.string(2)) }
+            ).map { (try $0.int64("event_id"), try $0.int64("user_id"), try $0.string("at")) }
         }
     }
 
@@ -425,7 +425,7 @@ public struct AuditArchiver: Sendable {
                 Set(try await connection.query(
                     "SELECT trail, first_seq FROM audit_archived_trails WHERE archive = ? AND trail IN (\(SQLPlaceholders.list(trails.count)))",
                     arguments: [number] + SQLPlaceholders.arguments(trails)
-                ).map { "\(try $0.int(1)) \(try $0.string(0))" })
+                ).map { "\(try $0.int("first_seq")) \(try $0.string("trail"))" })
             }
             let unrecorded = page.filter { !recorded.contains("\($0.firstSeq) \($0.trail)") }
             guard !unrecorded.isEmpty else { continue }
@@ -447,7 +447,7 @@ public struct AuditArchiver: Sendable {
     private func finish(_ archive: Pending, file: any DatabaseConnection, resumed: Bool) async throws -> Report {
         var rows = AuditArchiveDigest()
         try await file.forEachRow("SELECT session_id, seq, hash FROM audit_events ORDER BY session_id, seq") { row in
-            rows.add(trail: try row.string(0), seq: try row.int(1), hash: try row.string(2))
+            rows.add(trail: try row.string("session_id"), seq: try row.int("seq"), hash: try row.string("hash"))
         }
         var segments = AuditArchiveDigest()
         try await file.forEachRow("SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails ORDER BY trail, first_seq") { row in
@@ -460,7 +460,7 @@ public struct AuditArchiver: Sendable {
             try await connection.forEachRow(
                 "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails WHERE archive = ? ORDER BY trail, first_seq", arguments: [number]
             ) { live.add(segment: try AuditArchiveSegment.segment($0)) }
-            let previous = try await connection.queryOne("SELECT hash FROM audit_archives WHERE number = ?", number - 1)?.string(0)
+            let previous = try await connection.queryOne("SELECT hash FROM audit_archives WHERE number = ?", number - 1)?.string("hash")
             return (live.hex, previous)
         }
         guard live == segments.hex else {

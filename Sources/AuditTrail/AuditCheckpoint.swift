@@ -136,7 +136,7 @@ public enum AuditCheckpoints {
             JOIN (SELECT max(id) AS id FROM audit_events WHERE id > ? AND id <= ? GROUP BY session_id) newest ON newest.id = e.id
             ORDER BY e.session_id
             """, since, newestID
-        ).map { AuditCheckpoint.Head(trail: try $0.string(0), seq: try $0.int(1), hash: try $0.string(2)) }
+        ).map { AuditCheckpoint.Head(trail: try $0.string("session_id"), seq: try $0.int("seq"), hash: try $0.string("hash")) }
         return Changes(previous: previous, heads: heads, newestID: newestID)
     }
 
@@ -224,24 +224,26 @@ public enum AuditCheckpoints {
             WHERE id > coalesce((SELECT covers_until_id FROM audit_checkpoints ORDER BY number DESC LIMIT 1), 0)
             ORDER BY id LIMIT 1
             """
-        )?.string(0)
+        )?.string("at")
     }
 
     /// When the oldest row still in `audit_events` was written (nil: none): how far back the
     /// live trail reaches, which `audit archive` moves forward (`photosd_audit_oldest_row_age_seconds`).
     public static func oldestLiveRowTime(on connection: any DatabaseConnection) async throws -> String? {
-        try await connection.queryOne("SELECT at FROM audit_events ORDER BY id LIMIT 1")?.string(0)
+        try await connection.queryOne("SELECT at FROM audit_events ORDER BY id LIMIT 1")?.string("at")
     }
 
     /// `columns` with an empty list in place of the heads.
-    static let columnsWithoutHeads = columns.replacingOccurrences(of: "heads,", with: "'[]',")
+    static let columnsWithoutHeads = columns.replacingOccurrences(of: "heads,", with: "'[]' AS heads,")
 
     /// A checkpoint from a row of `columns`.
     static func checkpoint(_ row: Row) throws -> AuditCheckpoint {
-        let heads = try JSONDecoder().decode([AuditCheckpoint.Head].self, from: Data(row.string(4).utf8))
+        let heads = try JSONDecoder().decode([AuditCheckpoint.Head].self, from: Data(row.string("heads").utf8))
         return AuditCheckpoint(
-            number: try row.int(0), at: try row.string(1), prevHash: try row.string(2), coversUntilID: try row.int64(3), heads: heads,
-            publicKey: try row.string(5), signature: try row.string(6), hash: try row.string(7), nextPublicKey: row.optionalString(8),
-            treeSize: row.optionalInt64(9), treeRoot: row.optionalString(10), note: row.optionalString(11))
+            number: try row.int("number"), at: try row.string("at"), prevHash: try row.string("prev_hash"), coversUntilID: try row.int64("covers_until_id"),
+            heads: heads, publicKey: try row.string("public_key"), signature: try row.string("signature"), hash: try row.string("hash"),
+            nextPublicKey: try row.optionalString("next_public_key"), treeSize: try row.optionalInt64("tree_size"), treeRoot: try row.optionalString("tree_root"),
+            note: try row.optionalString("note"))
+
     }
 }

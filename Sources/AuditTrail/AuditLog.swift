@@ -43,7 +43,7 @@ public enum AuditLog {
     /// appends committed).
     public static func settledNewestID(on connection: any DatabaseConnection) async throws -> Int64 {
         try await connection.hold([.exclusive(.number(appendLockKey))])
-        return try await connection.queryOne("SELECT coalesce(max(id), 0) FROM audit_events")?.int64(0) ?? 0
+        return try await connection.queryOne("SELECT coalesce(max(id), 0) AS newest FROM audit_events")?.int64("newest") ?? 0
     }
 
     /// Runs `body` on a read snapshot that holds every row up to the settled newest id, which
@@ -75,7 +75,7 @@ public enum AuditLog {
             // head (`audit archive` may take the whole `operator` or `api` trail), else it is new.
             return try await archivedHead(of: sessionID, on: connection) ?? (0, genesisHash)
         }
-        return (try row.int(0), try row.string(1))
+        return (try row.int("seq"), try row.string("hash"))
     }
 
     /// Where a trail's archived part ends: the last seq and hash of its newest segment in
@@ -83,7 +83,7 @@ public enum AuditLog {
     public static func archivedHead(of trail: String, on connection: any DatabaseConnection) async throws -> (seq: Int, hash: String)? {
         try await connection.queryOne(
             "SELECT last_seq, last_hash FROM audit_archived_trails WHERE trail = ? ORDER BY last_seq DESC LIMIT 1", trail
-        ).map { (seq: try $0.int(0), hash: try $0.string(1)) }
+        ).map { (seq: try $0.int("last_seq"), hash: try $0.string("last_hash")) }
     }
 
     /// Inserts one trail's rows already chained (`AuditTrails.chain`), in the caller's
@@ -118,19 +118,19 @@ public enum AuditLog {
     public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: any DatabaseConnection) async throws -> [(id: Int64, row: AuditRow)] {
         let result = try await connection.query(
             """
-            SELECT e.session_id, e.seq, e.at, e.actor, coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END),
+            SELECT e.session_id, e.seq, e.at, e.actor, coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END) AS username,
                    e.coordinator, e.step, e.screen, e.detail, e.id
             FROM audit_events e LEFT JOIN users u ON u.id = e.user_id
             WHERE e.id > ? AND (CAST(? AS TEXT) IS NULL OR e.session_id = ?) ORDER BY e.id LIMIT ?
             """, afterID, sessionID, sessionID, limit)
-        return try result.map { (try $0.int64(9), try Self.row($0)) }
+        return try result.map { (try $0.int64("id"), try Self.row($0)) }
     }
 
     static func row(_ row: Row) throws -> AuditRow {
         AuditRow(
-            sessionId: try row.string(0), seq: try row.int(1), at: try row.string(2), actor: try row.string(3),
-            username: row.optionalString(4), coordinator: row.optionalString(5), step: try row.string(6),
-            screen: row.optionalString(7), detail: try row.string(8))
+            sessionId: try row.string("session_id"), seq: try row.int("seq"), at: try row.string("at"), actor: try row.string("actor"),
+            username: try row.optionalString("username"), coordinator: try row.optionalString("coordinator"), step: try row.string("step"),
+            screen: try row.optionalString("screen"), detail: try row.string("detail"))
     }
 
     /// The outcome of `verify`.

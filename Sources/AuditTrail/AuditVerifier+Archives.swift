@@ -31,15 +31,15 @@ extension AuditVerifier {
         var expected = 1
         var previousHash = AuditLog.genesisHash
         let rows = try await connection.query(
-            "SELECT number, path, before, finished_at, \(AuditArchiveStatement.liveColumns) FROM audit_archives ORDER BY number")
+            "SELECT path, finished_at, \(AuditArchiveStatement.liveColumns) FROM audit_archives ORDER BY number")
         for row in rows {
-            let number = try row.int(0)
-            let path = try row.string(1)
+            let number = try row.int("number")
+            let path = try row.string("path")
             guard number == expected else {
                 throw archiveFailure(expected, "missing: the archives go from \(expected - 1) to \(number) (an archive's record was deleted)")
             }
             expected += 1
-            guard row.optionalString(3) != nil else {
+            guard try row.optionalString("finished_at") != nil else {
                 let held = try await MaintenanceLease.isHeld(AuditArchiver.lease, now: now(), on: connection)
                 guard held, number == rows.count else {
                     throw archiveFailure(number, "was interrupted while its rows moved to \(path).partial: run photos-admin audit archive to finish it")
@@ -47,7 +47,7 @@ extension AuditVerifier {
                 verification.archiveInProgress = number
                 continue
             }
-            let statement = try AuditArchiveStatement.statement(Row(values: Array(row.values.dropFirst(4))))
+            let statement = try AuditArchiveStatement.statement(row)
             guard let publicKey else {
                 throw archiveFailure(number, "there is no trusted public key to check its signature: give --public-key, or keep the signing key at audit.signingKeyPath")
             }
@@ -167,7 +167,7 @@ extension AuditVerifier {
         // recomputed; each listing must name a user the live database has erased.
         var redacted = Redactions(boundID: try await redactionBound())
         try await file.forEachRow("SELECT event_id, user_id FROM audit_redactions") { row in
-            redacted.listed[try row.int64(0)] = try row.int64(1)
+            redacted.listed[try row.int64("event_id")] = try row.int64("user_id")
         }
         for user in Set(redacted.listed.values) {
             guard try await connection.queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NOT NULL", user) != nil else {
@@ -193,20 +193,20 @@ extension AuditVerifier {
         try await file.forEachRow(
             "SELECT \(AuditArchiver.ArchivedRow.columns) FROM audit_events ORDER BY session_id, seq"
         ) { row in
-            let rowTrail = try row.string(1)
+            let rowTrail = try row.string("session_id")
             if rowTrail != trail {
                 try finishTrail()
                 trail = rowTrail
                 signedHere = try await covered.get(rowTrail)
                 last = carried[rowTrail] ?? Head(seq: 0, hash: AuditLog.genesisHash)
             }
-            let seq = try row.int(2)
-            let hash = try row.string(12)
+            let seq = try row.int("seq")
+            let hash = try row.string("hash")
             func fail(_ reason: String) -> Failure {
-                Failure(problem: AuditLog.Problem(rowID: row.optionalInt64(0), sessionID: rowTrail, seq: seq, reason: "in archive \(number) (\(path)): \(reason)"))
+                Failure(problem: AuditLog.Problem(rowID: try? row.optionalInt64("id"), sessionID: rowTrail, seq: seq, reason: "in archive \(number) (\(path)): \(reason)"))
             }
             guard seq == last.seq + 1 else { throw fail("seq \(seq) follows \(last.seq) (a row was deleted or inserted)") }
-            guard try row.string(11) == last.hash else { throw fail("prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)") }
+            guard try row.string("prev_hash") == last.hash else { throw fail("prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)") }
             let skipsHash: Bool
             do { skipsHash = try redacted.skipsContentHash(row) } catch let failure as Failure { throw fail(failure.problem.reason) }
             if !skipsHash, try hash != Self.fields(row).hash(previous: last.hash) {
@@ -216,8 +216,8 @@ extension AuditVerifier {
                 guard hash == signed.hash else { throw fail("differs from what checkpoint \(signed.checkpoint) signed") }
                 try await covered.remove(rowTrail)
             }
-            if try row.string(8) == "user.created", let user = row.optionalInt64(5) {
-                created.append((user, row.optionalString(6), try row.string(10)))
+            if try row.string("step") == "user.created", let user = try row.optionalInt64("user_id") {
+                created.append((user, try row.optionalString("username"), try row.string("detail")))
             }
             digest.add(trail: rowTrail, seq: seq, hash: hash)
             last = Head(seq: seq, hash: hash)
@@ -228,7 +228,7 @@ extension AuditVerifier {
         // the others.
         for (user, recorded, detail) in created {
             guard let live = try await connection.queryOne("SELECT username, name_salt FROM users WHERE id = ? AND erased_at IS NULL", user) else { continue }
-            try Self.checkName(userID: user, name: try live.string(0), salt: live.optionalString(1), recorded: recorded, detail: detail)
+            try Self.checkName(userID: user, name: try live.string("username"), salt: try live.optionalString("name_salt"), recorded: recorded, detail: detail)
         }
         guard digest.count == statement.rows, digest.hex == statement.rowsDigest else {
             throw archiveFailure(number, "\(path): its rows are not those its statement signed (\(digest.count) rows, the statement says \(statement.rows): rows were deleted, inserted or altered)")

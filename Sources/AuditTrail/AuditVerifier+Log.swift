@@ -34,7 +34,7 @@ extension AuditVerifier {
             "SELECT id, session_id, seq FROM audit_events e WHERE id <= ? AND NOT EXISTS (SELECT 1 FROM audit_log_leaves l WHERE l.event_id = e.id) ORDER BY id LIMIT 1",
             head.integratedUntilID) {
             throw Failure(problem: AuditLog.Problem(
-                rowID: row.optionalInt64(0), sessionID: row.optionalString(1), seq: row.optionalInt(2),
+                rowID: try row.optionalInt64("id"), sessionID: try row.optionalString("session_id"), seq: try row.optionalInt("seq"),
                 reason: "is not a leaf of the transparency log, whose head says every row up to id \(head.integratedUntilID) is (a leaf was removed, or the row inserted)"))
         }
         // Leaves in row id order are numbered 0, 1, 2 … without gaps (so each index is used once),
@@ -46,24 +46,24 @@ extension AuditVerifier {
         while true {
             let rows = try await connection.query(
                 """
-                SELECT l.event_id, l.log_index, e.hash, n.hash FROM audit_log_leaves l
+                SELECT l.event_id, l.log_index, e.hash AS row_hash, n.hash AS leaf_hash FROM audit_log_leaves l
                 LEFT JOIN audit_events e ON e.id = l.event_id
                 LEFT JOIN audit_log_nodes n ON n.level = 0 AND n.idx = l.log_index
                 WHERE l.event_id > ? ORDER BY l.event_id LIMIT ?
                 """, after, Self.logPage)
             for row in rows {
-                let index = try row.int64(1)
+                let index = try row.int64("log_index")
                 guard index == expected else {
                     throw fail("leaf \(expected) is missing: the leaves, in row order, go from \(expected - 1) to \(index) (not numbered without gaps: a leaf was removed or renumbered)")
                 }
-                guard let stored = try? row.blob(3) else { throw fail("leaf \(index) has no stored hash (a node was removed)") }
-                if let hex = row.optionalString(2) {
+                guard let stored = try? row.blob("leaf_hash") else { throw fail("leaf \(index) has no stored hash (a node was removed)") }
+                if let hex = try row.optionalString("row_hash") {
                     guard let rowHash = Hex.decode(hex), MerkleTree.leafHash(rowHash) == stored else {
                         throw fail("leaf \(index) is not the hash of its row (the row's hash or the leaf was altered)")
                     }
                     checked += 1
                 }
-                after = try row.int64(0)
+                after = try row.int64("event_id")
                 expected += 1
             }
             if rows.count < Int(Self.logPage) { break }
@@ -75,7 +75,7 @@ extension AuditVerifier {
         var level = 1
         while head.size >> level > 0 {
             let count = head.size >> level
-            let stored = try await connection.queryOne("SELECT count(*) FROM audit_log_nodes WHERE level = ?", level)?.int64(0) ?? -1
+            let stored = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level = ?", level)?.int64("nodes") ?? -1
             guard stored == count else { throw fail("level \(level) holds \(stored) nodes where a tree of \(head.size) leaves has \(count)") }
             var start: Int64 = 0
             while start < count {
@@ -88,9 +88,9 @@ extension AuditVerifier {
                     throw fail("nodes are missing at level \(level - 1) or \(level) between \(start) and \(end)")
                 }
                 for (offset, parent) in parents.enumerated() {
-                    let left = try children[offset * 2].blob(1), right = try children[offset * 2 + 1].blob(1)
-                    guard try parent.blob(1) == MerkleTree.nodeHash(left, right) else {
-                        throw fail("node (\(level), \(try parent.int64(0))) is not the hash of its children (altered)")
+                    let left = try children[offset * 2].blob("hash"), right = try children[offset * 2 + 1].blob("hash")
+                    guard try parent.blob("hash") == MerkleTree.nodeHash(left, right) else {
+                        throw fail("node (\(level), \(try parent.int64("idx"))) is not the hash of its children (altered)")
                     }
                 }
                 start = end

@@ -14,19 +14,19 @@ extension AuditVerifier {
         /// The highest row id that may be listed.
         var boundID: Int64
 
-        /// Whether `row` (the columns `id, session_id, seq, at, actor, user_id, username, …` of
+        /// Whether `row` (with the columns `id, session_id, seq, user_id` of
         /// `AuditArchiver.ArchivedRow`) is a listed row whose content hash is not recomputed;
         /// throws when its listing breaks the rule.
         func skipsContentHash(_ row: Row) throws -> Bool {
-            let id = try row.int64(0)
+            let id = try row.int64("id")
             guard let user = listed[id] else { return false }
             func refused(_ reason: String) -> Failure {
-                Failure(problem: AuditLog.Problem(rowID: id, sessionID: row.optionalString(1), seq: row.optionalInt(2), reason: reason))
+                Failure(problem: AuditLog.Problem(rowID: id, sessionID: try? row.optionalString("session_id"), seq: try? row.optionalInt("seq"), reason: reason))
             }
             guard id <= boundID else {
                 throw refused("listed as redacted, but it was written when rows no longer held names (only ids up to \(boundID) can): a row was changed and listed to hide it")
             }
-            if let named = row.optionalInt64(5), named != user {
+            if let named = try row.optionalInt64("user_id"), named != user {
                 throw refused("listed as redacted for user \(user), but it names user \(named): a row was changed and listed to hide it")
             }
             return true
@@ -37,6 +37,6 @@ extension AuditVerifier {
     /// predates it keeps the rule it was written under: any row).
     func redactionBound() async throws -> Int64 {
         guard try await connection.tableExists("audit_redaction_bound") else { return Int64.max }
-        return try await connection.queryOne("SELECT until_id FROM audit_redaction_bound")?.int64(0) ?? 0
+        return try await connection.queryOne("SELECT until_id FROM audit_redaction_bound")?.int64("until_id") ?? 0
     }
 }

@@ -59,7 +59,7 @@ struct AuditVerifier {
         do {
             let hasV2 = try await connection.tableExists("audit_chain_cutover")
             let cutover = hasV2
-                ? try await connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64(0) ?? 0
+                ? try await connection.queryOne("SELECT global_chain_until_id FROM audit_chain_cutover")?.int64("global_chain_until_id") ?? 0
                 : Int64.max
             let redacted = try await redactedRows()
             try await checkGlobalChain(upTo: cutover, redacted: redacted)
@@ -97,9 +97,9 @@ struct AuditVerifier {
             if try await connection.tableExists("audit_redactions") {
                 try await checkNames()
                 verification.redactedRows = try await connection.queryOne(
-                    "SELECT count(*) FROM audit_events e JOIN users u ON u.id = e.user_id WHERE u.erased_at IS NOT NULL")?.int(0) ?? 0
+                    "SELECT count(*) AS redacted FROM audit_events e JOIN users u ON u.id = e.user_id WHERE u.erased_at IS NOT NULL")?.int("redacted") ?? 0
                 verification.redactedRows += try await connection.queryOne(
-                    "SELECT count(*) FROM audit_redactions r JOIN audit_events e ON e.id = r.event_id WHERE e.user_id IS NULL")?.int(0) ?? 0
+                    "SELECT count(*) AS redacted FROM audit_redactions r JOIN audit_events e ON e.id = r.event_id WHERE e.user_id IS NULL")?.int("redacted") ?? 0
                 verification.redactedBeforeCommitments = redacted.listed.count
             }
         } catch let failure as Failure {
@@ -117,13 +117,13 @@ struct AuditVerifier {
             arguments: [cutover]
         ) { row in
             let fields = try Self.fields(row)
-            if try row.string(11) != previousHash {
+            if try row.string("prev_hash") != previousHash {
                 throw rowFailure(row, "prev_hash does not match the row before it (a row was deleted or inserted)")
             }
-            if try !redacted.skipsContentHash(row), try row.string(12) != fields.hash(previous: previousHash) {
+            if try !redacted.skipsContentHash(row), try row.string("hash") != fields.hash(previous: previousHash) {
                 throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
             }
-            previousHash = try row.string(12)
+            previousHash = try row.string("hash")
         }
     }
 
@@ -150,7 +150,7 @@ struct AuditVerifier {
         try await connection.forEachRow(
             "SELECT \(AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number"
         ) { row in
-            let number = try row.int(0)
+            let number = try row.int("number")
             func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: number, reason: reason)) }
             guard number == expected else {
                 throw Failure(problem: AuditLog.Problem(checkpoint: expected, reason: "missing: the checkpoints go from \(expected - 1) to \(number) (a checkpoint was deleted)"))
@@ -229,7 +229,7 @@ struct AuditVerifier {
         try await connection.forEachRow(
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events ORDER BY session_id, seq"
         ) { row in
-            let rowTrail = try row.string(1)
+            let rowTrail = try row.string("session_id")
             if rowTrail != trail {
                 try await finishTrail()
                 trail = rowTrail
@@ -240,23 +240,23 @@ struct AuditVerifier {
             }
             checked += 1
             if checked % Self.progressEvery == 0 { progress?(checked) }
-            let seq = try row.int(2)
+            let seq = try row.int("seq")
             guard seq == lastSeq + 1 else {
                 throw rowFailure(row, "seq \(seq) follows \(lastSeq) (a row was deleted or inserted)")
             }
-            if try row.int64(0) > cutover {
-                if try row.string(11) != lastHash {
+            if try row.int64("id") > cutover {
+                if try row.string("prev_hash") != lastHash {
                     throw rowFailure(row, "prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)")
                 }
-                if try !redacted.skipsContentHash(row), try row.string(12) != Self.fields(row).hash(previous: lastHash) {
+                if try !redacted.skipsContentHash(row), try row.string("hash") != Self.fields(row).hash(previous: lastHash) {
                     throw rowFailure(row, "hash does not match the row's contents (the row was altered)")
                 }
             }
-            if let signed = signedHere, signed.seq == seq, try row.string(12) != signed.hash {
+            if let signed = signedHere, signed.seq == seq, try row.string("hash") != signed.hash {
                 throw rowFailure(row, "differs from what checkpoint \(signed.checkpoint) signed (altered, or the trail's hashes recomputed without the key)")
             }
             lastSeq = seq
-            lastHash = try row.string(12)
+            lastHash = try row.string("hash")
         }
         try await finishTrail()
         return checked
@@ -272,12 +272,12 @@ struct AuditVerifier {
         try await connection.forEachRow(
             "SELECT r.event_id, r.user_id, u.erased_at FROM audit_redactions r LEFT JOIN users u ON u.id = r.user_id ORDER BY r.event_id"
         ) { row in
-            guard row.optionalString(2) != nil else {
+            guard try row.optionalString("erased_at") != nil else {
                 throw Failure(problem: AuditLog.Problem(
-                    rowID: row.optionalInt64(0),
-                    reason: "listed as redacted for user \(row.optionalInt64(1) ?? 0), who is not erased (a name was removed from the trail without an erasure)"))
+                    rowID: try row.optionalInt64("event_id"),
+                    reason: "listed as redacted for user \(try row.optionalInt64("user_id") ?? 0), who is not erased (a name was removed from the trail without an erasure)"))
             }
-            rows.listed[try row.int64(0)] = try row.int64(1)
+            rows.listed[try row.int64("event_id")] = try row.int64("user_id")
         }
         return rows
     }
@@ -286,12 +286,12 @@ struct AuditVerifier {
     private func checkNames() async throws {
         try await connection.forEachRow(
             """
-            SELECT u.id, u.username, u.name_salt, e.username, e.detail
+            SELECT u.id, u.username, u.name_salt, e.username AS recorded_username, e.detail
             FROM users u JOIN audit_events e ON e.user_id = u.id AND e.step = 'user.created'
             WHERE u.erased_at IS NULL ORDER BY u.id
             """
         ) { row in
-            try Self.checkName(userID: try row.int64(0), name: try row.string(1), salt: row.optionalString(2), recorded: row.optionalString(3), detail: try row.string(4))
+            try Self.checkName(userID: try row.int64("id"), name: try row.string("username"), salt: try row.optionalString("name_salt"), recorded: try row.optionalString("recorded_username"), detail: try row.string("detail"))
         }
     }
 
@@ -321,12 +321,14 @@ struct AuditVerifier {
 
     static func fields(_ row: Row) throws -> AuditRecord {
         AuditRecord(
-            sessionID: try row.string(1), seq: try row.int(2), at: try row.string(3), actor: try row.string(4),
-            userID: row.optionalInt64(5), username: row.optionalString(6), coordinator: row.optionalString(7),
-            step: try row.string(8), screen: row.optionalString(9), detail: try row.string(10))
+            sessionID: try row.string("session_id"), seq: try row.int("seq"), at: try row.string("at"), actor: try row.string("actor"),
+            userID: try row.optionalInt64("user_id"), username: try row.optionalString("username"), coordinator: try row.optionalString("coordinator"),
+            step: try row.string("step"), screen: try row.optionalString("screen"), detail: try row.string("detail"))
     }
 
     func rowFailure(_ row: Row, _ reason: String) -> Failure {
-        Failure(problem: AuditLog.Problem(rowID: row.optionalInt64(0), sessionID: row.optionalString(1), seq: row.optionalInt(2), reason: reason))
+        Failure(problem: AuditLog.Problem(
+            rowID: try? row.optionalInt64("id"), sessionID: try? row.optionalString("session_id"), seq: try? row.optionalInt("seq"), reason: reason))
+
     }
 }

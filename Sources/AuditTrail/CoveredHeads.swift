@@ -40,7 +40,7 @@ final class CoveredHeads {
     func get(_ trail: String) async throws -> AuditVerifier.Covered? {
         guard let scratch else { return memory[trail] }
         return try await scratch.queryOne("SELECT seq, hash, checkpoint FROM covered WHERE trail = ?", trail).map {
-            AuditVerifier.Covered(seq: try $0.int(0), hash: try $0.string(1), checkpoint: try $0.int(2))
+            AuditVerifier.Covered(seq: try $0.int("seq"), hash: try $0.string("hash"), checkpoint: try $0.int("checkpoint"))
         }
     }
 
@@ -58,7 +58,7 @@ final class CoveredHeads {
             return memory.min(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }).map { ($0.key, $0.value) }
         }
         return try await scratch.queryOne("SELECT trail, seq, hash, checkpoint FROM covered ORDER BY trail LIMIT 1").map {
-            (try $0.string(0), AuditVerifier.Covered(seq: try $0.int(1), hash: try $0.string(2), checkpoint: try $0.int(3)))
+            (try $0.string("trail"), AuditVerifier.Covered(seq: try $0.int("seq"), hash: try $0.string("hash"), checkpoint: try $0.int("checkpoint")))
         }
     }
 

@@ -132,7 +132,7 @@ package actor InMemorySessions {
         var credentials: CredentialCheck?
         if action.name == .submit {
             try action.validateParameters()
-            if SessionMachine.needsCredentials(state: session.state, action: action) { credentials = check(action) }
+            if SessionMachine.needs(state: session.state, action: action).credentials { credentials = check(action) }
         }
         var signingIn: User?
         if case .valid(let user)? = credentials { signingIn = user }

@@ -75,7 +75,7 @@ enum ConsoleQueries {
 
     /// The newest audit row's id (0 for none).
     static func newestAuditID(on connection: any DatabaseConnection) async throws -> Int64 {
-        try await connection.queryOne("SELECT max(id) FROM audit_events")?.optionalInt64(0) ?? 0
+        try await connection.queryOne("SELECT max(id) AS newest FROM audit_events")?.optionalInt64("newest") ?? 0
     }
 
     /// A session's trail's last seq (its row keeps it).
@@ -85,7 +85,7 @@ enum ConsoleQueries {
 
     /// A session's trail's last seq, nil when there is no such session.
     static func storedLastSeq(of sessionID: String, on connection: any DatabaseConnection) async throws -> Int? {
-        try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int(0)
+        try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int("trail_seq")
     }
 
     /// The newest checkpoint, as the audit page shows it.
@@ -104,14 +104,16 @@ enum ConsoleQueries {
     static func newestCheckpoint(on connection: any DatabaseConnection) async throws -> CheckpointSummary? {
         guard let row = try await connection.queryOne("SELECT number, at, covers_until_id, heads, hash FROM audit_checkpoints ORDER BY number DESC LIMIT 1")
         else { return nil }
-        let heads = (try? JSONSerialization.jsonObject(with: Data(try row.string(3).utf8))) as? [Any]
+        let heads = (try? JSONSerialization.jsonObject(with: Data(try row.string("heads").utf8))) as? [Any]
         return CheckpointSummary(
-            number: try row.int(0), at: try row.string(1), coversUntil: try row.int64(2), trails: heads?.count ?? 0, hash: try row.string(4))
+            number: try row.int("number"), at: try row.string("at"), coversUntil: try row.int64("covers_until_id"), trails: heads?.count ?? 0,
+            hash: try row.string("hash"))
     }
 
     private static func line(_ row: Row) throws -> SessionLine {
         SessionLine(
-            id: try row.string(0), version: try row.int(1), username: row.optionalString(2), topScreen: row.optionalString(3),
-            layout: row.optionalString(4), createdAt: try row.string(5), updatedAt: try row.string(6), endedAt: row.optionalString(7))
+            id: try row.string("id"), version: try row.int("version"), username: try row.optionalString("username"),
+            topScreen: try row.optionalString("top_screen"), layout: try row.optionalString("layout"), createdAt: try row.string("created_at"),
+            updatedAt: try row.string("updated_at"), endedAt: try row.optionalString("ended_at"))
     }
 }

@@ -185,7 +185,7 @@ public enum DatabaseCopy {
         }
         for table in tables {
             let columns = try await connection.columnNames(of: table.name)
-            let total = try await connection.queryOne("SELECT count(*) FROM \(quoted(table.name))")?.int(0) ?? 0
+            let total = try await connection.queryOne("SELECT count(*) AS total FROM \(quoted(table.name))")?.int("total") ?? 0
             try await channel.send(.table(table.name, columns: columns, total: total))
             let select = "SELECT \(columns.map(quoted).joined(separator: ", ")) FROM \(quoted(table.name))"
             guard !table.key.isEmpty else {
@@ -214,7 +214,7 @@ public enum DatabaseCopy {
                 guard let last = rows.last else { break }
                 try await channel.send(.rows(rows))
                 if rows.count < pageSize { break }
-                lastKey = keyIndexes.map { last[$0] }
+                lastKey = keyIndexes.map { last.values[$0] }
             }
         }
         try await channel.send(.finished)

@@ -37,7 +37,7 @@ public enum DatabaseMaintenance {
         do {
             let connection = try Connection(path: path, mode: .readOnly)
             defer { connection.close() }
-            let integrity = try await connection.query("PRAGMA integrity_check").map { try $0.string(0) }
+            let integrity = try await connection.query("PRAGMA integrity_check").map { try $0.string("integrity_check") }
             let migrations = try PhotosMigrations.migrator.status(connection)
             var audit: AuditLog.Verification?
             if migrations.contains(where: { $0.appliedAt != nil }) {
@@ -115,7 +115,7 @@ public enum DatabaseMaintenance {
             let rows = try await database.read { connection -> [AuditRow] in
                 var start = after
                 if tail {
-                    let last = try await connection.queryOne("SELECT max(seq) FROM audit_events WHERE session_id = ?", sessionID)?.optionalInt64(0) ?? 0
+                    let last = try await connection.queryOne("SELECT max(seq) AS last FROM audit_events WHERE session_id = ?", sessionID)?.optionalInt64("last") ?? 0
                     start = max(0, last - Int64(limit))
                 }
                 return try await AuditLog.rows(sessionID: sessionID, after: Int(start), limit: limit + 1, on: connection)

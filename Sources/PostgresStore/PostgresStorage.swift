@@ -109,6 +109,11 @@ public final class PostgresStorage: DatabaseStore {
     /// all): nothing of it was kept.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+        try await writeTransaction { try await body($0) }
+    }
+
+    /// `write` on the transaction's own connection type (for the prepared statements).
+    func writeTransaction<T: Sendable>(_ body: @escaping @Sendable (PostgresTransactionConnection) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
@@ -123,10 +128,10 @@ public final class PostgresStorage: DatabaseStore {
     /// Runs `body` in a `REPEATABLE READ READ ONLY` transaction: one snapshot for all its queries.
     @discardableResult
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
-        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY") { try await body($0) }
     }
 
-    private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (any DatabaseConnection) async throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(_ begin: String, _ body: @escaping @Sendable (PostgresTransactionConnection) async throws -> T) async throws -> T {
         guard !closed.load(ordering: .relaxed) else { throw DatabaseClosedError() }
         let logger = self.logger
         do {

@@ -54,7 +54,7 @@ extension PostgresTransactionConnection {
         try await query(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name",
             arguments: []
-        ).map { try $0.string(0) }
+        ).map { try $0.string("table_name") }
     }
 
     /// The columns of table `name`, in their declared order.
@@ -62,7 +62,7 @@ extension PostgresTransactionConnection {
         try await query(
             "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position",
             arguments: [name]
-        ).map { try $0.string(0) }
+        ).map { try $0.string("column_name") }
     }
 
     /// A table name in double quotes (names come from the code, never from input).

@@ -25,7 +25,7 @@ final class PostgresTransactionConnection: DatabaseConnection {
     }
 
     func query(_ sql: String, arguments: [any DatabaseBindable]) async throws -> [Row] {
-        try await run(sql, arguments).rows.map { try Self.row($0) }
+        try Self.rows(try await run(sql, arguments).rows)
     }
 
     func executeScript(_ sql: String) async throws {
@@ -42,12 +42,9 @@ final class PostgresTransactionConnection: DatabaseConnection {
         let cursor = "photosd_rows_\(cursorCount)"
         try await run("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, arguments)
         while true {
-            let page = try await run("FETCH FORWARD \(Self.cursorPageSize) FROM \(cursor)", []).rows
-            var count = 0
-            for row in page {
-                count += 1
-                try await body(try Self.row(row))
-            }
+            let page = try Self.rows(try await run("FETCH FORWARD \(Self.cursorPageSize) FROM \(cursor)", []).rows)
+            for row in page { try await body(row) }
+            let count = page.count
             if count < Self.cursorPageSize { break }
         }
         try await run("CLOSE \(cursor)", [])
@@ -56,7 +53,20 @@ final class PostgresTransactionConnection: DatabaseConnection {
     /// Rows fetched per round trip by `forEachRow`: memory stays flat, round trips stay few.
     static let cursorPageSize = 1_000
 
+    /// Runs a prepared statement (prepared once per connection, as the pool's single
+    /// statements are) and awaits its rows.
+    func runPrepared<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        do {
+            var rows: [Statement.Row] = []
+            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        } catch {
+            throw PostgresStoreError(describing: error, doing: "running \(Statement.name)")
+        }
+    }
+
     /// Sends one statement and awaits all of its rows.
+
     @discardableResult
     func run(_ sql: String, _ arguments: [any DatabaseBindable]) async throws -> PostgresQueryResult {
         let query = PostgresQuery(unsafeSQL: PostgresPlaceholders.rewrite(sql), binds: Self.bindings(arguments))
@@ -89,14 +99,21 @@ final class PostgresTransactionConnection: DatabaseConnection {
         return flat.count > 100 ? String(flat.prefix(100)) + "…" : flat
     }
 
+    /// Rows as services read them (`row`), the columns' names taken once for the whole result.
+    static func rows(_ rows: [PostgresRow]) throws -> [Row] {
+        guard let first = rows.first else { return [] }
+        let columns = first.map(\.columnName)
+        return try rows.map { try row($0, columns: columns) }
+    }
+
     /// A row as services read it: integers, reals, text and bytes, like SQLite's storage classes.
     /// Throws when a value the server sent cannot be decoded as its type says: a NULL read in its
     /// place would be taken for a missing value.
-    static func row(_ row: PostgresRow) throws -> Row {
+    static func row(_ row: PostgresRow, columns: [String]? = nil) throws -> Row {
         var values: [DatabaseValue] = []
         values.reserveCapacity(row.count)
         for cell in row { values.append(try value(cell)) }
-        return Row(values: values)
+        return Row(columns: columns ?? row.map(\.columnName), values: values)
     }
 
     static func value(_ cell: PostgresCell) throws -> DatabaseValue {

@@ -34,12 +34,12 @@ extension Connection: DatabaseConnection, ReusableStatementConnection {
     /// The database's tables but SQLite's internal `sqlite_…` ones, sorted.
     public func tableNames() throws -> [String] {
         try query("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
-            .map { try $0.string(0) }
+            .map { try $0.string("name") }
     }
 
     /// The columns of table `name`, in their declared order.
     public func columnNames(of name: String) throws -> [String] {
-        try query("SELECT name FROM pragma_table_info(?) ORDER BY cid", name).map { try $0.string(0) }
+        try query("SELECT name FROM pragma_table_info(?) ORDER BY cid", name).map { try $0.string("name") }
     }
 
     /// A prepared statement, run with no round trip.

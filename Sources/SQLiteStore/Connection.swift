@@ -97,10 +97,11 @@ public final class Connection {
                 // A new file returns the pages that deletions free (an archive moving old trails
                 // out) to the file system, a step at a time (`incremental_vacuum`): set before
                 // its first table, or never without a full VACUUM.
-                if try queryOne("PRAGMA page_count")?.int(0) == 0 {
+                if try queryOne("PRAGMA page_count")?.int("page_count") == 0 {
                     try execute("PRAGMA auto_vacuum = INCREMENTAL")
                 }
-                if try query("PRAGMA journal_mode").first?.string(0).lowercased() != "wal" {
+                if try query("PRAGMA journal_mode").first?.string("journal_mode").lowercased()
+ != "wal" {
                     try execute("PRAGMA journal_mode = WAL")
                 }
                 try execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")

@@ -58,7 +58,7 @@ public struct Migrator: Sendable {
             if hasTable {
                 _ = try validate(connection)
                 for row in try connection.query("SELECT version, applied_at FROM schema_migrations") {
-                    appliedAt[try row.int(0)] = try row.string(1)
+                    appliedAt[try row.int("version")] = try row.string("applied_at")
                 }
             }
             return migrations.map { MigrationStatus(version: $0.version, name: $0.name, appliedAt: appliedAt[$0.version]) }
@@ -69,7 +69,7 @@ public struct Migrator: Sendable {
     /// applied versions.
     private func validate(_ connection: Connection) throws -> Set<Int> {
         let applied = try connection.query("SELECT version, name, checksum FROM schema_migrations ORDER BY version").map {
-            AppliedMigration(version: try $0.int(0), name: try $0.string(1), checksum: try $0.string(2))
+            AppliedMigration(version: try $0.int("version"), name: try $0.string("name"), checksum: try $0.string("checksum"))
         }
         return try MigrationCheck(migrations: migrations).appliedVersions(applied)
     }

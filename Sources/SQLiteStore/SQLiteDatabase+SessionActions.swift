@@ -6,13 +6,13 @@ import DatabaseAccess
 /// time.
 extension SQLiteDatabase {
     public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
-        try await self.read { connection in try await SessionActionsOnConnection(connection).readForAction(read) }
+        try await self.read { connection in try await SQLiteSessionActions(connection).readForAction(read) }
     }
 
     public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
         do {
             return try await self.write { connection in
-                let outcome = try await SessionActionsOnConnection(connection).writeDecision(write)
+                let outcome = try await SQLiteSessionActions(connection).writeDecision(write)
                 // A refusal is rolled back (the request's savepoint), not committed empty, so the
                 // writer counts only commits that hold.
                 if outcome == .moved || outcome.isStale { throw StaleWrite(outcome: outcome) }
@@ -24,9 +24,9 @@ extension SQLiteDatabase {
     }
 
     /// The writer's transaction: nothing else writes while it runs. Each write there runs under
-    /// a savepoint of its own (`SessionActionsInSavepoints`).
+    /// a savepoint of its own (`SQLiteSessionActionsInSavepoints`).
     public func withSessionLocked<T: Sendable>(_ sessionID: String, _ body: @escaping @Sendable (any SessionActions) async throws -> T) async throws -> T {
-        try await self.write { connection in try await body(SessionActionsInSavepoints(connection)) }
+        try await self.write { connection in try await body(SQLiteSessionActionsInSavepoints(connection)) }
     }
 
     public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {

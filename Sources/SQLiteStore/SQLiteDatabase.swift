@@ -79,11 +79,11 @@ public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupSt
         // With incremental auto-vacuum (every file made since migration 0013's release), give
         // the free pages back to the file system, a thousand at a time so that the writer waits
         // for one short step at most.
-        if try connection.queryOne("PRAGMA auto_vacuum")?.int(0) == 2 {
-            var free = try connection.queryOne("PRAGMA freelist_count")?.int(0) ?? 0
+        if try connection.queryOne("PRAGMA auto_vacuum")?.int("auto_vacuum") == 2 {
+            var free = try connection.queryOne("PRAGMA freelist_count")?.int("freelist_count") ?? 0
             while free > 0 {
                 _ = try connection.query("PRAGMA incremental_vacuum(1000)")
-                let left = try connection.queryOne("PRAGMA freelist_count")?.int(0) ?? 0
+                let left = try connection.queryOne("PRAGMA freelist_count")?.int("freelist_count") ?? 0
                 if left >= free { break }  // another writer frees pages as fast: leave them to it
                 free = left
             }
@@ -92,7 +92,7 @@ public final class SQLiteDatabase: DatabaseStore, GroupCommitStore, FileBackupSt
         // a few times before saying so.
         for attempt in 1...20 {
             let result = try connection.queryOne("PRAGMA wal_checkpoint(TRUNCATE)")
-            if try result?.int(0) == 0 { return }
+            if try result?.int("busy") == 0 { return }
             if attempt < 20 { usleep(100_000) }
         }
         throw SQLiteError(resultCode: SQLITE_BUSY, message: "the WAL of \(path) could not be truncated: readers kept older snapshots open")

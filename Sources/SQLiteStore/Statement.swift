@@ -140,8 +140,14 @@ public final class Statement {
         }
     }
 
+    /// The result columns' names (an `AS` alias, else SQLite's name for the column), read
+    /// once per prepared statement and shared by every row it returns.
+    public private(set) lazy var columnNames: [String] = (0..<columnCount).map { index in
+        sqlite3_column_name(handle, Int32(index)).map { String(cString: $0) } ?? ""
+    }
+
     /// Copies the current row out of the statement.
     public func currentRow() -> Row {
-        Row(values: (0..<columnCount).map { value(at: $0) })
+        Row(columns: columnNames, values: (0..<columnCount).map { value(at: $0) })
     }
 }

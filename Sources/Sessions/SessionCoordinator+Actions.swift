@@ -166,10 +166,13 @@ extension SessionCoordinator {
         let storedKey = try request.idempotencyKey.map { try idempotency.storedKey($0, sessionID: request.sessionID) }
         let cached = cache.entry(request.sessionID)
 
-        // The session and the facts: what this process knows, or one read.
+        // The session and the facts: what this process knows, or one read. The core is asked
+        // once, on the state the round decides on (`Needs`: what to read, whether the
+        // credentials are checked first, whether the experiments apply).
         var basis: Basis
         if trustKnown, let cached, let known = onKnownFacts(request, cached: cached, storedKey: storedKey, now: stamp) {
             basis = known
+            if request.awaitsCredentials(basis.needs) { return .needsCredentials }
         } else {
             let snapshot = try await store.readForAction(ActionRead(
                 sessionID: request.sessionID, heldVersion: cached?.version, facts: request.hints, answerKey: storedKey, answersSince: since))
@@ -187,17 +190,16 @@ extension SessionCoordinator {
             if let expectVersion = request.expectVersion, expectVersion != loaded.version {
                 throw PhotosError(.versionConflict, "session is at version \(loaded.version), not \(expectVersion)")
             }
-            if request.needsCredentials(on: loaded.state) { return .needsCredentials }
-            let needs = SessionMachine.needs(state: loaded.state, action: request.action, signingIn: request.signingIn)
+            let needs = request.needs(on: loaded.state)
+            if request.awaitsCredentials(needs) { return .needsCredentials }
             guard let facts = try await facts(
                 for: needs, of: request.sessionID, on: loaded, from: snapshot, store: store, now: stamp,
                 credentials: request.credentials, newToken: needs.mayIssueToken ? auth.newTokenGrant() : nil)
             else { return .refused(.moved) }
-            basis = Basis(loaded: loaded, facts: facts, assumed: .init(), onKnownFacts: false)
+            basis = Basis(loaded: loaded, needs: needs, facts: facts, assumed: .init(), onKnownFacts: false)
         }
-        if request.needsCredentials(on: basis.loaded.state) { return .needsCredentials }
         // An action that may start a purchase flow takes the points the experiments govern.
-        if SessionMachine.mayStartPurchaseFlow(state: basis.loaded.state, action: request.action, link: nil) {
+        if basis.needs.experiments {
             basis.facts.experiments = try await experiments.current()
         }
 
@@ -233,6 +235,8 @@ extension SessionCoordinator {
     /// What a decision is made on.
     struct Basis {
         var loaded: LoadedSession
+        /// What the core said the decision needs, on `loaded`'s state.
+        var needs: SessionFacts.Needs
         var facts: SessionFacts
         /// What the facts took as true without reading it (known facts), for the write to check.
         var assumed: ActionWrite.Assumptions
@@ -247,12 +251,12 @@ extension SessionCoordinator {
         guard request.credentials == nil, let trail = cached.trail, case .client = request.decider else { return nil }
         if let expectVersion = request.expectVersion, expectVersion != cached.version { return nil }
         if let storedKey, known.answered(storedKey, sessionID: request.sessionID) { return nil }
-        let needs = SessionMachine.needs(state: cached.state, action: request.action, signingIn: request.signingIn)
+        let needs = request.needs(on: cached.state)
         guard let (facts, assumed) = known.facts(for: needs, now: now) else { return nil }
         let loaded = LoadedSession(version: cached.version, state: cached.state, trailSeq: trail.seq, trailHash: trail.hash, updatedAt: cached.updatedAt)
         // Idle past the expiry, or not known since when: the read decides (and ends it).
         guard idleExpiry == 0 || (cached.updatedAt != nil && idleSince(loaded, now: ISO8601Timestamp.parse(now) ?? Date()) == nil) else { return nil }
-        return Basis(loaded: loaded, facts: facts, assumed: assumed, onKnownFacts: true)
+        return Basis(loaded: loaded, needs: needs, facts: facts, assumed: assumed, onKnownFacts: true)
     }
 
     // MARK: Credentials
@@ -325,10 +329,16 @@ struct ActionRequest: Sendable {
             purchaseLists: action.link == .purchases, namedByRow: true)
     }
 
-    /// True when deciding on `state` needs the submitted credentials checked first.
-    func needsCredentials(on state: SessionState) -> Bool {
+    /// What deciding this action on `state` needs: the core's one question of a round.
+    func needs(on state: SessionState) -> SessionFacts.Needs {
+        SessionMachine.needs(state: state, action: action, signingIn: signingIn)
+    }
+
+    /// True when `needs` has the credentials checked first and this request's are not yet
+    /// (an operator's sign-in checks none).
+    func awaitsCredentials(_ needs: SessionFacts.Needs) -> Bool {
         guard case .client = decider, credentials == nil else { return false }
-        return SessionMachine.needsCredentials(state: state, action: action)
+        return needs.credentials
     }
 
     /// The core's decision.

@@ -67,7 +67,7 @@ extension PhotosBench {
             defer { database.close() }
             let (size, nodes) = try await database.read { connection in
                 (try await AuditLogTree.head(on: connection).size,
-                 try await connection.queryOne("SELECT count(*) FROM audit_log_nodes")?.int64(0) ?? 0)
+                 try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes")?.int64("nodes") ?? 0)
             }
             guard size > 1 else { throw ValidationError("the log of \(db) has \(size) leaves: build one with photos-bench audit-trail") }
             var generator = SystemRandomNumberGenerator()

@@ -82,7 +82,7 @@ enum HTTPBenchmark {
             }
             var postmaster: Int32?
             if database.writersRunConcurrently {
-                let backend = try await database.read { try await $0.queryOne("SELECT pg_backend_pid()")?.int(0) }
+                let backend = try await database.read { try await $0.queryOne("SELECT pg_backend_pid() AS pid")?.int("pid") }
                 postmaster = backend.flatMap { ProcessCPU.parent(of: Int32($0)) }
             }
             await database.close()

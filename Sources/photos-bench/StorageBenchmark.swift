@@ -66,7 +66,7 @@ enum StorageBenchmark {
                     let id = "bench-\(client)"
                     while Date() < deadline {
                         try await database.write { connection in
-                            let version = try await connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int(0) ?? 0
+                            let version = try await connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int("version") ?? 0
                             try await connection.execute("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", version + 1, state, ISO8601Timestamp.now(), id)
                             try await AuditLog.append([
                                 AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "selectPhoto", "photoId": 1]),

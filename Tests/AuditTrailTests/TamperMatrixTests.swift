@@ -184,7 +184,7 @@ struct TamperMatrixTests {
         let path = try #require(world.archives.first)
         let file = try Connection(path: path, mode: .readWrite)
         let fileRow = try #require(try await file.query("SELECT \(AuditArchiveStatement.columns) FROM archive").first)
-        let version2 = try AuditArchiveStatement.statement(Row(values: fileRow.values))
+        let version2 = try AuditArchiveStatement.statement(fileRow)
         #expect(version2.version == 2 && version2.sessions != nil)
 
         // Stripped: the same signature over different bytes.

@@ -22,6 +22,12 @@ struct CredentialsRuleTests {
         #expect(onSignIn.topScreen?.screen == .signIn)
         #expect(SessionMachine.needsCredentials(state: onSignIn, action: submit))
         #expect(!SessionMachine.needsCredentials(state: onSignIn, action: ClientAction(.cancel)))
+        // The round's one question says the same, and what to read once they are checked.
+        #expect(SessionMachine.needs(state: onSignIn, action: submit).credentials)
+        #expect(!SessionMachine.needs(state: onPhotos, action: submit).credentials)
+        #expect(!SessionMachine.needs(state: onSignIn, action: ClientAction(.cancel)).credentials)
+        let afterCheck = SessionMachine.needs(state: onSignIn, action: submit, signingIn: 7)
+        #expect(afterCheck.credentials && afterCheck.mayIssueToken && afterCheck.userIDs.contains(7))
         let input = SessionMachine.Input(
             sessionID: id, version: 3, state: onSignIn, lastSeq: 0, action: submit, actor: .client,
             facts: SessionFacts(now: ISO8601Timestamp.string(from: Date()), credentials: nil))

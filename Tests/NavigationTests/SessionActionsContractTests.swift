@@ -40,7 +40,14 @@ struct SessionActionsContractTests {
         let after = try await h.savedState(id)
         #expect(after.0 == before.0 && after.1 == before.1, "no state and no audit row of a refused write")
 
-        // Under the lock: refused, then written, in one transaction.
+        // Under the lock: read (the same statement as outside it), refused, then written, in
+        // one transaction.
+        let locked = try await database.withSessionLocked(id) { actions in
+            try await actions.readForAction(ActionRead(
+                sessionID: id, heldVersion: nil, facts: FactsWanted(photoIDs: [1], userIDs: [alice], namedByRow: true), answerKey: nil, answersSince: ""))
+        }
+        #expect(locked.session?.version == read.version && locked.session?.stateText != nil)
+        #expect(locked.photos.map(\.id).contains(1) && (locked.purchases[alice] ?? []).isEmpty, "alice owns photo 2, not 1: \(locked.purchases)")
         let outcomes = try await database.withSessionLocked(id) { actions in
             [
                 try await actions.writeDecision(prepared.write(expected, at: "2026-11-25T00:00:00.000Z", assumptions: stale)),

@@ -164,6 +164,42 @@ struct LayeringTests {
         #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
     }
 
+    @Test("the action write is one SQL text per store: DatabaseAccess holds the contract and no statement of it, PostgreSQL's locked path runs the same prepared statements")
+    func oneActionWritePerStore() throws {
+        // The action's own statements: the session's conditional update and the effects.
+        let actionSQL = ["UPDATE sessions SET", "INSERT INTO purchases", "INSERT INTO tokens", "INSERT INTO idempotency_keys"]
+        func offences(in modules: [String], atLeast minimum: Int) throws -> [String] {
+            var found: [String] = []
+            for (path, text) in try files(in: modules, atLeast: minimum) {
+                for line in text.split(separator: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    for statement in actionSQL where line.contains(statement) { found.append("\(path): \(statement)") }
+                }
+            }
+            return found
+        }
+        #expect(try offences(in: ["DatabaseAccess"], atLeast: 5).isEmpty, "the contract module writes no action")
+        let sqlite = try offences(in: ["SQLiteStore"], atLeast: 5)
+        let postgres = try offences(in: ["PostgresStore"], atLeast: 5)
+        // Each statement once per store, in one file each.
+        #expect(Set(sqlite.map { $0.components(separatedBy: ":")[0] }) == ["SQLiteStore/SQLiteSessionActions.swift"], "\(sqlite)")
+        #expect(sqlite.count == actionSQL.count, "\(sqlite)")
+        #expect(Set(postgres.map { $0.components(separatedBy: ":")[0] }) == ["PostgresStore/SessionStatements.swift"], "\(postgres)")
+        #expect(postgres.count == actionSQL.count, "\(postgres)")
+        let locked = try String(contentsOfFile: Self.sources + "/PostgresStore/PostgresStorage+SessionActions.swift", encoding: .utf8)
+        #expect(locked.contains("SessionStatements.write(write, on: transaction)") && locked.contains("SessionStatements.read(read, on: transaction)"))
+    }
+
+    @Test("rows are read by column name: no read of a result column by its position outside the tests")
+    func rowsByName() throws {
+        let positional = try Regex(#"\.(int|int64|string|blob|optionalInt|optionalInt64|optionalString)\([0-9]+\)"#)
+        var offences: [String] = []
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.sources).filter { !$0.hasPrefix("C") && $0 != "PhotosClient" }
+        for (path, text) in try files(in: modules) {
+            for line in text.split(separator: "\n") where line.contains(positional) { offences.append("\(path): \(line.trimmingCharacters(in: .whitespaces))") }
+        }
+        #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
+    }
+
     /// The string literals of one line of Swift (multi-line literals' lines count as literals
     /// when they are inside one: the line itself is taken whole).
     static func stringLiterals(in line: String) -> [String] {

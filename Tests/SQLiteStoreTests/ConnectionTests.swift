@@ -20,20 +20,36 @@ struct ConnectionTests {
     func nullIntoNonOptional() throws {
         try withDatabase { connection, _ in
             try connection.execute("INSERT INTO items (name, amount, ratio) VALUES ('a', NULL, 2.5)")
-            let row = try #require(try connection.queryOne("SELECT name, amount, ratio, 7 FROM items"))
-            #expect(try row.string(0) == "a")
-            #expect(row.optionalInt(1) == nil)
-            #expect(throws: RowValueError.self) { try row.int(1) }
-            #expect(throws: RowValueError.self) { try row.int64(2) }
-            #expect(throws: RowValueError.self) { try row.string(3) }
+            let row = try #require(try connection.queryOne("SELECT name, amount, ratio, 7 AS seven FROM items"))
+            #expect(row.columns == ["name", "amount", "ratio", "seven"])
+            #expect(try row.string("name") == "a")
+            #expect(try row.optionalInt("amount") == nil)
+            #expect(throws: RowValueError.self) { try row.int("amount") }
+            #expect(throws: RowValueError.self) { try row.int64("ratio") }
+            #expect(throws: RowValueError.self) { try row.string("seven") }
             do {
-                _ = try row.string(1)
+                _ = try row.string("amount")
                 Issue.record("NULL read as text")
             } catch let error as RowValueError {
-                #expect(error.description == "column 1 holds NULL where text was expected")
+                #expect(error.description == "column amount holds NULL where text was expected")
             }
-            let whole = Row(values: [.real(42)])
-            #expect(try whole.int(0) == 42, "a whole number as a real (PostgreSQL's numeric) reads as an integer")
+            let whole = Row(columns: ["total"], values: [.real(42)])
+            #expect(try whole.int("total") == 42, "a whole number as a real (PostgreSQL's numeric) reads as an integer")
+        }
+    }
+
+    @Test("a column the statement does not return is an error naming it, never a value from another column")
+    func missingColumn() throws {
+        try withDatabase { connection, _ in
+            try connection.execute("INSERT INTO items (name, amount) VALUES ('a', 3)")
+            let row = try #require(try connection.queryOne("SELECT name, amount FROM items"))
+            do {
+                _ = try row.optionalInt("price")
+                Issue.record("a missing column read as nil")
+            } catch let error as RowValueError {
+                #expect(error.description == "the result has no column price")
+            }
+            #expect(try row.int("amount") == 3)
         }
     }
 

@@ -35,7 +35,7 @@ public struct MaintenanceLease: Sendable {
     /// Who holds (or last held) the lease, if it was ever taken.
     public func holder() async throws -> String? {
         let name = self.name
-        return try await database.read { try await $0.queryOne("SELECT holder FROM maintenance_leases WHERE name = ?", name)?.string(0) }
+        return try await database.read { try await $0.queryOne("SELECT holder FROM maintenance_leases WHERE name = ?", name)?.string("holder") }
     }
 
     /// Takes the lease from `previous` (a holder known to be gone) for `holder`; false when

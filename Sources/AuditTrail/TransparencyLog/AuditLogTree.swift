@@ -33,7 +33,7 @@ public enum AuditLogTree {
         guard let row = try await connection.queryOne("SELECT origin, size, integrated_until_id FROM audit_log") else {
             throw PhotosError(.internal, "the audit_log table has no row (migration 0020 writes it)")
         }
-        return Head(origin: try row.string(0), size: try row.int64(1), integratedUntilID: try row.int64(2))
+        return Head(origin: try row.string("origin"), size: try row.int64("size"), integratedUntilID: try row.int64("integrated_until_id"))
     }
 
     /// Makes leaves of the rows after the head's `integratedUntilID` up to `settledUntil`, at most
@@ -85,8 +85,8 @@ public enum AuditLogTree {
         step.nodes.reserveCapacity(taken.count * 2)
         var size = head.size
         for row in taken {
-            let eventID = try row.int64(0)
-            guard let rowHash = Hex.decode(try row.string(1)), rowHash.count == 32 else {
+            let eventID = try row.int64("id")
+            guard let rowHash = Hex.decode(try row.string("hash")), rowHash.count == 32 else {
                 throw PhotosError(.internal, "audit row \(eventID) has no 32-byte hex hash")
             }
             step.leaves.append((size, eventID))
@@ -108,7 +108,7 @@ public enum AuditLogTree {
             size += 1
         }
         step.to.size = size
-        step.to.integratedUntilID = more ? try last.int64(0) : settledUntil
+        step.to.integratedUntilID = more ? try last.int64("id") : settledUntil
         return step
     }
 
@@ -164,7 +164,7 @@ public enum AuditLogTree {
                 "SELECT level, idx, hash FROM audit_log_nodes WHERE " + Array(repeating: "(level = ? AND idx = ?)", count: part.count).joined(separator: " OR "),
                 arguments: part.flatMap { [$0.level, $0.index] as [any DatabaseBindable] })
             for row in rows {
-                found[Coordinate(level: try row.int(0), index: try row.int64(1))] = try row.blob(2)
+                found[Coordinate(level: try row.int("level"), index: try row.int64("idx"))] = try row.blob("hash")
             }
         }
         if let missing = unique.first(where: { found[$0] == nil }) {
@@ -213,7 +213,7 @@ public enum AuditLogTree {
             let part = Array(eventIDs[start..<min(start + 500, eventIDs.count)])
             for row in try await connection.query(
                 "SELECT event_id, log_index FROM audit_log_leaves WHERE event_id IN (\(SQLPlaceholders.list(part.count)))", arguments: SQLPlaceholders.arguments(part)) {
-                found[try row.int64(0)] = try row.int64(1)
+                found[try row.int64("event_id")] = try row.int64("log_index")
             }
         }
         return found

@@ -18,26 +18,27 @@ public enum AuditReceipts {
     public static func newestSignedTree(on connection: any DatabaseConnection) async throws -> (size: Int64, note: String)? {
         guard let row = try await connection.queryOne(
             "SELECT tree_size, note FROM audit_checkpoints WHERE note IS NOT NULL ORDER BY number DESC LIMIT 1") else { return nil }
-        return (try row.int64(0), try row.string(1))
+        return (try row.int64("tree_size"), try row.string("note"))
     }
 
     /// The receipt of the live session `sessionID`, read in the caller's snapshot.
     public static func receipt(sessionID: String, on connection: any DatabaseConnection) async throws -> Outcome {
         let rows = try await connection.query(
             """
-            SELECT e.session_id, e.seq, e.at, e.actor, e.user_id, e.username,
-                   coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END),
+            SELECT e.session_id, e.seq, e.at, e.actor, e.user_id, e.username AS recorded_username,
+                   coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END) AS username,
                    e.coordinator, e.step, e.screen, e.detail, e.hash, l.log_index,
-                   CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END
+                   CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END AS redacted
             FROM audit_events e LEFT JOIN users u ON u.id = e.user_id LEFT JOIN audit_log_leaves l ON l.event_id = e.id
             WHERE e.session_id = ? ORDER BY e.seq
             """, sessionID
         ).map { row in
             AuditReceipt.Row(
-                sessionId: try row.string(0), seq: try row.int(1), at: try row.string(2), actor: try row.string(3), username: row.optionalString(6),
-                coordinator: row.optionalString(7), step: try row.string(8), screen: row.optionalString(9), detail: try row.string(10),
-                hash: try row.string(11), logIndex: row.optionalInt64(12), userId: row.optionalInt64(4), recordedUsername: row.optionalString(5),
-                redacted: try row.int(13) == 1 ? true : nil)
+                sessionId: try row.string("session_id"), seq: try row.int("seq"), at: try row.string("at"), actor: try row.string("actor"),
+                username: try row.optionalString("username"), coordinator: try row.optionalString("coordinator"), step: try row.string("step"),
+                screen: try row.optionalString("screen"), detail: try row.string("detail"), hash: try row.string("hash"), logIndex: try row.optionalInt64("log_index"),
+                userId: try row.optionalInt64("user_id"), recordedUsername: try row.optionalString("recorded_username"),
+                redacted: try row.int("redacted") == 1 ? true : nil)
         }
         return try await outcome(sessionID: sessionID, rows: rows, log: connection)
     }
@@ -53,10 +54,11 @@ public enum AuditReceipts {
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, hash FROM audit_events WHERE session_id = ? ORDER BY seq",
             sessionID
         ).map { row in
-            (id: try row.int64(0), row: AuditReceipt.Row(
-                sessionId: try row.string(1), seq: try row.int(2), at: try row.string(3), actor: try row.string(4), username: row.optionalString(6),
-                coordinator: row.optionalString(7), step: try row.string(8), screen: row.optionalString(9), detail: try row.string(10),
-                hash: try row.string(11), logIndex: nil, userId: row.optionalInt64(5), recordedUsername: row.optionalString(6), redacted: nil))
+            (id: try row.int64("id"), row: AuditReceipt.Row(
+                sessionId: try row.string("session_id"), seq: try row.int("seq"), at: try row.string("at"), actor: try row.string("actor"),
+                username: try row.optionalString("username"), coordinator: try row.optionalString("coordinator"), step: try row.string("step"),
+                screen: try row.optionalString("screen"), detail: try row.string("detail"), hash: try row.string("hash"), logIndex: nil,
+                userId: try row.optionalInt64("user_id"), recordedUsername: try row.optionalString("username"), redacted: nil))
         })
     }
 

@@ -40,7 +40,9 @@ public struct SessionFacts: Sendable, Equatable {
         self.newToken = newToken
     }
 
-    /// What to read for one decision.
+    /// What one decision needs, asked once per attempt: what to read, and what must happen
+    /// before the decision — the submitted credentials checked (`credentials`; then asked
+    /// again with the user they name, `mayIssueToken`), the experiments read (`experiments`).
     public struct Needs: Sendable, Equatable {
         /// Photos whose existence and price matter.
         public var photoIDs: Set<Int64>
@@ -55,6 +57,10 @@ public struct SessionFacts: Sendable, Equatable {
         /// True when the action may start a purchase flow, which takes the variation points
         /// the experiments govern.
         public var experiments: Bool = false
+        /// True when the action is a `submit` the top screen takes: its credentials are
+        /// checked (bcrypt, the sign-in limits) before it is decided, and the verdict passed in
+        /// `SessionFacts.credentials` (`SessionMachine.needsCredentials`).
+        public var credentials: Bool = false
     }
 }
 

@@ -53,7 +53,8 @@ public enum SessionMachine {
             purchaseLists: state?.tabs != nil || link == .purchases,
             tokenID: state?.tokenId,
             mayIssueToken: signingIn != nil,
-            experiments: mayStartPurchaseFlow(state: state, action: action, link: link))
+            experiments: mayStartPurchaseFlow(state: state, action: action, link: link),
+            credentials: state.flatMap { state in action.map { needsCredentials(state: state, action: $0) } } ?? false)
     }
 
     /// Whether deciding a client's `action` on `state` needs its submitted credentials checked

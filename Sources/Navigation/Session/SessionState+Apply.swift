@@ -57,49 +57,45 @@ public struct NavigationStep: Sendable {
         /// (`"terms.required": "yes"`), by point.
         var variants: [String: String]?
 
-        enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, kind, presentation, photoId, userId, tokenId, tab, layout, experiment, variant
-        }
-
         /// A detail with nothing in it (a row whose detail is not an object).
         public init() {}
 
         /// The detail a step is recorded with.
         public init(_ object: JSONObject) {
-            func string(_ key: CodingKeys) -> String? {
-                if case .string(let value)? = object[key.rawValue] { value } else { nil }
-            }
-            func int(_ key: CodingKeys) -> Int64? {
-                if case .int(let value)? = object[key.rawValue] { value } else { nil }
-            }
-            id = string(.id)
-            kind = string(.kind).flatMap(CoordinatorKind.init(rawValue:))
-            presentation = string(.presentation).flatMap(FlowPresentation.init(rawValue:))
-            photoId = int(.photoId)
-            userId = int(.userId)
-            tokenId = int(.tokenId)
-            tab = string(.tab).flatMap(TabName.init(rawValue:))
-            layout = string(.layout).flatMap(SessionLayout.init(rawValue:))
-            experiment = string(.experiment)
-            variant = string(.variant)
-            variants = Self.variants { point in if case .string(let value)? = object[point.rawValue] { value } else { nil } }
+            self.init { object[$0] }
         }
 
-        /// The detail of an audit row, from its text.
+        /// The detail of an audit row, from its text: each member read as the recorded object
+        /// holds it (a member of another type reads as absent, as in `init(_:)`).
         public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            id = try? container.decodeIfPresent(String.self, forKey: .id)
-            kind = try? container.decodeIfPresent(CoordinatorKind.self, forKey: .kind)
-            presentation = try? container.decodeIfPresent(FlowPresentation.self, forKey: .presentation)
-            photoId = try? container.decodeIfPresent(Int64.self, forKey: .photoId)
-            userId = try? container.decodeIfPresent(Int64.self, forKey: .userId)
-            tokenId = try? container.decodeIfPresent(Int64.self, forKey: .tokenId)
-            tab = try? container.decodeIfPresent(TabName.self, forKey: .tab)
-            layout = try? container.decodeIfPresent(SessionLayout.self, forKey: .layout)
-            experiment = try? container.decodeIfPresent(String.self, forKey: .experiment)
-            variant = try? container.decodeIfPresent(String.self, forKey: .variant)
-            let points = try decoder.container(keyedBy: PointKey.self)
-            variants = Self.variants { point in try? points.decodeIfPresent(String.self, forKey: PointKey(point)) }
+            let container = try decoder.container(keyedBy: MemberKey.self)
+            self.init { name in
+                let key = MemberKey(name)
+                if let text = try? container.decodeIfPresent(String.self, forKey: key) { return .string(text) }
+                if let number = try? container.decodeIfPresent(Int64.self, forKey: key) { return .int(number) }
+                return nil
+            }
+        }
+
+        /// The one reading of a detail, whatever holds it: `member` gives a member by name.
+        private init(member: (String) -> JSONValue?) {
+            func string(_ name: String) -> String? {
+                if case .string(let value)? = member(name) { value } else { nil }
+            }
+            func int(_ name: String) -> Int64? {
+                if case .int(let value)? = member(name) { value } else { nil }
+            }
+            id = string("id")
+            kind = string("kind").flatMap(CoordinatorKind.init(rawValue:))
+            presentation = string("presentation").flatMap(FlowPresentation.init(rawValue:))
+            photoId = int("photoId")
+            userId = int("userId")
+            tokenId = int("tokenId")
+            tab = string("tab").flatMap(TabName.init(rawValue:))
+            layout = string("layout").flatMap(SessionLayout.init(rawValue:))
+            experiment = string("experiment")
+            variant = string("variant")
+            variants = Self.variants { point in string(point.rawValue) }
         }
 
         /// The values `value` finds, by point; nil when it finds none. Every point is read:
@@ -110,10 +106,10 @@ public struct NavigationStep: Sendable {
             return values.isEmpty ? nil : values
         }
 
-        private struct PointKey: CodingKey {
+        private struct MemberKey: CodingKey {
             var stringValue: String
             var intValue: Int? { nil }
-            init(_ point: VariationPoint) { stringValue = point.rawValue }
+            init(_ name: String) { stringValue = name }
             init?(stringValue: String) { self.stringValue = stringValue }
             init?(intValue: Int) { nil }
         }

@@ -85,7 +85,7 @@ public struct ExperimentReport: Codable, Sendable, Equatable {
         let experiment = listing.experiment
         var counts: [String: [Int]] = [:]
         for row in try await connection.query(sql, name) {
-            counts[try row.string(0)] = try (1...5).map { try row.int($0) }
+            counts[try row.string("variant")] = try ["exposed", "reached_buy", "asked_to_sign_in", "signed_in", "purchased"].map { try row.int($0) }
         }
         let order = experiment.variants.map(\.name) + counts.keys.filter { key in !experiment.variants.contains { $0.name == key } }.sorted()
         var variants = order.map { name in

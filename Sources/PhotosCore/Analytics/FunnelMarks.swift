@@ -43,17 +43,17 @@ public enum FunnelMarks {
         while true {
             let bound = target
             let (from, newest, settled, marks) = try await AuditLog.readSettled(database) { connection, settled in
-                let from = try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) ?? 0
+                let from = try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64("marked_until_id") ?? 0
                 let newest = min(settled, bound)
                 let until = min(newest, from + chunk)
-                let marks = try await connection.query(newMarks, from, until).map { (try $0.string(0), try $0.int(1), try $0.string(2)) }
+                let marks = try await connection.query(newMarks, from, until).map { (try $0.string("day"), try $0.int("stage"), try $0.string("session_id")) }
                 return (from, until, newest, marks)
             }
             target = settled
             guard newest > from else { return added }
             let written = try await database.write { connection -> Bool in
                 // Another process marked meanwhile: read again from where it got to.
-                guard try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64(0) == from else { return false }
+                guard try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64("marked_until_id") == from else { return false }
                 for (day, stage, session) in marks {
                     try await connection.execute("INSERT INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", day, stage, session)
                 }

@@ -62,10 +62,10 @@ public struct FunnelReport: Codable, Sendable, Equatable {
             SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel
             WHERE day >= ? AND day <= ? ORDER BY day
             """, first, last
-        ).map { Day(day: try $0.string(0), sessions: try $0.int(1), viewedPhoto: try $0.int(2), startedBuy: try $0.int(3), askedToSignIn: try $0.int(4), purchased: try $0.int(5)) }
+        ).map { Day(day: try $0.string("day"), sessions: try $0.int("sessions"), viewedPhoto: try $0.int("viewed_photo"), startedBuy: try $0.int("started_buy"), askedToSignIn: try $0.int("asked_to_sign_in"), purchased: try $0.int("purchased")) }
         let exits = try await connection.query(
-            "SELECT day, coalesce(reason, '(none)'), flows FROM buy_exits WHERE day >= ? AND day <= ? ORDER BY day, reason", first, last
-        ).map { Exit(day: try $0.string(0), reason: try $0.string(1), flows: try $0.int(2)) }
+            "SELECT day, coalesce(reason, '(none)') AS exit_reason, flows FROM buy_exits WHERE day >= ? AND day <= ? ORDER BY day, reason", first, last
+        ).map { Exit(day: try $0.string("day"), reason: try $0.string("exit_reason"), flows: try $0.int("flows")) }
         var total = Day(day: "total", sessions: 0, viewedPhoto: 0, startedBuy: 0, askedToSignIn: 0, purchased: 0)
         for row in rows {
             total.sessions += row.sessions

@@ -81,7 +81,7 @@ public struct AuthService: Sendable {
             do {
                 id = try await connection.queryOne(
                     "INSERT INTO users (username, password_hash, created_at, name_salt) VALUES (?, ?, ?, ?) RETURNING id",
-                    username, hash, at, salt)?.int64(0) ?? 0
+                    username, hash, at, salt)?.int64("id") ?? 0
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "user \(username) already exists")
             }
@@ -99,7 +99,7 @@ public struct AuthService: Sendable {
     public func listUsers(limit: Int = 1_000, afterID: Int64 = 0) async throws -> [User] {
         try await database.read { connection in
             try await connection.query("SELECT id, username, created_at FROM users WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
-                .map { User(id: try $0.int64(0), username: try $0.string(1), createdAt: try $0.string(2)) }
+                .map { User(id: try $0.int64("id"), username: try $0.string("username"), createdAt: try $0.string("created_at")) }
         }
     }
 
@@ -111,7 +111,7 @@ public struct AuthService: Sendable {
     /// Finds a user by name inside a transaction.
     public static func user(named username: String, on connection: any DatabaseConnection) async throws -> User? {
         try await connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ? AND erased_at IS NULL", username)
-            .map { User(id: try $0.int64(0), username: try $0.string(1), createdAt: try $0.string(2)) }
+            .map { User(id: try $0.int64("id"), username: try $0.string("username"), createdAt: try $0.string("created_at")) }
     }
 
     /// The address a sign-in is counted under when it does not come over the network (tests,
@@ -175,7 +175,7 @@ public struct AuthService: Sendable {
     private func checkPassword(username: String, password: String) async throws -> User? {
         let found = try await database.read { connection -> (user: User, hash: String)? in
             guard let row = try await connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ? AND erased_at IS NULL", username) else { return nil }
-            return (User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2)), try row.string(3))
+            return (User(id: try row.int64("id"), username: try row.string("username"), createdAt: try row.string("created_at")), try row.string("password_hash"))
         }
         let cost = found == nil ? try await decoyCost.cost(on: database) : bcryptCost
         let matches = await offload.run { Bcrypt.verify(password, hash: found?.hash ?? DecoyHash.hash(cost: cost)) }
@@ -294,9 +294,9 @@ public struct AuthService: Sendable {
             FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? AND u.erased_at IS NULL
             """, SecureToken.sha256Hex(token))
         else { throw PhotosError.unauthorized("unknown token") }
-        if row.optionalString(4) != nil { throw PhotosError.unauthorized("token revoked") }
-        if !isUnexpired(try row.string(3)) { throw PhotosError.unauthorized("token expired") }
-        return User(id: try row.int64(0), username: try row.string(1), createdAt: try row.string(2))
+        if try row.optionalString("revoked_at") != nil { throw PhotosError.unauthorized("token revoked") }
+        if !isUnexpired(try row.string("expires_at")) { throw PhotosError.unauthorized("token expired") }
+        return User(id: try row.int64("id"), username: try row.string("username"), createdAt: try row.string("created_at"))
     }
 
     /// Revokes the token with row id `tokenID` if it is live (a session signing out).

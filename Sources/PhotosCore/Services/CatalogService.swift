@@ -37,7 +37,7 @@ public struct CatalogService: Sendable {
                 let url = photo.url ?? ""
                 let id = try await connection.queryOne(
                     "INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-                    photo.title, url, photo.priceCents, at)?.int64(0) ?? 0
+                    photo.title, url, photo.priceCents, at)?.int64("id") ?? 0
                 added.append(Photo(id: id, title: photo.title, url: url, priceCents: photo.priceCents))
                 if added.count % 10_000 == 0 { progress?(added.count) }
             }
@@ -67,6 +67,6 @@ public struct CatalogService: Sendable {
     }
 
     static func photo(_ row: Row) throws -> Photo {
-        Photo(id: try row.int64(0), title: try row.string(1), url: try row.string(2), priceCents: try row.int(3))
+        Photo(id: try row.int64("id"), title: try row.string("title"), url: try row.string("url"), priceCents: try row.int("price_cents"))
     }
 }

@@ -66,7 +66,7 @@ public struct ConsoleSessions: Sendable {
         defer { limiter.finish(attempt, outcome) }
         let found = try await database.read { connection in
             try await connection.queryOne("SELECT id, name, role, created_at, password_hash FROM operators WHERE name = ?", name)
-                .map { (try OperatorService.operator($0), try $0.string(4)) }
+                .map { (try OperatorService.operator($0), try $0.string("password_hash")) }
         }
         let cost = found == nil ? try await decoyCost.cost(on: database) : 0
         let matches = await offload.run { Bcrypt.verify(password, hash: found?.1 ?? DecoyHash.hash(cost: cost)) }
@@ -122,12 +122,12 @@ public struct ConsoleSessions: Sendable {
                 FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = ?
                 """, idHash)
             else { return nil }
-            guard try row.string(5) > cutoff else {
+            guard try row.string("last_seen") > cutoff else {
                 try await connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
                 return nil
             }
             try await connection.execute("UPDATE console_sessions SET last_seen = ? WHERE id_hash = ?", stamp, idHash)
-            return ConsoleSession(operator: try OperatorService.operator(row), csrfToken: try row.string(4))
+            return ConsoleSession(operator: try OperatorService.operator(row), csrfToken: try row.string("csrf_token"))
         }
     }
 
@@ -138,7 +138,7 @@ public struct ConsoleSessions: Sendable {
         let at = ISO8601Timestamp.string(from: now())
         try await database.write { connection in
             guard let name = try await connection.queryOne(
-                "SELECT o.name FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = ?", idHash)?.string(0)
+                "SELECT o.name FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = ?", idHash)?.string("name")
             else { return }
             try await connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
             try await AuditLog.append(

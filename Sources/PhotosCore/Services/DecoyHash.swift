@@ -69,7 +69,7 @@ final class DecoyCost: Sendable {
         let at = now()
         if let known = known.withLock({ $0 }), at.timeIntervalSince(known.readAt) < Self.freshFor { return known.cost }
         let query = self.query
-        let newest = try await database.read { connection in try await connection.queryOne(query)?.string(0) }
+        let newest = try await database.read { connection in try await connection.queryOne(query)?.string("prefix") }
         let cost = newest.flatMap(DecoyHash.cost(of:)) ?? configured
         known.withLock { $0 = (cost, at) }
         return cost

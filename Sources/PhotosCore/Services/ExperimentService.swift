@@ -40,7 +40,7 @@ public struct ExperimentService: Sendable {
             if try await connection.queryOne("SELECT 1 FROM experiments WHERE name = ?", name) != nil {
                 throw PhotosError(.conflict, "experiment \(name) already exists (names are never reused: their exposures stay in the audit trail)")
             }
-            if let running = try await connection.queryOne("SELECT name FROM experiments WHERE point = ? AND running = 1", point.rawValue)?.string(0) {
+            if let running = try await connection.queryOne("SELECT name FROM experiments WHERE point = ? AND running = 1", point.rawValue)?.string("name") {
                 throw PhotosError(.conflict, "experiment \(running) runs on \(point.rawValue); stop it first (photos-admin experiments stop \(running))")
             }
             do {
@@ -107,13 +107,13 @@ public struct ExperimentService: Sendable {
 
     static func listing(_ row: Row) throws -> ExperimentListing {
         // Columns as `selectAll` names them.
-        let name = try row.string(0)
-        guard let point = VariationPoint(rawValue: try row.string(1)),
-              let variants = try? JSONDecoder().decode([Experiment.Variant].self, from: Data(try row.string(2).utf8))
+        let name = try row.string("name")
+        guard let point = VariationPoint(rawValue: try row.string("point")),
+              let variants = try? JSONDecoder().decode([Experiment.Variant].self, from: Data(try row.string("variants").utf8))
         else { throw PhotosError(.internal, "experiment \(name) has an unreadable point or variants") }
         return ExperimentListing(
-            experiment: Experiment(name: name, point: point, variants: variants, running: try row.int64(3) == 1, kept: row.optionalString(4)),
-            startedAt: try row.string(5), stoppedAt: row.optionalString(6))
+            experiment: Experiment(name: name, point: point, variants: variants, running: try row.int64("running") == 1, kept: try row.optionalString("kept")),
+            startedAt: try row.string("started_at"), stoppedAt: try row.optionalString("stopped_at"))
     }
 
     static func variantsJSON(_ variants: [Experiment.Variant]) throws -> String {

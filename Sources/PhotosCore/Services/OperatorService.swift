@@ -50,7 +50,7 @@ public struct OperatorService: Sendable {
             do {
                 guard let id = try await connection.queryOne(
                     "INSERT INTO operators (name, role, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-                    name, role.rawValue, hash, at)?.int64(0)
+                    name, role.rawValue, hash, at)?.int64("id")
                 else { throw PhotosError(.internal, "the new operator's id was not returned") }
                 try await AuditLog.append(
                     [AuditEntry(actor: actor, step: .operatorCreated, detail: ["operator": .string(name), "role": .string(role.rawValue)])],
@@ -87,8 +87,8 @@ public struct OperatorService: Sendable {
     }
 
     static func `operator`(_ row: Row) throws -> Operator {
-        let role = try row.string(2)
-        guard let parsed = OperatorRole(rawValue: role) else { throw PhotosError(.internal, "operator \(try row.string(1)) has an unknown role") }
-        return Operator(id: try row.int64(0), name: try row.string(1), role: parsed, createdAt: try row.string(3))
+        let role = try row.string("role")
+        guard let parsed = OperatorRole(rawValue: role) else { throw PhotosError(.internal, "operator \(try row.string("name")) has an unknown role") }
+        return Operator(id: try row.int64("id"), name: try row.string("name"), role: parsed, createdAt: try row.string("created_at"))
     }
 }

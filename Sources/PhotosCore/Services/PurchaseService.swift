@@ -70,7 +70,7 @@ public struct PurchaseService: Sendable {
             SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
             WHERE b.user_id = ? ORDER BY b.id DESC
             """, userID
-        ).map { Photo(id: try $0.int64(0), title: try $0.string(1), url: try $0.string(2), priceCents: try $0.int(3)) }
+        ).map { Photo(id: try $0.int64("id"), title: try $0.string("title"), url: try $0.string("url"), priceCents: try $0.int("price_cents")) }
     }
 
     /// A user's purchases, oldest first.
@@ -82,6 +82,8 @@ public struct PurchaseService: Sendable {
     }
 
     static func purchase(_ row: Row) throws -> Purchase {
-        Purchase(id: try row.int64(0), userID: try row.int64(1), photoID: try row.int64(2), priceCents: try row.int(3), purchasedAt: try row.string(4))
+        Purchase(
+            id: try row.int64("id"), userID: try row.int64("user_id"), photoID: try row.int64("photo_id"), priceCents: try row.int("price_cents"),
+            purchasedAt: try row.string("purchased_at"))
     }
 }

@@ -20,11 +20,13 @@ public enum SessionDirectory {
         let topScreen = connection.jsonText("s.state", path: ["top", "screen"])
         return try await connection.query(
             """
-            SELECT s.id, s.version, u.username, \(topScreen), s.updated_at
+            SELECT s.id, s.version, u.username, \(topScreen) AS top_screen, s.updated_at
             FROM sessions s LEFT JOIN users u ON u.id = s.user_id ORDER BY s.updated_at DESC, s.id LIMIT ?
             """, limit
         ).map { row in
-            Line(id: try row.string(0), version: try row.int(1), username: row.optionalString(2), topScreen: row.optionalString(3), updatedAt: try row.string(4))
+            Line(
+                id: try row.string("id"), version: try row.int("version"), username: try row.optionalString("username"),
+                topScreen: try row.optionalString("top_screen"), updatedAt: try row.string("updated_at"))
         }
     }
 
@@ -41,6 +43,6 @@ public enum SessionDirectory {
     /// such session, `.some(nil)` for a session created before sessions had secrets.
     public static func secretHash(ofSession sessionID: String, on connection: any DatabaseConnection) async throws -> String?? {
         guard let row = try await connection.queryOne("SELECT secret_hash FROM sessions WHERE id = ?", sessionID) else { return .none }
-        return .some(row.optionalString(0))
+        return .some(try row.optionalString("secret_hash"))
     }
 }

@@ -43,7 +43,7 @@ public struct SessionSweep: Sendable {
         let rows = try await database.read { connection in
             try await connection.query(
                 Self.pageQuery, cutoffText, cutoffText, cursor.createdAt, cursor.createdAt, cursor.id, limit
-            ).map { (id: try $0.string(0), createdAt: try $0.string(1), idle: try $0.int(2) == 1) }
+            ).map { (id: try $0.string("id"), createdAt: try $0.string("created_at"), idle: try $0.int("idle") == 1) }
         }
         let next = rows.count == limit ? rows.last.map { Cursor(createdAt: $0.createdAt, id: $0.id) } : nil
         return (rows.filter(\.idle).map(\.id), next)
@@ -51,7 +51,7 @@ public struct SessionSweep: Sendable {
 
     /// A page of the walk: the cutoff twice, the cursor (created_at twice, id), the page's size.
     public static let pageQuery = """
-        SELECT id, created_at, CASE WHEN updated_at <= ? THEN 1 ELSE 0 END FROM sessions
+        SELECT id, created_at, CASE WHEN updated_at <= ? THEN 1 ELSE 0 END AS idle FROM sessions
         WHERE ended_at IS NULL AND created_at <= ? AND (created_at > ? OR (created_at = ? AND id > ?))
         ORDER BY created_at, id LIMIT ?
         """

@@ -54,18 +54,18 @@ final class SharedSignInLimiter: Sendable {
             let refused = try limits.refusal(trusted: trusted, at: at) { which in
                 let rows = try counted.filter { row in
                     switch which {
-                    case .usernameAndAddress: try row.string(0) == user && row.string(1) == place
-                    case .address: try row.string(1) == place
-                    case .username: try row.string(0) == user
+                    case .usernameAndAddress: try row.string("username_key") == user && row.string("address") == place
+                    case .address: try row.string("address") == place
+                    case .username: try row.string("username_key") == user
                     }
                 }
-                let oldestFailure = try rows.first { try $0.string(2) == "failed" }.flatMap { ISO8601Timestamp.date(from: try $0.string(3)) }
+                let oldestFailure = try rows.first { try $0.string("state") == "failed" }.flatMap { ISO8601Timestamp.date(from: try $0.string("at")) }
                 return SignInLimits.Tally(counted: rows.count, oldestFailure: oldestFailure)
             }
             if let refused { throw refused }
             return try await connection.queryOne(
                 "INSERT INTO sign_in_attempts (username_key, address, state, at) VALUES (?, ?, 'checking', ?) RETURNING id",
-                user, place, ISO8601Timestamp.string(from: at))?.int64(0) ?? 0
+                user, place, ISO8601Timestamp.string(from: at))?.int64("id") ?? 0
         }
     }
 

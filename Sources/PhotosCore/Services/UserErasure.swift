@@ -50,7 +50,7 @@ public struct UserErasure: Sendable {
     /// The sessions signed in as `userID` now.
     public func signedInSessions(userID: Int64) async throws -> [String] {
         try await database.read { connection in
-            try await connection.query("SELECT id FROM sessions WHERE user_id = ? ORDER BY id", userID).map { try $0.string(0) }
+            try await connection.query("SELECT id FROM sessions WHERE user_id = ? ORDER BY id", userID).map { try $0.string("id") }
         }
     }
 

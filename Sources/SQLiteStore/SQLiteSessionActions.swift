@@ -1,24 +1,27 @@
-/// The action contract in plain statements on one connection, inside the caller's transaction:
-/// SQLite's implementation (its reader's snapshot, its writer's transaction, where a statement
-/// costs no round trip), and PostgreSQL's under the session's row lock.
+import DatabaseAccess
+
+/// The action contract on SQLite, in plain statements on one connection inside the caller's
+/// transaction: the read on a reader's snapshot, the write inside the writer's transaction,
+/// where a statement costs no round trip (PostgreSQL has its own one-statement forms,
+/// `SessionStatements`).
 ///
 /// The write checks what the decision assumed before it writes anything; what its own
 /// statements find (the session moved, a purchase made, a token id taken) throws `StaleWrite`
 /// for the caller to roll back.
-public struct SessionActionsOnConnection: SessionActions {
+struct SQLiteSessionActions: SessionActions {
     let connection: any DatabaseConnection
 
     /// The contract on `connection`.
-    public init(_ connection: any DatabaseConnection) {
+    init(_ connection: any DatabaseConnection) {
         self.connection = connection
     }
 
     // MARK: Read
 
-    public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
+    func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
         let row = try await connection.queryOne(
             """
-            SELECT version, CASE WHEN version = ? THEN NULL ELSE state END, trail_seq, trail_hash, user_id, layout, token_id, photo_ids,
+            SELECT version, CASE WHEN version = ? THEN NULL ELSE state END AS state, trail_seq, trail_hash, user_id, layout, token_id, photo_ids,
                    updated_at, ended_at
             FROM sessions WHERE id = ?
             """, read.heldVersion ?? -1, read.sessionID)
@@ -26,15 +29,15 @@ public struct SessionActionsOnConnection: SessionActions {
         var session: SessionRowRead?
         if let row {
             session = SessionRowRead(
-                version: try row.int(0), stateText: row.optionalString(1), trailSeq: try row.int(2), trailHash: try row.string(3),
-                updatedAt: try row.string(8), endedAt: row.optionalString(9))
+                version: try row.int("version"), stateText: try row.optionalString("state"), trailSeq: try row.int("trail_seq"),
+                trailHash: try row.string("trail_hash"), updatedAt: try row.string("updated_at"), endedAt: try row.optionalString("ended_at"))
             if covered.namedByRow {
                 // A column that does not parse names nothing: the caller finds the state's needs
                 // not covered and reads them by name.
-                if let text = row.optionalString(7), let ids = IDList.ids(text) { covered.photoIDs.formUnion(ids) }
-                if let user = row.optionalInt64(4) { covered.userIDs.insert(user) }
-                if row.optionalString(5) == "tabs" { covered.purchaseLists = true }
-                if covered.tokenID == nil { covered.tokenID = row.optionalInt64(6) }
+                if let text = try row.optionalString("photo_ids"), let ids = IDList.ids(text) { covered.photoIDs.formUnion(ids) }
+                if let user = try row.optionalInt64("user_id") { covered.userIDs.insert(user) }
+                if try row.optionalString("layout") == "tabs" { covered.purchaseLists = true }
+                if covered.tokenID == nil { covered.tokenID = try row.optionalInt64("token_id") }
             }
         }
         covered.namedByRow = false
@@ -58,7 +61,7 @@ public struct SessionActionsOnConnection: SessionActions {
         var token: TokenRecord?
         if let tokenID = covered.tokenID,
            let row = try await connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) {
-            token = TokenRecord(id: tokenID, expiresAt: try row.string(0), revoked: row.optionalString(1) != nil)
+            token = TokenRecord(id: tokenID, expiresAt: try row.string("expires_at"), revoked: try row.optionalString("revoked_at") != nil)
         }
         var answer: StoredAnswerRecord?
         if let key = read.answerKey {
@@ -71,10 +74,10 @@ public struct SessionActionsOnConnection: SessionActions {
 
     /// Checks what the decision assumed (reads), then writes; a write that finds the session
     /// moved, a purchase made or a token id taken throws `StaleWrite` with that outcome, for
-    /// the caller to roll back: SQLite's writer rolls back the request's savepoint, PostgreSQL's
-    /// locked form its own savepoint. (Each costs no extra statement when nothing is refused:
+    /// the caller to roll back: the writer rolls back the request's savepoint, the locked form
+    /// its own savepoint. (Each costs no extra statement when nothing is refused:
     /// the write's own row counts say it.)
-    public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
+    func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
         if let refusal = try await refusal(of: write) { return refusal }
         let row = write.row
         if !write.audit.isEmpty { try await connection.hold([.shared(.number(AuditRowValues.appendLockKey))]) }
@@ -145,7 +148,7 @@ public struct SessionActionsOnConnection: SessionActions {
             return .stale(reason: "a photo assumed not bought was bought")
         }
         if let list = assumed.purchaseCount,
-           try await connection.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", list.userID)?.int(0) != list.count {
+           try await connection.queryOne("SELECT count(*) AS bought FROM purchases WHERE user_id = ?", list.userID)?.int("bought") != list.count {
             return .stale(reason: "the purchase list changed")
         }
         return nil
@@ -161,33 +164,33 @@ public struct SessionActionsOnConnection: SessionActions {
     private func storedAnswer(sessionID: String, key: String, since: String) async throws -> StoredAnswerRecord? {
         try await connection.queryOne(
             "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?", sessionID, key, since
-        ).map { StoredAnswerRecord(requestHash: try $0.string(0), response: try $0.string(1)) }
+        ).map { StoredAnswerRecord(requestHash: try $0.string("request_hash"), response: try $0.string("response")) }
     }
 
     private static func photo(_ row: Row) throws -> PhotoRecord {
-        PhotoRecord(id: try row.int64(0), title: try row.string(1), url: try row.string(2), priceCents: try row.int(3))
+        PhotoRecord(id: try row.int64("id"), title: try row.string("title"), url: try row.string("url"), priceCents: try row.int("price_cents"))
     }
 
 }
 
-/// The contract inside a transaction that goes on after a refusal (`withSessionLocked`): each
-/// write under a savepoint, rolled back to when it is refused, so the transaction stays usable.
-public struct SessionActionsInSavepoints: SessionActions {
+/// The contract inside the writer's transaction that goes on after a refusal
+/// (`withSessionLocked`): each write under a savepoint, rolled back to when it is refused, so the transaction stays usable.
+struct SQLiteSessionActionsInSavepoints: SessionActions {
     let connection: any DatabaseConnection
 
     /// The contract on `connection`, inside its transaction.
-    public init(_ connection: any DatabaseConnection) {
+    init(_ connection: any DatabaseConnection) {
         self.connection = connection
     }
 
-    public func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
-        try await SessionActionsOnConnection(connection).readForAction(read)
+    func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
+        try await SQLiteSessionActions(connection).readForAction(read)
     }
 
-    public func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
+    func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
         try await connection.execute("SAVEPOINT photosd_action_write", arguments: [])
         do {
-            let outcome = try await SessionActionsOnConnection(connection).writeDecision(write)
+            let outcome = try await SQLiteSessionActions(connection).writeDecision(write)
             try await connection.execute("RELEASE SAVEPOINT photosd_action_write", arguments: [])
             return outcome
         } catch let refused as StaleWrite {
@@ -205,41 +208,10 @@ public struct SessionActionsInSavepoints: SessionActions {
 /// Thrown inside a transaction by a write that found, after it had begun writing, that it
 /// cannot be kept (another writer took a purchase or a token id between check and insert): the
 /// caller rolls the transaction back and reports `outcome`.
-public struct StaleWrite: Error {
+struct StaleWrite: Error {
     /// What to report.
-    public let outcome: ActionWriteOutcome
+    let outcome: ActionWriteOutcome
 
     /// A write that cannot be kept, for `outcome`.
-    public init(outcome: ActionWriteOutcome) { self.outcome = outcome }
-}
-
-extension AuditRowValues {
-    /// Rows per multi-row `INSERT`: both stores cap the bound parameters of one statement
-    /// (SQLite at 32,766, PostgreSQL at 65,535).
-    public static let rowsPerStatement = 500
-
-    /// The key of the audit trail's append lock (PostgreSQL: an advisory lock every appending
-    /// transaction holds shared; see `AuditLog.settledNewestID`).
-    public static let appendLockKey: Int64 = 0x61_75_64_69_74
-
-    /// The insert of `rows` rows.
-    static func insertStatement(rows: Int) -> String {
-        let marks = "(" + SQLPlaceholders.list(columns.count) + ")"
-        return "INSERT INTO audit_events (\(columns.joined(separator: ", "))) VALUES " + Array(repeating: marks, count: rows).joined(separator: ", ")
-    }
-
-    /// The inserts of the few rows an action appends, made once.
-    static let insertStatements = (0..<16).map { insertStatement(rows: $0) }
-
-    /// Inserts `rows` in the caller's transaction: an action's few rows in one statement, a long
-    /// run in statements of `rowsPerStatement`.
-    public static func insert(_ rows: [AuditRowValues], on connection: any DatabaseConnection) async throws {
-        for start in stride(from: 0, to: rows.count, by: rowsPerStatement) {
-            let part = rows[start..<min(start + rowsPerStatement, rows.count)]
-            var arguments: [any DatabaseBindable] = []
-            arguments.reserveCapacity(part.count * columns.count)
-            for row in part { arguments += row.values }
-            try await connection.execute(part.count < insertStatements.count ? insertStatements[part.count] : insertStatement(rows: part.count), arguments: arguments)
-        }
-    }
+    init(outcome: ActionWriteOutcome) { self.outcome = outcome }
 }
