@@ -66,10 +66,10 @@ let package = Package(
             dependencies: [.product(name: "Crypto", package: "swift-crypto")]
         ),
         // What services see of either store: the connection and store protocols, values, rows.
-        .target(name: "DatabaseAccess"),
+        .target(name: "DatabaseAccess", dependencies: ["PhotosModel"]),
         .target(
             name: "SQLiteStore",
-            dependencies: ["CSQLite", "DatabaseAccess", "SchemaMigrations"]
+            dependencies: ["CSQLite", "DatabaseAccess", "PhotosModel", "SchemaMigrations"]
         ),
         // The PostgreSQL store over postgres-nio: where a database is, its migrator, the store.
         .target(

@@ -1,3 +1,5 @@
+import PhotosModel
+
 /// The action contract: what every store offers the session coordinator, so that an action is
 /// one loop whatever the store — read the session and the facts, decide (outside the store),
 /// write the decision only if what it assumed still holds.
@@ -32,44 +34,23 @@ public struct ActionRead: Sendable {
     public var heldVersion: Int?
     /// The facts wanted.
     public var facts: FactsWanted
+    /// True: also what the session row itself names (the columns kept beside its state, see
+    /// `SessionRow`): its photos, its user, its token, and whole lists for a tab bar. Used when
+    /// the state is not known yet; the caller checks the snapshot covers what the state needs.
+    public var namedByRow: Bool
     /// The idempotency key as stored (`idempotency_keys.key`), if the request has one.
     public var answerKey: String?
     /// Answers stored at or before this time have expired.
     public var answersSince: String
 
     /// Creates a read.
-    public init(sessionID: String, heldVersion: Int?, facts: FactsWanted, answerKey: String?, answersSince: String) {
+    public init(sessionID: String, heldVersion: Int?, facts: FactsWanted, namedByRow: Bool = false, answerKey: String?, answersSince: String) {
         self.sessionID = sessionID
         self.heldVersion = heldVersion
         self.facts = facts
+        self.namedByRow = namedByRow
         self.answerKey = answerKey
         self.answersSince = answersSince
-    }
-}
-
-/// Which facts to read: the named photos (their rows), which of them each named user owns (or
-/// their whole purchase lists), one token's row.
-public struct FactsWanted: Sendable, Equatable {
-    /// Photos to read.
-    public var photoIDs: Set<Int64>
-    /// Users whose purchases of those photos (or whole lists) to read.
-    public var userIDs: Set<Int64>
-    /// True: each user's whole purchase list, newest first.
-    public var purchaseLists: Bool
-    /// The token whose row to read.
-    public var tokenID: Int64?
-    /// True: also what the session row itself names (the columns kept beside its state, see
-    /// `SessionRow`): its photos, its user, its token, and whole lists for a tab bar. Used when
-    /// the state is not known yet; the caller checks the snapshot covers what the state needs.
-    public var namedByRow: Bool
-
-    /// Creates a want.
-    public init(photoIDs: Set<Int64> = [], userIDs: Set<Int64> = [], purchaseLists: Bool = false, tokenID: Int64? = nil, namedByRow: Bool) {
-        self.photoIDs = photoIDs
-        self.userIDs = userIDs
-        self.purchaseLists = purchaseLists
-        self.tokenID = tokenID
-        self.namedByRow = namedByRow
     }
 }
 
@@ -77,8 +58,8 @@ public struct FactsWanted: Sendable, Equatable {
 public struct ActionSnapshot: Sendable {
     /// The session's row; nil when there is no such session (the facts are read all the same).
     public var session: SessionRowRead?
-    /// The facts the read covered (`namedByRow` resolved): the photos, users and token asked
-    /// about, whether they came with whole lists.
+    /// The facts the read covered (with `namedByRow`, what the row named added): the photos,
+    /// users and token asked about, whether they came with whole lists.
     public var covered: FactsWanted
     /// The photos among `covered.photoIDs` that exist.
     public var photos: [PhotoRecord]

@@ -130,14 +130,14 @@ struct ActionReadStatement: PostgresPreparedStatement {
         wanted AS (
             SELECT
                 ARRAY(SELECT unnest(\(ids: { $0.facts.photoIDs }))
-                    UNION SELECT unnest(s.photo_ids::bigint[]) FROM s WHERE \(flag: { $0.facts.namedByRow })
+                    UNION SELECT unnest(s.photo_ids::bigint[]) FROM s WHERE \(flag: { $0.namedByRow })
                     ORDER BY 1) AS photos,
                 ARRAY(SELECT unnest(\(ids: { $0.facts.userIDs }))
-                    UNION SELECT s.user_id FROM s WHERE \(flag: { $0.facts.namedByRow }) AND s.user_id IS NOT NULL
+                    UNION SELECT s.user_id FROM s WHERE \(flag: { $0.namedByRow }) AND s.user_id IS NOT NULL
                     ORDER BY 1) AS users,
                 \(flag: { $0.facts.purchaseLists })
-                    OR coalesce((SELECT s.layout = 'tabs' FROM s WHERE \(flag: { $0.facts.namedByRow })), false) AS lists,
-                coalesce(\({ $0.facts.tokenID }, .bigint), (SELECT s.token_id FROM s WHERE \(flag: { $0.facts.namedByRow }))) AS token_id
+                    OR coalesce((SELECT s.layout = 'tabs' FROM s WHERE \(flag: { $0.namedByRow })), false) AS lists,
+                coalesce(\({ $0.facts.tokenID }, .bigint), (SELECT s.token_id FROM s WHERE \(flag: { $0.namedByRow }))) AS token_id
         )
         SELECT s.version, s.state, s.trail_seq, s.trail_hash, s.updated_at, s.ended_at,
             w.photos::text AS photo_ids, w.users::text AS user_ids, w.lists AS purchase_lists, w.token_id,
@@ -170,8 +170,7 @@ struct ActionReadStatement: PostgresPreparedStatement {
             throw PostgresStoreError.undecodable(column: "photo_ids or user_ids", type: "bigint[]")
         }
         let covered = FactsWanted(
-            photoIDs: photoIDs, userIDs: userIDs, purchaseLists: try row.bool("purchase_lists"), tokenID: try row.optionalInt64("token_id"),
-            namedByRow: false)
+            photoIDs: photoIDs, userIDs: userIDs, purchaseLists: try row.bool("purchase_lists"), tokenID: try row.optionalInt64("token_id"))
         var purchases: [Int64: [PhotoRecord]] = [:]
         for bought in try row.json([PurchasedPhoto].self, "purchases") {
             purchases[bought.userID, default: []].append(bought.record)

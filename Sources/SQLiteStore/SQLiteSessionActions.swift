@@ -1,4 +1,5 @@
 import DatabaseAccess
+import PhotosModel
 
 /// The action contract on SQLite, in plain statements on one connection inside the caller's
 /// transaction: the read on a reader's snapshot, the write inside the writer's transaction,
@@ -31,7 +32,7 @@ struct SQLiteSessionActions: SessionActions {
             session = SessionRowRead(
                 version: try row.int("version"), stateText: try row.optionalString("state"), trailSeq: try row.int("trail_seq"),
                 trailHash: try row.string("trail_hash"), updatedAt: try row.string("updated_at"), endedAt: try row.optionalString("ended_at"))
-            if covered.namedByRow {
+            if read.namedByRow {
                 // A column that does not parse names nothing: the caller finds the state's needs
                 // not covered and reads them by name.
                 if let text = try row.optionalString("photo_ids"), let ids = IDList.ids(text) { covered.photoIDs.formUnion(ids) }
@@ -40,7 +41,6 @@ struct SQLiteSessionActions: SessionActions {
                 if covered.tokenID == nil { covered.tokenID = try row.optionalInt64("token_id") }
             }
         }
-        covered.namedByRow = false
         let photoIDs = covered.photoIDs.sorted()
         var photos: [PhotoRecord] = []
         if !photoIDs.isEmpty {

@@ -3,24 +3,11 @@ import Navigation
 import PhotosCore
 import PhotosModel
 
-extension FactsWanted {
-    /// Exactly what `needs` names.
-    init(_ needs: SessionFacts.Needs) {
-        self.init(photoIDs: needs.photoIDs, userIDs: needs.userIDs, purchaseLists: needs.purchaseLists, tokenID: needs.tokenID, namedByRow: false)
-    }
-
-    /// True when a read of these facts answers everything `needs` names.
-    func covers(_ needs: SessionFacts.Needs) -> Bool {
-        needs.photoIDs.isSubset(of: photoIDs) && needs.userIDs.isSubset(of: userIDs) && (!needs.purchaseLists || purchaseLists)
-            && (needs.tokenID == nil || needs.tokenID == tokenID)
-    }
-}
-
 extension ActionSnapshot {
     /// The facts `needs` names, as this snapshot read them, stamped `now`; nil when it did not
     /// read them all. A token is live by `AuthService.isLive`, the rule every check applies.
     func facts(for needs: SessionFacts.Needs, now: String, credentials: CredentialCheck? = nil, newToken: TokenGrant? = nil) -> SessionFacts? {
-        guard covered.covers(needs) else { return nil }
+        guard covered.covers(needs.read) else { return nil }
         var facts = SessionFacts(now: now, credentials: credentials, newToken: newToken)
         for photo in photos where needs.photoIDs.contains(photo.id) { facts.photos[photo.id] = Photo(photo) }
         for userID in needs.userIDs {

@@ -175,7 +175,7 @@ extension SessionCoordinator {
             if request.awaitsCredentials(basis.needs) { return .needsCredentials }
         } else {
             let snapshot = try await store.readForAction(ActionRead(
-                sessionID: request.sessionID, heldVersion: cached?.version, facts: request.hints, answerKey: storedKey, answersSince: since))
+                sessionID: request.sessionID, heldVersion: cached?.version, facts: request.hints, namedByRow: true, answerKey: storedKey, answersSince: since))
             if let stored = snapshot.answer, let key = request.idempotencyKey {
                 return .done(try idempotency.answer(stored, key: key, sessionID: request.sessionID, fingerprint: request.action.fingerprint), written: nil)
             }
@@ -326,7 +326,7 @@ struct ActionRequest: Sendable {
     var hints: FactsWanted {
         FactsWanted(
             photoIDs: Set([action.photoId, action.link?.photoID].compactMap { $0 }), userIDs: Set([signingIn].compactMap { $0 }),
-            purchaseLists: action.link == .purchases, namedByRow: true)
+            purchaseLists: action.link == .purchases)
     }
 
     /// What deciding this action on `state` needs: the core's one question of a round.

@@ -17,7 +17,7 @@ extension SessionCoordinator {
             let now = auth.now()
             let stamp = ISO8601Timestamp.string(from: now)
             let snapshot = try await database.readForAction(ActionRead(
-                sessionID: sessionID, heldVersion: cache.entry(sessionID)?.version, facts: FactsWanted(namedByRow: false), answerKey: nil,
+                sessionID: sessionID, heldVersion: cache.entry(sessionID)?.version, facts: FactsWanted(), answerKey: nil,
                 answersSince: ""))
             let loaded: LoadedSession
             do {

@@ -70,7 +70,7 @@ public struct SessionCoordinator: Sendable {
         // Only a link names something to read (a photo); with none, the write is all there is.
         if !needs.photoIDs.isEmpty || !needs.userIDs.isEmpty || needs.tokenID != nil {
             let snapshot = try await database.readForAction(ActionRead(
-                sessionID: id, heldVersion: nil, facts: FactsWanted(needs), answerKey: nil, answersSince: at))
+                sessionID: id, heldVersion: nil, facts: needs.read, answerKey: nil, answersSince: at))
             guard let read = snapshot.facts(for: needs, now: at) else { throw SessionStateError(sessionID: id, problem: "the read left out a fact it was asked for") }
             facts = read
         }
@@ -128,7 +128,7 @@ public struct SessionCoordinator: Sendable {
         let stamp = ISO8601Timestamp.string(from: now)
         let cached = cache.entry(id)
         let snapshot = try await database.readForAction(ActionRead(
-            sessionID: id, heldVersion: cached?.version, facts: FactsWanted(namedByRow: true), answerKey: nil, answersSince: stamp))
+            sessionID: id, heldVersion: cached?.version, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: stamp))
         let loaded = try loaded(snapshot, sessionID: id, cached: cached)
         if idleSince(loaded, now: now) != nil {
             _ = try await expireIfIdle(sessionID: id)
@@ -222,7 +222,7 @@ public struct SessionCoordinator: Sendable {
         known.learn(snapshot)
         if let facts = snapshot.facts(for: needs, now: now, credentials: credentials, newToken: newToken) { return facts }
         let exact = try await store.readForAction(ActionRead(
-            sessionID: sessionID, heldVersion: loaded.version, facts: FactsWanted(needs), answerKey: nil, answersSince: now))
+            sessionID: sessionID, heldVersion: loaded.version, facts: needs.read, answerKey: nil, answersSince: now))
         guard let row = exact.session, row.version == loaded.version, row.trailSeq == loaded.trailSeq else { return nil }
         known.learn(exact)
         return exact.facts(for: needs, now: now, credentials: credentials, newToken: newToken)

@@ -225,7 +225,7 @@ struct OneReadOneWriteTests {
     /// The session as the coordinator reads it for an action (its row, its state decoded).
     static func load(_ id: String, _ h: SessionHarness) async throws -> SessionCoordinator.LoadedSession {
         let snapshot = try await h.test.database.readForAction(ActionRead(
-            sessionID: id, heldVersion: nil, facts: FactsWanted(namedByRow: true), answerKey: nil, answersSince: ""))
+            sessionID: id, heldVersion: nil, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: ""))
         return try h.sessions.loaded(snapshot, sessionID: id, cached: nil)
     }
 

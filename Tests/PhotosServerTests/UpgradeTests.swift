@@ -31,6 +31,11 @@ struct UpgradeTests {
         ((try? FileManager.default.contentsOfDirectory(atPath: fixtures)) ?? []).sorted()
     }
 
+    /// The versions that ran on PostgreSQL (0.1.0 knew SQLite only: it has no dump).
+    static var postgresVersions: [String] {
+        versions.filter { FileManager.default.fileExists(atPath: fixtures + "/" + $0 + "/postgres/dump.sql") }
+    }
+
     @Test("each earlier version's SQLite database: migrate, check and audit verify (with its archive) pass; the session stopped mid-purchase resumes on its screen and completes the purchase", arguments: versions)
     func sqlite(version: String) async throws {
         let directory = try Self.copy(version, "sqlite")
@@ -39,7 +44,7 @@ struct UpgradeTests {
         try await Self.upgrade(version, in: directory, database: "photos.db", environment: [:])
     }
 
-    @Test("each earlier version's PostgreSQL database (its pg_dump restored): the same", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason), arguments: versions)
+    @Test("each earlier version's PostgreSQL database (its pg_dump restored): the same", .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason), arguments: postgresVersions)
     func postgres(version: String) async throws {
         let directory = try Self.copy(version, "postgres")
         defer { directory.remove() }
@@ -53,6 +58,19 @@ struct UpgradeTests {
         try await Self.upgrade(version, in: directory, database: database.url(), environment: [
             "PHOTOSD_AUDIT_SIGNING_KEY_PATH": directory.file("audit-signing.key"), "PHOTOSD_AUTH_SECRET_KEY_PATH": directory.file("photosd-secret.key"),
         ])
+    }
+
+    @Test("every earlier version the changelog names has its fixture")
+    func everyVersionHasAFixture() throws {
+        let changelog = try String(contentsOfFile: BuiltProducts.packageRoot + "/CHANGELOG.md", encoding: .utf8)
+        let named = changelog.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("## ["), let end = line.firstIndex(of: "]") else { return nil }
+            let version = String(line[line.index(line.startIndex, offsetBy: 4)..<end])
+            return version == "Unreleased" ? nil : version
+        }
+        // The newest entry is this version; every one before it was written by binaries of its own.
+        #expect(named.count >= 5, "\(named)")
+        #expect(Set(named.dropFirst()) == Set(Self.versions), "changelog \(named), fixtures \(Self.versions)")
     }
 
     /// The fixture of `version` for `store`, copied into a new directory.

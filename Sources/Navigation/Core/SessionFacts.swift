@@ -44,14 +44,10 @@ public struct SessionFacts: Sendable, Equatable {
     /// before the decision — the submitted credentials checked (`credentials`; then asked
     /// again with the user they name, `mayIssueToken`), the experiments read (`experiments`).
     public struct Needs: Sendable, Equatable {
-        /// Photos whose existence and price matter.
-        public var photoIDs: Set<Int64>
-        /// Users whose purchases of those photos matter (the session's, and one signing in).
-        public var userIDs: Set<Int64>
-        /// True for a tabs session: the users' whole purchase lists (the `purchases` screen).
-        public var purchaseLists: Bool
-        /// The session's token, whose liveness matters.
-        public var tokenID: Int64?
+        /// What to read: the photos named by the action or the session, the users whose
+        /// purchases matter (the session's, and one signing in), whole purchase lists for a tabs
+        /// session, the session's token — the shape the store reads (`ActionRead.facts`).
+        public var read: FactsWanted
         /// True when the action may sign someone in (a token is chosen beforehand).
         public var mayIssueToken: Bool
         /// True when the action may start a purchase flow, which takes the variation points
@@ -61,6 +57,12 @@ public struct SessionFacts: Sendable, Equatable {
         /// checked (bcrypt, the sign-in limits) before it is decided, and the verdict passed in
         /// `SessionFacts.credentials` (`SessionMachine.needsCredentials`).
         public var credentials: Bool = false
+
+        // What `read` names, as the core reads it.
+        public var photoIDs: Set<Int64> { read.photoIDs }
+        public var userIDs: Set<Int64> { read.userIDs }
+        public var purchaseLists: Bool { read.purchaseLists }
+        public var tokenID: Int64? { read.tokenID }
     }
 }
 

@@ -49,9 +49,7 @@ public enum SessionMachine {
         if let id = state?.user?.id { users.insert(id) }
         if let signingIn { users.insert(signingIn) }
         return SessionFacts.Needs(
-            photoIDs: photos, userIDs: users,
-            purchaseLists: state?.tabs != nil || link == .purchases,
-            tokenID: state?.tokenId,
+            read: FactsWanted(photoIDs: photos, userIDs: users, purchaseLists: state?.tabs != nil || link == .purchases, tokenID: state?.tokenId),
             mayIssueToken: signingIn != nil,
             experiments: mayStartPurchaseFlow(state: state, action: action, link: link),
             credentials: state.flatMap { state in action.map { needsCredentials(state: state, action: $0) } } ?? false)
