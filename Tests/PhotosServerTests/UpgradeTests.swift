@@ -24,6 +24,9 @@ struct UpgradeTests {
         /// Whether the version could archive (then `archive-1.sqlite` is there) and erase.
         var archived: Bool
         var erasedBob: Bool
+        /// Where the version kept its signing key when not beside the database (0.2:
+        /// `data/audit-signing.key`); the fixture holds it where the upgrade moves it.
+        var signingKeyKeptAt: String?
         var midFlowSession: MidFlow
     }
 
@@ -92,6 +95,11 @@ struct UpgradeTests {
         let admin = BuiltProducts.binDirectory + "/photos-admin"
         func run(_ arguments: [String]) async throws -> ProcessResult {
             try await runProcess(admin, arguments + ["--db", database], in: directory.path, environment: environment)
+        }
+        if let kept = fixture.signingKeyKeptAt {
+            // The move is the upgrade's step, as the changelog tells it.
+            let changelog = try String(contentsOfFile: BuiltProducts.packageRoot + "/CHANGELOG.md", encoding: .utf8)
+            #expect(changelog.contains("move `\(kept)` beside the database"), "\(version): CHANGELOG.md does not say to move \(kept)")
         }
         let migrated = try await run(["migrate"])
         #expect(migrated.status == 0, "\(version): \(migrated.output)")
