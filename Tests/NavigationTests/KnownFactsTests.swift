@@ -8,7 +8,7 @@ import PhotosTestSupport
 import Testing
 
 /// On SQLite an action on a state and facts this process knows is decided without a read, and
-/// the writer's transaction checks what was assumed (`SessionActionsOnConnection.writeDecision`). PostgreSQL's
+/// the writer's transaction checks what was assumed (`SQLiteSessionActions.writeDecision`). PostgreSQL's
 /// form, with its round trips counted, is in `PostgresRoundTripTests`.
 @Suite("Known facts on SQLite")
 struct KnownFactsTests {
