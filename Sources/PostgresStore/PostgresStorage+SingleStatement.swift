@@ -22,11 +22,7 @@ extension PostgresStorage: SingleStatementStore {
                     guard deadline.claim() else { throw CancellationError() }
                     deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
                     defer { deadline.release() }
-                    var rows: [Statement.Row] = []
-                    for try await row in try await connection.execute(statement, logger: logger) {
-                        rows.append(row)
-                    }
-                    return rows
+                    return try await connection.rows(of: statement, logger: logger)
                 }
             }
         } catch {
@@ -34,6 +30,16 @@ extension PostgresStorage: SingleStatementStore {
             if let error = error as? PostgresStoreError { throw error }
             throw PostgresStoreError(describing: error, doing: "running \(Statement.name)")
         }
+    }
+}
+
+extension PostgresConnection {
+    /// Runs a prepared statement (prepared once per connection, under its name) and collects
+    /// its rows: the one way both the pool and a transaction's connection run one.
+    func rows<Statement: PostgresPreparedStatement>(of statement: Statement, logger: Logger) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        var rows: [Statement.Row] = []
+        for try await row in try await execute(statement, logger: logger) { rows.append(row) }
+        return rows
     }
 }
 

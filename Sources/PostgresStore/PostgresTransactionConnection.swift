@@ -57,9 +57,7 @@ final class PostgresTransactionConnection: DatabaseConnection {
     /// statements are) and awaits its rows.
     func runPrepared<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable {
         do {
-            var rows: [Statement.Row] = []
-            for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+            return try await connection.rows(of: statement, logger: logger)
         } catch {
             throw PostgresStoreError(describing: error, doing: "running \(Statement.name)")
         }
