@@ -155,7 +155,7 @@ public enum AuditCheckpoints {
     /// rotation, by the next key as well.
     public static func write(
         _ changes: Changes, signedWith key: AuditSigningKey, at: String, rotatingTo next: AuditSigningKey? = nil, origin: String? = nil,
-        on connection: any DatabaseConnection
+        guardedBy signed: SigningGuard = SigningGuard(), on connection: any DatabaseConnection
     ) async throws -> AuditCheckpoint? {
         // One checkpoint writer at a time across instances; the next one's statements then see
         // this one's row (READ COMMITTED) and it returns nil below.
@@ -167,11 +167,37 @@ public enum AuditCheckpoints {
         let coversUntilID = max(changes.newestID, changes.previous?.coversUntilID ?? 0)
         // Whatever the steps before left (`AuditService.integrate`), in one go: no limit, no more.
         let head = try await AuditLogTree.integrate(until: coversUntilID, limit: Int.max, on: connection).head
+        var extensions: [String] = []
+        let logOrigin: String
+        if let newLog = signed.newLog {
+            // A new log: nothing it signs can contradict the old one's notes (another name), and
+            // its first note says where the old one ended.
+            let stored = try AuditLogTree.signedOrigin(of: changes.previous)
+            guard newLog != stored, newLog != head.origin || stored != nil else {
+                throw PhotosError.badRequest("the new log's origin \(newLog) is the current log's: choose another name")
+            }
+            if let stored, let last = signed.outside ?? changes.previous.flatMap(SignedTreeHead.init(of:)) {
+                extensions.append("previous \(stored) \(last.size) \(Data(last.root).base64EncodedString())")
+            }
+            logOrigin = newLog
+        } else {
+            logOrigin = try AuditLogTree.origin(configured: origin, newest: changes.previous, head: head)
+            // Never a tree that does not extend what the key signed (inside the database or out).
+            if let fork = try await AuditLogTree.fork(
+                size: head.size, outside: signed.outside, outsidePath: signed.outsidePath, newest: changes.previous, on: connection) {
+                throw fork
+            }
+        }
+        if logOrigin != head.origin {
+            // The origin is the log's from its first checkpoint on (`AuditLogTree.origin`).
+            try await connection.execute("UPDATE audit_log SET origin = ?", logOrigin)
+        }
         let root = try await AuditLogTree.root(size: head.size, on: connection)
-        let logOrigin = origin ?? head.origin
+        if let next { extensions.append("key \(next.noteVerifierKey(origin: logOrigin))") }
         let signers = [key] + (next.map { [$0] } ?? [])
         let note = try SignedNote.sign(
-            LogCheckpoint(origin: logOrigin, size: head.size, root: root).body, with: signers.map { (logOrigin, $0.privateKey) })
+            LogCheckpoint(origin: logOrigin, size: head.size, root: root, extensions: extensions).body,
+            with: signers.map { (logOrigin, $0.privateKey) })
         var checkpoint = AuditCheckpoint(
             number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
             coversUntilID: coversUntilID,
@@ -187,6 +213,24 @@ public enum AuditCheckpoints {
             checkpoint.publicKey, checkpoint.signature, checkpoint.hash, checkpoint.nextPublicKey,
             checkpoint.treeSize, checkpoint.treeRoot, checkpoint.note)
         return checkpoint
+    }
+
+    /// What a signature must not contradict (`AuditService` reads it before each checkpoint).
+    public struct SigningGuard: Sendable {
+        /// The newest head the key signed, from the file beside it (nil: none yet).
+        public var outside: SignedTreeHead?
+        /// That file, for messages.
+        public var outsidePath: String
+        /// The origin of a new log (`audit log restart`): its first checkpoint is not held to the
+        /// old log's heads, and carries the last of them as `previous <origin> <size> <root>`.
+        public var newLog: String?
+
+        /// A guard.
+        public init(outside: SignedTreeHead? = nil, outsidePath: String = "the signed tree head file", newLog: String? = nil) {
+            self.outside = outside
+            self.outsidePath = outsidePath
+            self.newLog = newLog
+        }
     }
 
     /// The columns of a checkpoint's row, in the order `checkpoint(_:)` reads them.

@@ -164,6 +164,9 @@ public enum AuditLog {
         /// The key the chain of checkpoints ends at: the trusted key, or the last rotation's new
         /// key (nil without a trusted key).
         public var currentKey: AuditPublicKey?
+        /// The head the key signed that the database's log does not extend, if any (then
+        /// `problem` says so too).
+        public var logFork: LogFork?
         /// The first thing that does not check out, if any.
         public var problem: Problem?
         /// True when nothing was found.

@@ -122,17 +122,41 @@ public struct AuditService: Sendable {
     }
 
     /// Writes a checkpoint of the trails that changed since the last one (always one with
-    /// `always`, even if nothing changed); nil when there was nothing to write.
+    /// `always`, even if nothing changed); nil when there was nothing to write. Throws `LogFork`
+    /// (signing nothing) when the tree does not extend the newest head the key signed.
     @discardableResult
     public func checkpoint(always: Bool = false) async throws -> AuditCheckpoint? {
         try await checkpoint(always: always, rotatingTo: nil)
     }
 
-    private func checkpoint(always: Bool, rotatingTo next: AuditSigningKey?) async throws -> AuditCheckpoint? {
+    /// `<audit.signingKeyPath>.signed`: the newest tree head the key signed (`SignedTreeHeadFile`).
+    public var signedHeadPath: String { SignedTreeHeadFile.path(forKey: signingKeyPath) }
+
+    /// Starts a new log named `origin` over the database's tree (`photos-admin audit log
+    /// restart`): the way on when the database is not the one the key signed (a restored backup,
+    /// a promoted standby that lost rows). Its first checkpoint, signed now, carries the old log's
+    /// last signed head as `previous <old origin> <size> <base64 root>`; from then on checkpoints
+    /// are held to the new log's heads, and the old log's notes and receipts stay checkable
+    /// offline under the old name.
+    public func restartLog(origin newOrigin: String) async throws -> AuditCheckpoint {
+        guard newOrigin.utf8.count <= 200, SignedNote.isKeyName(newOrigin) else {
+            throw PhotosError.badRequest("--origin must be at most 200 bytes with no spaces and no '+' (it names the log's key)")
+        }
+        if let logOrigin, logOrigin != newOrigin {
+            throw PhotosError.badRequest(
+                "configuration audit.logOrigin is \(logOrigin): set it to \(newOrigin) (or remove it) for the new log, or the next process would refuse it")
+        }
+        guard let written = try await checkpoint(always: true, rotatingTo: nil, newLog: newOrigin) else {
+            throw PhotosError(.internal, "the new log's first checkpoint was not written")
+        }
+        return written
+    }
+
+    private func checkpoint(always: Bool, rotatingTo next: AuditSigningKey?, newLog: String? = nil) async throws -> AuditCheckpoint? {
         let key = try await checkedSigningKey()
         await oneAtATime.acquire()
         do {
-            let written = try await checkpoint(signedWith: key, always: always, rotatingTo: next)
+            let written = try await checkpoint(signedWith: key, always: always, rotatingTo: next, newLog: newLog)
             await oneAtATime.release()
             return written
         } catch {
@@ -141,28 +165,55 @@ public struct AuditService: Sendable {
         }
     }
 
-    private func checkpoint(signedWith key: AuditSigningKey, always: Bool, rotatingTo next: AuditSigningKey?) async throws -> AuditCheckpoint? {
+    private func checkpoint(signedWith key: AuditSigningKey, always: Bool, rotatingTo next: AuditSigningKey?, newLog: String?) async throws -> AuditCheckpoint? {
+        // Read before each signature: another signer with this key (photos-admin beside photosd)
+        // may have moved it on.
+        let signed = AuditCheckpoints.SigningGuard(
+            outside: try SignedTreeHeadFile.read(keyPath: signingKeyPath), outsidePath: signedHeadPath, newLog: newLog)
         // Read on a snapshot, write one row: the writer is held for the INSERT only. Another
         // process's checkpoint in between (photos-admin beside photosd, another instance) means
         // reading again; the last try reads inside the write transaction, which nothing can
         // overtake (on PostgreSQL it holds the append lock while it reads: the last resort).
         for attempt in 1...3 {
             let at = ISO8601Timestamp.string(from: now())
+            var written: AuditCheckpoint?
             if attempt == 3 {
-                return try await database.write { connection in
+                written = try await database.write { connection in
                     let changes = try await AuditCheckpoints.changes(on: connection)
                     guard always || !changes.heads.isEmpty else { return nil }
-                    return try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, origin: logOrigin, on: connection)
+                    return try await AuditCheckpoints.write(
+                        changes, signedWith: key, at: at, rotatingTo: next, origin: logOrigin, guardedBy: signed, on: connection)
+                }
+                if written == nil { return nil }
+            } else {
+                let changes = try await AuditLog.readSettled(database) { try await AuditCheckpoints.changes(on: $0, settledUntil: $1) }
+                guard always || !changes.heads.isEmpty else { return nil }
+                try await integrate(until: changes.newestID)
+                written = try await database.write {
+                    try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, origin: logOrigin, guardedBy: signed, on: $0)
                 }
             }
-            let changes = try await AuditLog.readSettled(database) { try await AuditCheckpoints.changes(on: $0, settledUntil: $1) }
-            guard always || !changes.heads.isEmpty else { return nil }
-            try await integrate(until: changes.newestID)
-            if let written = try await database.write({ try await AuditCheckpoints.write(changes, signedWith: key, at: at, rotatingTo: next, origin: logOrigin, on: $0) }) {
+            if let written, let head = SignedTreeHead(of: written) {
+                // Committed: the head goes outside the database before the checkpoint is returned
+                // (and so before photosd counts it written or serves it as its own).
+                try SignedTreeHeadFile.record(head, keyPath: signingKeyPath, replacing: newLog != nil)
                 return written
             }
         }
         return nil
+    }
+
+    /// Whether the database's log extends every head the key signed — the one in the file beside
+    /// the key and the newest checkpoint's — in one snapshot, writing nothing; nil when it does.
+    /// What `check`, `audit verify` and photosd's start ask (a checkpoint asks it again itself).
+    public func logFork() async throws -> LogFork? {
+        let outside = try SignedTreeHeadFile.read(keyPath: signingKeyPath)
+        let path = signedHeadPath
+        return try await database.read { connection in
+            let head = try await AuditLogTree.head(on: connection)
+            let newest = try await AuditCheckpoints.newest(on: connection, withHeads: false)
+            return try await AuditLogTree.fork(size: head.size, outside: outside, outsidePath: path, newest: newest, on: connection)
+        }
     }
 
     /// The receipt of a live session (`GET /v1/sessions/{id}/receipt`).
@@ -181,15 +232,26 @@ public struct AuditService: Sendable {
         try await database.read { try await AuditReceipts.newestSignedTree(on: $0)?.note }
     }
 
+    /// The key rotations' signed notes, oldest first (`GET /v1/log/rotations`).
+    public func rotationNotes() async throws -> [String] {
+        try await database.read { try await AuditReceipts.rotationNotes(on: $0) }
+    }
+
     /// The consistency proof between two tree sizes (`GET /v1/log/consistency`).
     public func consistency(from old: Int64, to new: Int64) async throws -> [MerkleTree.Hash] {
         try await database.read { try await AuditReceipts.consistency(from: old, to: new, on: $0) }
     }
 
-    /// The log's origin: `audit.logOrigin`, else the database's own.
+    /// The log's origin: the one its checkpoints are signed under, else `audit.logOrigin`, else
+    /// the database's own.
+    /// Refused when `audit.logOrigin` names another log than the one the checkpoints are signed
+    /// under (`AuditLogTree.origin`).
     public func origin() async throws -> String {
-        if let logOrigin { return logOrigin }
-        return try await database.read { try await AuditLogTree.head(on: $0).origin }
+        try await database.read { connection in
+            try AuditLogTree.origin(
+                configured: logOrigin, newest: try await AuditCheckpoints.newest(on: connection, withHeads: false),
+                head: try await AuditLogTree.head(on: connection))
+        }
     }
 
     /// Makes leaves of the settled rows up to `settledUntil` in steps of `AuditLogTree.batchRows`
@@ -258,6 +320,13 @@ public struct AuditService: Sendable {
                 the signing key \(signingKeyPath) (\(AuditPublicKey(of: signing).hex.prefix(16))…) is not the key the checkpoints lead to from \
                 the trusted key (\(reached.hex.prefix(16))…): the key history, the key file or the checkpoints were replaced
                 """)
+        }
+        // The database is the one the key signed: its log extends the head kept beside the key
+        // (a restored backup or a promoted standby verifies by itself, and is still a fork).
+        // (Asked even when something else failed first: `check` names both.)
+        if let fork = try await logFork() {
+            verification.logFork = fork
+            if verification.isIntact { verification.problem = AuditLog.Problem(reason: "the transparency log: \(fork)") }
         }
         return verification
     }

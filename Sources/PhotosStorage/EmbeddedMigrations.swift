@@ -782,6 +782,22 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 21,
+            name: "0021_log_origin_stored.sql",
+            sql: #"""
+                -- 0021: the log's origin is stored with the log at its first checkpoint (`audit.logOrigin`, or
+                -- the database's own), and a new log (`photos-admin audit log restart --origin NEW`) renames it:
+                -- audit_log's origin may change; its size and the rows it covers still only grow.
+                DROP TRIGGER audit_log_grows_only;
+                CREATE TRIGGER audit_log_grows_only BEFORE UPDATE ON audit_log
+                WHEN NOT (NEW.size >= OLD.size AND NEW.integrated_until_id >= OLD.integrated_until_id)
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_log only grows: UPDATE refused');
+                END;
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -1460,6 +1476,23 @@ extension PhotosMigrations {
                 ALTER TABLE audit_checkpoints ADD COLUMN tree_size BIGINT;
                 ALTER TABLE audit_checkpoints ADD COLUMN tree_root TEXT;
                 ALTER TABLE audit_checkpoints ADD COLUMN note TEXT;
+
+                """#
+        ),
+        Migration(
+            version: 21,
+            name: "0021_log_origin_stored.sql",
+            sql: #"""
+                -- 0021 (PostgreSQL): the log's origin may change (its first checkpoint, a new log), as
+                -- Migrations/sqlite/0021_log_origin_stored.sql; its size and the rows it covers still only grow.
+                CREATE OR REPLACE FUNCTION audit_log_grows_only() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF NEW.size >= OLD.size AND NEW.integrated_until_id >= OLD.integrated_until_id THEN
+                        RETURN NEW;
+                    END IF;
+                    RAISE EXCEPTION 'audit_log only grows: UPDATE refused';
+                END;
+                $$;
 
                 """#
         ),

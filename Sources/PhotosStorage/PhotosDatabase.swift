@@ -58,8 +58,9 @@ public enum PhotosDatabase {
     public struct ForApplication: Sendable {
         /// The store.
         public let database: any DatabaseStore
-        /// PostgreSQL's connection pool, a service for the application to run (nil on SQLite).
-        public let pool: PostgresClient?
+        /// PostgreSQL's connection pools (one per host of the URL), services for the application
+        /// to run (empty on SQLite).
+        public let pools: [PostgresClient]
         /// Applies pending migrations (PostgreSQL; SQLite's were applied by the open).
         public let prepare: @Sendable () async throws -> Void
     }
@@ -67,11 +68,11 @@ public enum PhotosDatabase {
     /// Opens the database for a long-running application: see `ForApplication`.
     public static func openForApplication(_ configuration: PhotosConfiguration, logger: Logger) async throws -> ForApplication {
         guard PostgresLocation.isURL(configuration.databasePath) else {
-            return ForApplication(database: try await open(configuration, logger: logger), pool: nil, prepare: {})
+            return ForApplication(database: try await open(configuration, logger: logger), pools: [], prepare: {})
         }
         let storage = try await openPostgres(
             configuration, runsPool: false, statementTimeout: .seconds(configuration.statementTimeoutSeconds), logger: logger)
-        return ForApplication(database: storage, pool: storage.client) {
+        return ForApplication(database: storage, pools: storage.clients) {
             try await migratePostgres(storage, migrate: true, logger: logger)
         }
     }

@@ -20,6 +20,66 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     public var sslMode: SSLMode = .disable
     /// The CA certificates (PEM) that `verify-ca` and `verify-full` trust; the system's when nil.
     public var sslRootCert: String?
+    /// The hosts after the first in a URL that names several (`postgres://u@h1:5432,h2:5432/db`,
+    /// libpq's form): tried in order after `host`.
+    public var otherHosts: [Endpoint] = []
+    /// Which of the hosts to use (`?target_session_attrs=`): with `readWrite`, the one that
+    /// accepts writes (not a standby), found again when it stops answering — a promoted standby
+    /// is followed without a restart.
+    public var targetSessionAttrs: TargetSessionAttrs = .any
+
+    /// One host and port of a URL that names several.
+    public struct Endpoint: Sendable, Equatable, CustomStringConvertible {
+        public var host: String
+        public var port: Int
+        public var description: String { "\(host):\(port)" }
+    }
+
+    /// libpq's `target_session_attrs` values that photosd supports.
+    public enum TargetSessionAttrs: String, Sendable, CaseIterable {
+        /// The first host that answers.
+        case any
+        /// The first host that accepts writes (`primary` is the same here).
+        case readWrite = "read-write"
+        case primary
+    }
+
+    /// Whether the writable host is wanted (and so looked for among the hosts).
+    public var wantsWritable: Bool { targetSessionAttrs != .any }
+
+    /// Each host as a location of its own (the same credentials, database and TLS).
+    public var endpoints: [PostgresLocation] {
+        guard let host else { return [self] }
+        return ([Endpoint(host: host, port: port)] + otherHosts).map { endpoint in
+            var single = self
+            single.host = endpoint.host
+            single.port = endpoint.port
+            single.otherHosts = []
+            return single
+        }
+    }
+
+    /// `url` with a host list (`h1:p1,h2:p2`) reduced to its first host, and the others.
+    static func splitHosts(_ url: String) throws -> (url: String, others: [Endpoint]) {
+        guard let scheme = url.range(of: "://") else { return (url, []) }
+        let rest = url[scheme.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        let authority = rest[..<authorityEnd]
+        let hostStart = authority.lastIndex(of: "@").map { authority.index(after: $0) } ?? authority.startIndex
+        let hostList = authority[hostStart...]
+        guard hostList.contains(",") else { return (url, []) }
+        var others: [Endpoint] = []
+        let parts = hostList.split(separator: ",", omittingEmptySubsequences: false)
+        for part in parts.dropFirst() {
+            let pieces = part.split(separator: ":", omittingEmptySubsequences: false)
+            guard (1...2).contains(pieces.count), !pieces[0].isEmpty, !pieces[0].contains("["),
+                  let port = pieces.count == 2 ? Int(pieces[1]) : 5432, (1...65_535).contains(port) else {
+                throw PostgresLocationError("the URL's hosts must be host[:port], separated by commas (postgres://user@h1:5432,h2:5432/dbname)")
+            }
+            others.append(Endpoint(host: String(pieces[0]), port: port))
+        }
+        return (String(url[..<hostStart]) + String(parts[0]) + String(rest[authorityEnd...]), others)
+    }
 
     /// libpq's `sslmode` values that photosd supports.
     public enum SSLMode: String, Sendable, CaseIterable {
@@ -65,7 +125,8 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
     /// Parses `url` with `settings`; `environment` supplies `PGPASSWORD`, `PGSSLMODE` and
     /// `PGSSLROOTCERT` where neither says. Throws `PostgresLocationError` naming what is wrong
     /// and which setting said it (never quoting the password).
-    public init(url: String, settings: Settings = Settings(), environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+    public init(url given: String, settings: Settings = Settings(), environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        let (url, otherHosts) = try Self.splitHosts(given)
         guard Self.isURL(url), let components = URLComponents(string: url) else {
             throw PostgresLocationError("not a postgres:// URL (postgres://user[:password]@host[:port]/dbname)")
         }
@@ -79,6 +140,7 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         var socketDirectory: String?
         var urlSSLMode: SSLMode?
         var urlRootCert: String?
+        var targetSessionAttrs = TargetSessionAttrs.any
         for item in components.queryItems ?? [] {
             switch item.name {
             case "host":
@@ -91,8 +153,14 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
             case "sslrootcert":
                 guard let value = item.value, !value.isEmpty else { throw PostgresLocationError("?sslrootcert= names no file") }
                 urlRootCert = value
+            case "target_session_attrs":
+                guard let value = TargetSessionAttrs(rawValue: item.value ?? "") else {
+                    throw PostgresLocationError(
+                        "?target_session_attrs= '\((item.value ?? "").prefix(40))' is not understood (one of \(TargetSessionAttrs.allCases.map(\.rawValue).joined(separator: ", ")))")
+                }
+                targetSessionAttrs = value
             default:
-                throw PostgresLocationError("unknown URL parameter \(item.name.prefix(40)) (understood: host, sslmode, sslrootcert)")
+                throw PostgresLocationError("unknown URL parameter \(item.name.prefix(40)) (understood: host, sslmode, sslrootcert, target_session_attrs)")
             }
         }
         let host = components.host.flatMap { $0.isEmpty ? nil : $0 }
@@ -125,14 +193,21 @@ public struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         self.port = components.port ?? 5432
         self.socketDirectory = socketDirectory
         self.database = database
+        if !otherHosts.isEmpty, socketDirectory != nil {
+            throw PostgresLocationError("several hosts and ?host= (a unix socket) together: give TCP hosts, or one socket directory")
+        }
+        self.otherHosts = otherHosts
+        self.targetSessionAttrs = targetSessionAttrs
     }
 
     /// The URL without the password: what logs and errors show.
     public var description: String {
         var parameters = socketDirectory.map { ["host=\($0)"] } ?? []
         if sslMode != .disable { parameters.append("sslmode=\(sslMode.rawValue)") }
+        if targetSessionAttrs != .any { parameters.append("target_session_attrs=\(targetSessionAttrs.rawValue)") }
         let query = parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&")
-        return "postgres://\(username)@\(host ?? ""):\(port)/\(database)\(query)"
+        let hosts = (["\(host ?? ""):\(port)"] + otherHosts.map(\.description)).joined(separator: ",")
+        return "postgres://\(username)@\(hosts)/\(database)\(query)"
     }
 
     /// One connection's configuration (the same place, credentials and TLS as the client's).

@@ -23,11 +23,17 @@ extension Duration {
 public final class PostgresStorage: DatabaseStore {
     /// Where the database is (its description leaves the password out).
     public let location: PostgresLocation
-    /// The connection pool; it runs from `open` until `close`.
-    public let client: PostgresClient
+    /// The connection pool of the host in use; it runs from `open` until `close`.
+    public var client: PostgresClient { clients[current.load(ordering: .relaxed)] }
+    /// One pool per host of the URL (one, unless it names several): the application runs each.
+    public let clients: [PostgresClient]
+    /// Which of `clients` is in use: the writable host, with `target_session_attrs=read-write`.
+    private let current = Atomic<Int>(0)
+    /// Finds the writable host again after a failure (several hosts only).
+    private let follower: WritableHostFollower?
     let logger: Logger
-    /// The pool's task when this store runs it (nil: the application's `ServiceGroup` does).
-    private let running: PoolRunTask?
+    /// The pools' tasks when this store runs them (empty: the application's `ServiceGroup` does).
+    private let running: [PoolRunTask]
     private let closed = Atomic<Bool>(false)
     /// The deadlines of the operations under way (`withDeadline`).
     let deadlines = DeadlineWatch()
@@ -62,31 +68,48 @@ public final class PostgresStorage: DatabaseStore {
     public static func open(_ location: PostgresLocation, options: Options = .init(), runsPool: Bool = true, logger: Logger) async throws -> PostgresStorage {
         var parameters = [("synchronous_commit", options.synchronousCommit ? "on" : "off"), ("application_name", "photosd")]
         if let timeout = options.statementTimeout { parameters.append(("statement_timeout", "\(timeout.milliseconds)ms")) }
+        let endpoints = location.endpoints
+        let first: Int
         do {
-            var configuration = try location.connectionConfiguration
-            configuration.options.additionalStartupParameters = parameters
-            configuration.options.connectTimeout = .milliseconds(options.connectTimeout.milliseconds)
-            let probe = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-            try await probe.close()
+            first = try await WritableHostFollower.pick(endpoints, writable: location.wantsWritable, parameters: parameters, connectTimeout: options.connectTimeout, logger: logger)
         } catch {
             throw PostgresStoreError.connecting(to: location, error)
         }
-        var configuration = try location.clientConfiguration
-        configuration.options.additionalStartupParameters = parameters
-        configuration.options.maximumConnections = max(1, options.maximumConnections)
-        configuration.options.connectTimeout = options.connectTimeout
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let running = runsPool ? await PoolRunTask.start(client) : nil
-        return PostgresStorage(
-            location: location, client: client, running: running, statementTimeout: options.statementTimeout, logger: logger)
+        var clients: [PostgresClient] = []
+        for endpoint in endpoints {
+            var configuration = try endpoint.clientConfiguration
+            configuration.options.additionalStartupParameters = parameters
+            configuration.options.maximumConnections = max(1, options.maximumConnections)
+            configuration.options.connectTimeout = options.connectTimeout
+            clients.append(PostgresClient(configuration: configuration, backgroundLogger: logger))
+        }
+        var running: [PoolRunTask] = []
+        if runsPool { for client in clients { running.append(await PoolRunTask.start(client)) } }
+        let follower = endpoints.count > 1
+            ? WritableHostFollower(endpoints: endpoints, writable: location.wantsWritable, parameters: parameters, connectTimeout: options.connectTimeout, logger: logger)
+            : nil
+        let storage = PostgresStorage(
+            location: location, clients: clients, follower: follower, running: running, statementTimeout: options.statementTimeout, logger: logger)
+        storage.current.store(first, ordering: .relaxed)
+        return storage
     }
 
-    private init(location: PostgresLocation, client: PostgresClient, running: PoolRunTask?, statementTimeout: Duration?, logger: Logger) {
+    private init(
+        location: PostgresLocation, clients: [PostgresClient], follower: WritableHostFollower?, running: [PoolRunTask], statementTimeout: Duration?, logger: Logger
+    ) {
         self.location = location
         self.statementTimeout = statementTimeout
-        self.client = client
+        self.clients = clients
+        self.follower = follower
         self.running = running
         self.logger = logger
+    }
+
+    /// A host's connection failed: with several hosts, look for the writable one again (at most
+    /// once a second) and use it from then on.
+    func suspectHost() {
+        guard let follower else { return }
+        follower.suspect(current: current.load(ordering: .relaxed)) { [self] found in self.current.store(found, ordering: .relaxed) }
     }
 
     /// How long an operation waits for the server (`Options.statementTimeout`; nil: no limit).
@@ -166,6 +189,7 @@ public final class PostgresStorage: DatabaseStore {
         } catch let error where error is PSQLError || error is ConnectionPoolError {
             // From the pool itself (no connection to be had), not from a statement.
             if closed.load(ordering: .relaxed) { throw DatabaseClosedError() }
+            suspectHost()
             throw PostgresStoreError.connecting(to: location, error)
         }
     }
@@ -189,7 +213,7 @@ public final class PostgresStorage: DatabaseStore {
     /// fails with them).
     public func close() async {
         guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
-        await running?.stop(logger: logger)
+        for task in running { await task.stop(logger: logger) }
         deadlines.stop()
     }
 }

@@ -76,11 +76,19 @@ extension PhotosAdmin.Audit {
                 """)
 
         @Argument(help: "The receipt (audit prove, or GET /v1/sessions/{id}/receipt).") var file: String
-        @Option(help: "The log's note verifier key: <origin>+<key id>+<base64> (audit key --note).") var key: String
+        @Option(help: "The log's note verifier key: <origin>+<key id>+<base64> (audit key --note); repeat for each key the log was signed with (before and after a rotation).")
+        var key: [String]
+
+        func validate() throws {
+            guard !key.isEmpty else { throw ValidationError("--key is required: the log's note verifier key (audit key --note prints it)") }
+        }
 
         func run() async throws {
-            guard let verifier = SignedNote.VerifierKey(key) else {
-                throw ValidationError("--key is not a note verifier key (<origin>+<8 hex digits>+<base64 of 0x01 and the Ed25519 key>; audit key --note prints it)")
+            let verifiers = try key.map { text in
+                guard let verifier = SignedNote.VerifierKey(text) else {
+                    throw ValidationError("--key is not a note verifier key (<origin>+<8 hex digits>+<base64 of 0x01 and the Ed25519 key>; audit key --note prints it)")
+                }
+                return verifier
             }
             guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): no such file") }
             let receipt: AuditReceipt
@@ -90,8 +98,9 @@ extension PhotosAdmin.Audit {
                 throw ValidationError("\(file) is not a receipt (audit prove writes one): \(error)")
             }
             do {
-                let checked = try receipt.check(key: verifier)
-                print("receipt verified: session \(receipt.sessionId), \(Output.count(checked.rows, "row")) chained to leaf \(receipt.inclusion.logIndex) of the log \(checked.origin) at size \(checked.treeSize), signed by \(verifier.name)+\(String(format: "%08x", verifier.keyID))")
+                let checked = try receipt.check(keys: verifiers)
+                let signer = (try? SignedNote(parsing: receipt.checkpoint)).flatMap { note in verifiers.first(where: note.isSigned(by:)) } ?? verifiers[0]
+                print("receipt verified: session \(receipt.sessionId), \(Output.count(checked.rows, "row")) chained to leaf \(receipt.inclusion.logIndex) of the log \(checked.origin) at size \(checked.treeSize), signed by \(signer.name)+\(String(format: "%08x", signer.keyID))")
                 if checked.redacted > 0 {
                     print("\(Output.count(checked.redacted, "row")) redacted by an erasure: their place and hash are proven, not their content")
                 }
@@ -116,24 +125,52 @@ extension PhotosAdmin.Audit {
 
         @Option(help: "The file keeping the last checkpoint seen (created on the first run).") var state: String
         @Option(help: "The photosd API's base URL, e.g. https://photos.example.") var url: String
-        @Option(help: "The log's note verifier key (audit key --note).") var key: String
+        @Option(help: "The log's note verifier key (audit key --note); repeat to trust several. A key a rotation names is followed from these.")
+        var key: [String]
+
+        func validate() throws {
+            guard !key.isEmpty else { throw ValidationError("--key is required: the log's note verifier key (audit key --note prints it)") }
+        }
+
+        /// The file beside --state that keeps the keys learned by following rotations, one per line.
+        var keysPath: String { state + ".keys" }
 
         func run() async throws {
-            guard let verifier = SignedNote.VerifierKey(key) else {
-                throw ValidationError("--key is not a note verifier key (audit key --note prints it)")
+            var trusted = try key.map { text in
+                guard let verifier = SignedNote.VerifierKey(text) else {
+                    throw ValidationError("--key is not a note verifier key (audit key --note prints it)")
+                }
+                return verifier
             }
+            // Keys followed on an earlier run: kept, so that the chain is read once.
+            let learned = ((try? String(contentsOfFile: keysPath, encoding: .utf8)) ?? "").split(separator: "\n").compactMap { SignedNote.VerifierKey(String($0)) }
+            trusted += learned.filter { !trusted.contains($0) }
             let base = url.hasSuffix("/") ? String(url.dropLast()) : url
             guard let checkpointURL = URL(string: base + "/v1/log/checkpoint"), checkpointURL.scheme?.hasPrefix("http") == true else {
                 throw ValidationError("--url must be an http(s) URL")
             }
             let fetched = String(decoding: try await Self.get(checkpointURL), as: UTF8.self)
-            let new = try Self.open(fetched, with: verifier, what: "the fetched checkpoint")
+            let new: LogCheckpoint
+            do {
+                new = try Self.open(fetched, with: trusted, what: "the fetched checkpoint")
+            } catch let notSigned as PhotosError {
+                // Signed by a key the trusted ones do not know: a rotation, if the chain of the
+                // log's rotation notes leads there from a trusted key.
+                guard let rotationsURL = URL(string: base + "/v1/log/rotations") else { throw notSigned }
+                let followed = try Self.follow(String(decoding: try await Self.get(rotationsURL), as: UTF8.self), from: trusted)
+                guard !followed.isEmpty else { throw notSigned }
+                trusted += followed
+                new = try Self.open(fetched, with: trusted, what: "the fetched checkpoint")
+                let kept = (learned + followed).map(\.description).joined(separator: "\n") + "\n"
+                try Self.keep(kept, at: keysPath)
+                for key in followed { print("followed the log's key rotation to \(key) (kept in \(keysPath))") }
+            }
             guard let keptText = try? String(contentsOfFile: state, encoding: .utf8) else {
                 try Self.keep(fetched, at: state)
                 print("kept the log's checkpoint at size \(new.size) (first run: nothing to compare with)")
                 return
             }
-            let kept = try Self.open(keptText, with: verifier, what: "the kept checkpoint in \(state)")
+            let kept = try Self.open(keptText, with: trusted, what: "the kept checkpoint in \(state)")
             if new.size < kept.size {
                 Output.note("witness FAILED: the log's tree shrank from \(kept.size) to \(new.size) leaves: its history was rewritten")
                 throw PhotosAdmin.foundTampering
@@ -164,18 +201,38 @@ extension PhotosAdmin.Audit {
             print("the log's checkpoint at size \(new.size) extends the kept one at size \(kept.size); kept it")
         }
 
+        /// The keys the rotation notes in `text` (`GET /v1/log/rotations`: notes, oldest first,
+        /// a blank line between two) lead to from `trusted`: a note signed by a key already
+        /// trusted whose `key` line names the next, and which that next key signed too.
+        static func follow(_ text: String, from trusted: [SignedNote.VerifierKey]) throws -> [SignedNote.VerifierKey] {
+            var known = trusted
+            var followed: [SignedNote.VerifierKey] = []
+            for encoded in RotationNotes.split(text) {
+                guard let note = try? SignedNote(parsing: encoded), let body = try? LogCheckpoint(parsing: note.text), let next = body.nextKey else {
+                    throw PhotosError.badRequest("the log's rotations hold a note that is not a rotation checkpoint")
+                }
+                guard known.contains(where: { $0.name == body.origin && note.isSigned(by: $0) }), next.name == body.origin, note.isSigned(by: next) else { continue }
+                if !known.contains(next) {
+                    known.append(next)
+                    followed.append(next)
+                }
+            }
+            return followed
+        }
+
         struct Consistency: Decodable {
             let from: Int64
             let to: Int64
             let hashes: [String]
         }
 
-        static func open(_ text: String, with key: SignedNote.VerifierKey, what: String) throws -> LogCheckpoint {
+        static func open(_ text: String, with keys: [SignedNote.VerifierKey], what: String) throws -> LogCheckpoint {
             guard let note = try? SignedNote(parsing: text), let tree = try? LogCheckpoint(parsing: note.text) else {
                 throw PhotosError.badRequest("\(what) is not a signed checkpoint note")
             }
-            guard tree.origin == key.name, note.isSigned(by: key) else {
-                throw PhotosError.badRequest("\(what) is not signed by the key \(key.name)+\(String(format: "%08x", key.keyID))")
+            guard keys.contains(where: { tree.origin == $0.name && note.isSigned(by: $0) }) else {
+                throw PhotosError.badRequest(
+                    "\(what) is not signed by the key \(keys.map { "\($0.name)+\(String(format: "%08x", $0.keyID))" }.joined(separator: " or "))")
             }
             return tree
         }

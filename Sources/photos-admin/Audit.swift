@@ -10,7 +10,7 @@ extension PhotosAdmin {
     struct Audit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Read and verify the audit trail.",
-            subcommands: [Show.self, Verify.self, Checkpoint.self, Key.self, Archive.self, Prove.self, CheckReceipt.self, Witness.self],
+            subcommands: [Show.self, Verify.self, Checkpoint.self, Key.self, Archive.self, Prove.self, CheckReceipt.self, Witness.self, Log.self],
             defaultSubcommand: Show.self)
     }
 }

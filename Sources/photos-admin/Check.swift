@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import AuditTrail
 import PhotosCore
 import PhotosModel
@@ -54,10 +55,37 @@ extension PhotosAdmin {
                     failures += 1
                 }
             }
+            // The log extends the newest tree head the key signed (kept beside the key): a restored
+            // backup or a promoted standby verifies by itself, and is still behind it.
+            var forked = false
+            if report.pendingMigrations.isEmpty, report.audit?.isIntact == true {
+                let (fork, origin, path) = try await global.withServices(migrate: false) { context in
+                    let audit = context.services.audit
+                    let origin: Result<String, any Error>
+                    do { origin = .success(try await audit.origin()) } catch { origin = .failure(error) }
+                    return (try await audit.logFork(), origin, audit.signedHeadPath)
+                }
+                if let fork {
+                    print("log: FAILED: \(fork)")
+                    print("log: \(LogFork.waysOn)")
+                    failures += 1
+                    forked = true
+                } else if FileManager.default.fileExists(atPath: path) {
+                    print("log: extends the tree head the key signed (\(path))")
+                } else {
+                    print("log: no signed tree head at \(path) yet (written with the next checkpoint)")
+                }
+                switch origin {
+                case .success(let name): print("log origin: \(name)")
+                case .failure(let error):
+                    print("log origin: FAILED: \(error)")
+                    failures += 1
+                }
+            }
             if failures > 0 {
                 Output.note("check failed: \(Output.count(failures, "problem"))")
                 // The trail found tampered with is told apart (3) from the other problems (1).
-                throw report.audit?.problem != nil ? PhotosAdmin.foundTampering : ExitCode.failure
+                throw report.audit?.problem != nil || forked ? PhotosAdmin.foundTampering : ExitCode.failure
             }
         }
     }

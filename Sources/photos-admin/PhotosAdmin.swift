@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuditTrail
 import PhotosBuildInfo
 import PhotosModel
 import DatabaseAccess
@@ -54,7 +55,8 @@ struct PhotosAdmin: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            let code = exitCode(for: error)
+            // A signature refused over a database the key did not sign is found tampering (3).
+            let code = error is LogFork ? foundTampering : exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))  // --help, --version: the full text, on stdout
             } else if let line = operatorMessage(for: error).split(separator: "\n").first {

@@ -53,6 +53,18 @@ public struct PostgresTestDatabase: Sendable {
         return Data(result.stdout.utf8)
     }
 
+    /// Loads `dump` (a `pg_dump` of another database) into this one, as a restore does.
+    public func restore(_ dump: Data) async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("restore-\(name).sql")
+        try dump.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await runProcess(
+            "/usr/bin/env",
+            ["psql", "-q", "-v", "ON_ERROR_STOP=1", "-h", location.host ?? "127.0.0.1", "-p", String(location.port), "-U", location.username, "-d", name, "-f", file.path],
+            in: FileManager.default.temporaryDirectory.path)
+        guard result.status == 0 else { throw DumpFailed(message: result.stderr) }
+    }
+
     /// The test server's log (`PHOTOSD_TEST_POSTGRES_LOG`, which `scripts/test` sets), if known.
     public static func serverLog() -> Data? {
         ProcessInfo.processInfo.environment["PHOTOSD_TEST_POSTGRES_LOG"].flatMap { FileManager.default.contents(atPath: $0) }

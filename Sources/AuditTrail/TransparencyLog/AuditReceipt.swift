@@ -107,6 +107,12 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
     /// Checks the receipt with nothing but itself and the note key: rows → row hashes → chain →
     /// leaf → inclusion → note signature. Throws the first `Problem`.
     public func check(key: SignedNote.VerifierKey) throws -> Checked {
+        try check(keys: [key])
+    }
+
+    /// `check(key:)` with several trusted keys (the log's keys before and after a rotation): the
+    /// checkpoint must be signed by one of them under its origin.
+    public func check(keys: [SignedNote.VerifierKey]) throws -> Checked {
         func fail(_ step: String, _ reason: String) -> Problem { Problem(step: step, reason: reason) }
         guard let last = rows.last else { throw fail("rows", "the receipt has no rows") }
         var previous = AuditLog.genesisHash
@@ -148,8 +154,13 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         else {
             throw fail("inclusion", "leaf \(inclusion.logIndex) with the newest row's hash is not in the checkpoint's tree by this proof (a row, its hash or the proof was changed)")
         }
-        guard tree.origin == key.name else { throw fail("signature", "the checkpoint is of the log \(tree.origin), the key is for \(key.name)") }
-        guard note.isSigned(by: key) else { throw fail("signature", "the checkpoint is not signed by the key \(key)") }
+        let named = keys.filter { $0.name == tree.origin }
+        guard !named.isEmpty else {
+            throw fail("signature", "the checkpoint is of the log \(tree.origin), the key is for \(keys.map(\.name).joined(separator: ", "))")
+        }
+        guard named.contains(where: note.isSigned(by:)) else {
+            throw fail("signature", "the checkpoint is not signed by the key \(named.map(\.description).joined(separator: " or "))")
+        }
         return Checked(rows: rows.count, redacted: redacted, origin: tree.origin, treeSize: tree.size)
     }
 }

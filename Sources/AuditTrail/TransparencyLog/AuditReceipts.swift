@@ -21,6 +21,15 @@ public enum AuditReceipts {
         return (try row.int64("tree_size"), try row.string("note"))
     }
 
+    /// The signed notes of the key rotations (`audit key --rotate`), oldest first: each carries
+    /// `key <new verifier key>` and is signed by the old and the new key, so whoever trusts the
+    /// first key can follow the chain to the newest (`GET /v1/log/rotations`).
+    public static func rotationNotes(on connection: any DatabaseConnection) async throws -> [String] {
+        try await connection.query(
+            "SELECT note FROM audit_checkpoints WHERE next_public_key IS NOT NULL AND note IS NOT NULL ORDER BY number"
+        ).map { try $0.string("note") }
+    }
+
     /// The receipt of the live session `sessionID`, read in the caller's snapshot.
     public static func receipt(sessionID: String, on connection: any DatabaseConnection) async throws -> Outcome {
         let rows = try await connection.query(

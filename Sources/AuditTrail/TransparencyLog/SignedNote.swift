@@ -132,24 +132,62 @@ public struct LogCheckpoint: Sendable, Equatable {
     public var size: Int64
     /// The tree's root hash.
     public var root: [UInt8]
+    /// Extension lines after the root, in order (photosd writes `key <verifier key>` on a key
+    /// rotation and `previous <origin> <size> <base64 root>` on a new log's first checkpoint).
+    public var extensions: [String]
 
     /// A checkpoint.
-    public init(origin: String, size: Int64, root: [UInt8]) {
+    public init(origin: String, size: Int64, root: [UInt8], extensions: [String] = []) {
         self.origin = origin
         self.size = size
         self.root = root
+        self.extensions = extensions
     }
 
-    /// `<origin>\n<size>\n<base64 root>\n`.
-    public var body: String { "\(origin)\n\(size)\n\(Data(root).base64EncodedString())\n" }
+    /// `<origin>\n<size>\n<base64 root>\n`, then each extension line.
+    public var body: String { "\(origin)\n\(size)\n\(Data(root).base64EncodedString())\n" + extensions.map { $0 + "\n" }.joined() }
 
-    /// Reads a checkpoint's body (extension lines after the third are allowed and ignored).
+    /// The new verifier key of a rotation's checkpoint (its `key` extension line), if any.
+    public var nextKey: SignedNote.VerifierKey? {
+        extensions.lazy.compactMap { line in line.hasPrefix("key ") ? SignedNote.VerifierKey(String(line.dropFirst(4))) : nil }.first
+    }
+
+    /// Reads a checkpoint's body (extension lines after the third are kept).
     public init(parsing body: String) throws {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 4, lines.last == "", let size = Int64(lines[1]), size >= 0, String(size) == lines[1],
               let root = Data(base64Encoded: String(lines[2])), root.count == 32, !lines[0].isEmpty else {
             throw SignedNote.Problem(description: "not a checkpoint: origin, size and root hash, one per line")
         }
-        self.init(origin: String(lines[0]), size: size, root: Array(root))
+        let extensions = lines.dropFirst(3).dropLast().map(String.init)
+        guard !extensions.contains(where: \.isEmpty) else { throw SignedNote.Problem(description: "not a checkpoint: an empty extension line") }
+        self.init(origin: String(lines[0]), size: size, root: Array(root), extensions: extensions)
+    }
+}
+
+/// The text of `GET /v1/log/rotations`: the rotation checkpoints' signed notes, oldest first, a
+/// blank line between two.
+public enum RotationNotes {
+    /// The notes in `text`: a note ends with its last signature line, and the next begins after
+    /// the blank line that follows it.
+    public static func split(_ text: String) -> [String] {
+        var notes: [String] = []
+        var current = ""
+        var inSignatures = false
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if inSignatures, line.isEmpty {
+                notes.append(current)
+                current = ""
+                inSignatures = false
+                continue
+            }
+            if line.isEmpty, !current.isEmpty { inSignatures = true }
+            current += line + "\n"
+        }
+        // The last note's text ends with its last signature line's newline: the split left an
+        // empty line after it.
+        if current.hasSuffix("\n\n") { current.removeLast() }
+        if !current.trimmingCharacters(in: .newlines).isEmpty { notes.append(current) }
+        return notes
     }
 }

@@ -100,6 +100,14 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `GET /v1/log/checkpoint`.
     /// - Remark: Generated from `#/paths//v1/log/checkpoint/get(logCheckpoint)`.
     func logCheckpoint(_ input: Operations.logCheckpoint.Input) async throws -> Operations.logCheckpoint.Output
+    /// The signed notes of the audit key's rotations
+    ///
+    /// The checkpoints that rotated the signing key, oldest first, a blank line between two (empty when the key was never rotated). Each is a signed note whose body carries the extension line `key <new note verifier key>` and which both the old and the new key signed: whoever trusts the first key follows the chain to the newest. Public; `404` when `log.public` is false.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/log/rotations`.
+    /// - Remark: Generated from `#/paths//v1/log/rotations/get(logRotations)`.
+    func logRotations(_ input: Operations.logRotations.Input) async throws -> Operations.logRotations.Output
     /// A consistency proof between two sizes of the log
     ///
     /// The RFC 6962 consistency proof that the tree of `to` leaves extends the tree of `from` leaves (1 ≤ from ≤ to ≤ the newest checkpoint's size). Public; `404` when `log.public` is false.
@@ -279,6 +287,16 @@ extension APIProtocol {
     /// - Remark: Generated from `#/paths//v1/log/checkpoint/get(logCheckpoint)`.
     public func logCheckpoint(headers: Operations.logCheckpoint.Input.Headers = .init()) async throws -> Operations.logCheckpoint.Output {
         try await logCheckpoint(Operations.logCheckpoint.Input(headers: headers))
+    }
+    /// The signed notes of the audit key's rotations
+    ///
+    /// The checkpoints that rotated the signing key, oldest first, a blank line between two (empty when the key was never rotated). Each is a signed note whose body carries the extension line `key <new note verifier key>` and which both the old and the new key signed: whoever trusts the first key follows the chain to the newest. Public; `404` when `log.public` is false.
+    ///
+    ///
+    /// - Remark: HTTP `GET /v1/log/rotations`.
+    /// - Remark: Generated from `#/paths//v1/log/rotations/get(logRotations)`.
+    public func logRotations(headers: Operations.logRotations.Input.Headers = .init()) async throws -> Operations.logRotations.Output {
+        try await logRotations(Operations.logRotations.Input(headers: headers))
     }
     /// A consistency proof between two sizes of the log
     ///

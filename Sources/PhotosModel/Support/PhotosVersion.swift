@@ -2,5 +2,5 @@
 /// the two together). `--version` prints it with the commit (`PhotosBuild.versionLine`).
 public enum PhotosVersion {
     /// `MAJOR.MINOR.PATCH`, with `-dev` between releases.
-    public static let current = "0.5.0"
+    public static let current = "0.6.0-dev"
 }

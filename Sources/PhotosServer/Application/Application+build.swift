@@ -61,6 +61,7 @@ func buildApplication(
     // migrations, the secrets read (or created) — a bad file stops the start, not a request —
     // and the demo photos.
     let ready = ReadyGate()
+    let signing = LogSigningStatus()
     let prepare: @Sendable () async throws -> Void = {
         try await opened.prepare()
         // A key file made now is said once, with where it is (never its contents): an operator
@@ -70,6 +71,13 @@ func buildApplication(
             (configuration.resolvedSecretKeyPath, "server secret (auth.secretKeyPath)"),
         ].filter { !FileManager.default.fileExists(atPath: $0.0) }
         _ = try await services.audit.checkedSigningKey()
+        // The log's name: a configured one that is not the signed one stops the start.
+        _ = try await services.audit.origin()
+        // The database extends what the key signed (else photosd serves, and signs nothing).
+        if let fork = try await services.audit.logFork() {
+            signing.refused(fork)
+            logger.error("refusing to sign the audit log: \(fork); \(LogFork.waysOn)")
+        }
         try services.idempotency.loadSecret()
         for (path, what) in keyFiles where FileManager.default.fileExists(atPath: path) {
             logger.notice("created the \(what): keep it and back it up with the database", metadata: ["path": "\(path)"])
@@ -79,7 +87,8 @@ func buildApplication(
         }
         ready.open()
     }
-    let readiness = Readiness(database: database, started: ready, checkpointMaxAgeSeconds: configuration.auditCheckpointMaxAgeSeconds)
+    let readiness = Readiness(
+        database: database, started: ready, checkpointMaxAgeSeconds: configuration.auditCheckpointMaxAgeSeconds, signing: signing)
     let sweep = SweepProgress()
     let api = PhotosAPI(
         services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger),
@@ -92,7 +101,7 @@ func buildApplication(
     let boundAddress = BoundAddress(host: configuration.host, port: configuration.port)
     // PostgreSQL's pool first, so that it stops last: after the server, the final checkpoint
     // and the store's close.
-    let pool: [any Service] = opened.pool.map { [$0] } ?? []
+    let pool: [any Service] = opened.pools
     let console: [any Service] = configuration.consoleEnabled
         ? [NamedListener(
             try buildConsole(services: services, configuration: configuration, proxies: consoleProxies, logger: logger, isReady: { ready.isOpen }),
@@ -118,7 +127,7 @@ func buildApplication(
             IdempotencyPruning(services: services, logger: logger, ready: ready),
             SessionSweeping(services: services, logger: logger, progress: sweep, ready: ready),
             // Last, so it stops first: its final checkpoint is written before the database closes.
-            AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger),
+            AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger, signing: signing),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

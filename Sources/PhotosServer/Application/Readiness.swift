@@ -12,7 +12,9 @@ import Synchronization
 /// 2. `storage`: a read answers within `deadline`;
 /// 3. `writer`: a write transaction goes through within `deadline` (SQLite's one writer, or a
 ///    PostgreSQL connection that can write: not a read-only standby, not a stuck pool);
-/// 4. `checkpoint`: no audit row has waited longer than `audit.checkpointMaxAgeSeconds` for a
+/// 4. `log`: the log extends the newest tree head the signing key signed (else no checkpoint is
+///    signed: a restored backup, a promoted standby that lost rows, rows altered);
+/// 5. `checkpoint`: no audit row has waited longer than `audit.checkpointMaxAgeSeconds` for a
 ///    checkpoint to sign it (an idle database, every row covered, is ready however old its newest
 ///    checkpoint is).
 ///
@@ -22,11 +24,13 @@ struct Readiness: Sendable {
     let database: any DatabaseStore
     let started: ReadyGate
     let checkpointMaxAgeSeconds: Int
+    /// Whether signing the log is refused (`LogFork`).
+    var signing = LogSigningStatus()
     var deadline: Duration = .seconds(2)
     var now: @Sendable () -> Date = Date.init
 
     enum Check: String, Sendable {
-        case started, storage, writer, checkpoint
+        case started, storage, writer, checkpoint, log
     }
 
     /// What the checks found.
@@ -53,6 +57,9 @@ struct Readiness: Sendable {
         switch await Self.within(deadline, { try await database.write { try await $0.queryOne("SELECT 1") } }) {
         case .success: break
         case .failure(let failure): return Report(failed: .writer, reason: "a write \(failure.words(deadline))")
+        }
+        if let fork = signing.current {
+            return Report(failed: .log, reason: "refusing to sign the audit log: \(fork)")
         }
         let oldest: String?
         switch await Self.within(deadline, { try await database.read { try await AuditCheckpoints.oldestUncoveredRowTime(on: $0) } }) {

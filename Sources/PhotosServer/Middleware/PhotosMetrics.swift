@@ -21,6 +21,8 @@ final class PhotosMetrics: Sendable {
     private let actions: [ActionOutcome: Metrics.Counter]
     private let auditRows: Metrics.Counter
     private let commits: [AuditCommits.Kind: Metrics.Counter]
+    /// Checkpoints refused because the log does not extend the signed tree head (`LogFork`).
+    private let signRefusals: Metrics.Counter
 
     private init() {
         let registry = PrometheusCollectorRegistry()
@@ -37,6 +39,12 @@ final class PhotosMetrics: Sendable {
             commits[kind] = Counter(label: "photosd_session_commits_total", dimensions: [("kind", kind.rawValue)])
         }
         self.commits = commits
+        self.signRefusals = Counter(label: "photosd_log_sign_refused_total")
+    }
+
+    /// One checkpoint refused over a log that does not extend what the key signed.
+    func logSignRefused() {
+        signRefusals.increment()
     }
 
     /// One committed write to a session, whoever made it (a client, an operator, the sweep).

@@ -95,6 +95,13 @@ extension PhotosAPI {
             }
             return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: note)))
         }
+        router.on("/v1/log/rotations", method: .get) { _, _ in
+            guard api.logPublic else { throw PhotosError.notFound("the transparency log is not served here (log.public is false)") }
+            // The notes, oldest first, a blank line between two (empty: the key was never rotated).
+            let notes = try await api.services.audit.rotationNotes()
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: notes.joined(separator: "\n"))))
+        }
         router.on("/v1/log/consistency", method: .get) { request, _ in
             guard api.logPublic else { throw PhotosError.notFound("the transparency log is not served here (log.public is false)") }
             let from = try RequestParsing.queryInt(request, "from", default: -1, range: -1...Int.max)

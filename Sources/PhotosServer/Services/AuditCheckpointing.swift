@@ -14,6 +14,8 @@ struct AuditCheckpointing: Service {
     let services: PhotosServices
     let interval: Duration
     let logger: Logger
+    /// Whether signing is refused (`/readyz`'s `log` check).
+    let signing: LogSigningStatus
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
@@ -26,6 +28,17 @@ struct AuditCheckpointing: Service {
         do {
             if let checkpoint = try await services.audit.checkpoint() {
                 logger.debug("audit checkpoint written", metadata: ["number": "\(checkpoint.number)", "trails": "\(checkpoint.heads.count)"])
+                if signing.cleared() { logger.notice("the audit log is signed again", metadata: ["checkpoint": "\(checkpoint.number)"]) }
+            } else if signing.current != nil, try await services.audit.logFork() == nil {
+                // Nothing new to sign, and the database extends what the key signed again (a
+                // new log, a newer backup restored under a running photosd).
+                signing.cleared()
+                logger.notice("the audit log extends the signed tree head again")
+            }
+        } catch let fork as LogFork {
+            // Nothing was signed. Said once per refusal (the count and /readyz say it stays).
+            if signing.refused(fork) {
+                logger.error("refusing to sign the audit log: \(fork)")
             }
         } catch {
             // Storage trouble is reported by the requests that meet it; the next round retries.
