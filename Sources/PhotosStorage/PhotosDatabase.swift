@@ -74,6 +74,8 @@ public enum PhotosDatabase {
             configuration, runsPool: false, statementTimeout: .seconds(configuration.statementTimeoutSeconds), logger: logger)
         return ForApplication(database: storage, pools: storage.clients) {
             try await migratePostgres(storage, migrate: true, logger: logger)
+            // What the audit log's promise needs of replication, said once at start.
+            if let warning = try? await storage.replicationWarning() { logger.warning("\(warning)") }
         }
     }
 

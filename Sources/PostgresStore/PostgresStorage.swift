@@ -1,4 +1,5 @@
 import DatabaseAccess
+import Foundation
 import Logging
 import PostgresNIO
 // The error type postgres-nio's pool throws as it is (no connection could be made for a while:
@@ -103,6 +104,28 @@ public final class PostgresStorage: DatabaseStore {
         self.follower = follower
         self.running = running
         self.logger = logger
+    }
+
+    /// A warning when the server streams to standbys of which none is synchronous: a failover
+    /// to one may lose acknowledged commits, and the audit log's signed rows with them (photosd
+    /// then refuses to sign). Nil when it has none, or a synchronous one, or it does not say.
+    public func replicationWarning() async throws -> String? {
+        try await read { connection in
+            guard let row = try await connection.queryOne(
+                """
+                SELECT (SELECT count(*) FROM pg_stat_replication) AS standbys,
+                       current_setting('synchronous_standby_names') AS names,
+                       current_setting('synchronous_commit') AS commits
+                """) else { return nil }
+            let standbys = try row.int64("standbys")
+            guard standbys > 0 else { return nil }
+            let names = try row.string("names").trimmingCharacters(in: .whitespaces)
+            if names.isEmpty {
+                return "the PostgreSQL server streams to \(standbys) standby\(standbys == 1 ? "" : "s"), none of them synchronous (synchronous_standby_names is empty): "
+                    + "a failover may lose acknowledged actions and signed audit rows, and photosd then refuses to sign the log (docs/postgres.md, \"Replication and failover\")"
+            }
+            return nil
+        }
     }
 
     /// A host's connection failed: with several hosts, look for the writable one again (at most

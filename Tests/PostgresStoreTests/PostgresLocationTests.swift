@@ -18,6 +18,29 @@ struct PostgresLocationTests {
         #expect(PostgresLocation.isURL("postgresql://x@y/z") && !PostgresLocation.isURL("data/photos.db"))
     }
 
+    @Test("several hosts in libpq's form, with target_session_attrs: each host a location of its own; a bad host list, an unknown value, hosts with a socket refused")
+    func severalHosts() throws {
+        let both = try PostgresLocation(url: "postgres://p:pw@db1:5433,db2,10.0.0.3:6000/shop?target_session_attrs=read-write&sslmode=require", environment: [:])
+        #expect(both.host == "db1" && both.port == 5433 && both.password == "pw" && both.database == "shop")
+        #expect(both.otherHosts.map(\.description) == ["db2:5432", "10.0.0.3:6000"])
+        #expect(both.targetSessionAttrs == .readWrite && both.wantsWritable)
+        #expect(both.endpoints.map { "\($0.host ?? ""):\($0.port)" } == ["db1:5433", "db2:5432", "10.0.0.3:6000"])
+        #expect(both.endpoints.allSatisfy { $0.password == "pw" && $0.sslMode == .require && $0.otherHosts.isEmpty })
+        #expect(both.description == "postgres://p@db1:5433,db2:5432,10.0.0.3:6000/shop?sslmode=require&target_session_attrs=read-write")
+        #expect(!both.description.contains("pw"))
+        let one = try PostgresLocation(url: "postgres://p@db/shop", environment: [:])
+        #expect(one.endpoints == [one] && !one.wantsWritable)
+        for (url, words) in [
+            ("postgres://p@db1,/shop", "host[:port]"),
+            ("postgres://p@db1,db2:99999/shop", "host[:port]"),
+            ("postgres://p@db1,db2/shop?target_session_attrs=standby", "target_session_attrs"),
+            ("postgres://p@db1,db2/shop?host=/run/postgresql", "several hosts"),
+        ] {
+            let error = #expect(throws: PostgresLocationError.self) { try PostgresLocation(url: url, environment: [:]) }
+            #expect(error?.description.contains(words) == true, "\(url): \(String(describing: error))")
+        }
+    }
+
     @Test("sslmode and sslrootcert: the URL's parameters, else the settings, else PGSSLMODE/PGSSLROOTCERT, else disable; an unknown mode, TLS over a socket refused")
     func sslModes() throws {
         let env = ["PGSSLMODE": "require", "PGSSLROOTCERT": "/env/ca.crt"]

@@ -127,7 +127,10 @@ func buildApplication(
             IdempotencyPruning(services: services, logger: logger, ready: ready),
             SessionSweeping(services: services, logger: logger, progress: sweep, ready: ready),
             // Last, so it stops first: its final checkpoint is written before the database closes.
-            AuditCheckpointing(services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger, signing: signing),
+            AuditCheckpointing(
+                services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger, signing: signing,
+                // Half the stop's budget: the server's requests and the store's close have the rest.
+                finalRoundBudget: .milliseconds(configuration.shutdownTimeoutSeconds * 500)),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port

@@ -16,11 +16,21 @@ struct AuditCheckpointing: Service {
     let logger: Logger
     /// Whether signing is refused (`/readyz`'s `log` check).
     let signing: LogSigningStatus
+    /// How long the last round, at shutdown, may take (`server.shutdownTimeoutSeconds` bounds the
+    /// whole stop): against a database that does not answer it is given up, logged, rather than
+    /// wait a connect timeout per step.
+    var finalRoundBudget: Duration = .seconds(10)
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            if Task.isShuttingDownGracefully || Task.isCancelled { break }
             await checkpoint()
+        }
+        // The last round, bounded: the database may be the reason for the stop.
+        let round = self
+        if case .failure = await Readiness.within(finalRoundBudget, { await round.checkpoint() }) {
+            logger.warning("the final audit checkpoint did not finish within \(finalRoundBudget) of the stop (the database did not answer); the next start writes it")
         }
     }
 
