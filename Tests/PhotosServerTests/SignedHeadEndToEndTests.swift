@@ -89,6 +89,37 @@ struct SignedHeadEndToEndTests {
         #expect(checkAfter.0 == 0 && checkAfter.1.contains("log origin: shop.example/photos-2"), "\(checkAfter.1)")
     }
 
+    @Test("one origin per log: photosd configured with another origin than the signed one does not start, naming the setting; without the setting it and photos-admin use the stored one")
+    func originStored() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try await Daemon(
+            ["--seed-demo", "--db", "photos.db"], in: directory.path,
+            environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1", "PHOTOSD_AUDIT_LOG_ORIGIN": "shop.example/log"])
+        #expect(try await daemon.request("POST", "/v1/sessions").0 == 201)
+        #expect(try await Self.eventually { FileManager.default.fileExists(atPath: directory.file("audit-signing.key.signed")) })
+        #expect(daemon.stop() == 0)
+
+        let refused = try await runTool(
+            Daemon.binDirectory + "/photosd", ["--db", "photos.db", "--port", "0", "--no-console", "--no-metrics"], in: directory.path,
+            environment: ["PHOTOSD_AUDIT_LOG_ORIGIN": "other.example/log"])
+        #expect(refused.0 != 0 && refused.1.contains("audit.logOrigin") && refused.1.contains("shop.example/log"), "\(refused.1)")
+        let admin = try await runTool(
+            Self.admin, ["audit", "checkpoint", "--db", "photos.db"], in: directory.path, environment: ["PHOTOSD_AUDIT_LOG_ORIGIN": "other.example/log"])
+        #expect(admin.0 != 0 && admin.1.contains("audit.logOrigin"), "\(admin.1)")
+
+        let note = try await runTool(Self.admin, ["audit", "key", "--note", "--db", "photos.db"], in: directory.path)
+        #expect(note.0 == 0 && note.1.hasPrefix("shop.example/log+"), "\(note.1)")
+        let unset = try await Daemon(["--db", "photos.db"], in: directory.path, environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
+        defer { _ = unset.stop() }
+        #expect(try await unset.request("POST", "/v1/sessions").0 == 201)
+        #expect(try await Self.eventually {
+            let (status, text) = try await Self.get(unset.baseURL + "/v1/log/checkpoint")
+            return status == 200 && text.hasPrefix("shop.example/log\n") && !text.contains("\n1\n")
+        })
+        #expect(try await unset.request("GET", "/readyz").0 == 200)
+    }
+
     @Test("audit witness holding the old key follows a rotation through /v1/log/rotations and keeps the new key; a note under an unrelated key still fails")
     func witnessFollowsRotation() async throws {
         let directory = try TemporaryDirectory()
