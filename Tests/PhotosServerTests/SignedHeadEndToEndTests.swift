@@ -120,23 +120,28 @@ struct SignedHeadEndToEndTests {
         #expect(try await unset.request("GET", "/readyz").0 == 200)
     }
 
-    @Test("audit witness holding the old key follows a rotation through /v1/log/rotations and keeps the new key; a note under an unrelated key still fails")
-    func witnessFollowsRotation() async throws {
+    @Test("audit witness holding the old key follows a rotation through /v1/log/rotations and keeps the new key; a note under an unrelated key still fails", arguments: TestStore.all)
+    func witnessFollowsRotation(store: TestStore) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let daemon = try await Daemon(["--seed-demo", "--db", "photos.db"], in: directory.path, environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
+        let postgres = store == .postgres ? try await PostgresTestDatabase.create() : nil
+        defer { if let postgres { Task { await postgres.drop() } } }
+        let db = postgres?.url() ?? "photos.db"
+        // The key beside a SQLite file; under data/ of the working directory for a URL.
+        let signedHead = directory.file(postgres == nil ? "audit-signing.key.signed" : "data/audit-signing.key.signed")
+        let daemon = try await Daemon(["--seed-demo", "--db", db], in: directory.path, environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1"])
         defer { _ = daemon.stop() }
         #expect(try await daemon.request("POST", "/v1/sessions").0 == 201)
-        #expect(try await Self.eventually { FileManager.default.fileExists(atPath: directory.file("audit-signing.key.signed")) })
-        let oldKey = try await runTool(Self.admin, ["audit", "key", "--note", "--db", "photos.db"], in: directory.path).1.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try await Self.eventually { FileManager.default.fileExists(atPath: signedHead) })
+        let oldKey = try await runTool(Self.admin, ["audit", "key", "--note", "--db", db], in: directory.path).1.trimmingCharacters(in: .whitespacesAndNewlines)
         let witness = ["audit", "witness", "--state", "kept.note", "--url", daemon.baseURL, "--key", oldKey]
         let first = try await runTool(Self.admin, witness, in: directory.path)
         #expect(first.0 == 0, "\(first.1)")
         #expect(try await Self.get(daemon.baseURL + "/v1/log/rotations") == (200, ""))
 
-        let rotate = try await runTool(Self.admin, ["audit", "key", "--rotate", "--db", "photos.db"], in: directory.path)
+        let rotate = try await runTool(Self.admin, ["audit", "key", "--rotate", "--db", db], in: directory.path)
         #expect(rotate.0 == 0, "\(rotate.1)")
-        let newKey = try await runTool(Self.admin, ["audit", "key", "--note", "--db", "photos.db"], in: directory.path).1.trimmingCharacters(in: .whitespacesAndNewlines)
+        let newKey = try await runTool(Self.admin, ["audit", "key", "--note", "--db", db], in: directory.path).1.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(newKey != oldKey)
         let rotations = try await Self.get(daemon.baseURL + "/v1/log/rotations").1
         #expect(rotations.contains("\nkey \(newKey)\n"), "\(rotations)")
