@@ -23,7 +23,8 @@ public struct SignedNote: Sendable, Equatable {
         public var keyName: String
         /// The key's id.
         public var keyID: UInt32
-        /// The Ed25519 signature (64 bytes).
+        /// The signature's bytes after the key id: 64 for an Ed25519 note signature; another
+        /// length for another algorithm (a C2SP cosignature: 8 bytes of time and 64 of signature).
         public var signature: [UInt8]
     }
 
@@ -65,7 +66,7 @@ public struct SignedNote: Sendable, Equatable {
 
         /// Whether `signature` is this key's over `text`.
         func verifies(_ signature: [UInt8], of text: String) -> Bool {
-            guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
+            guard signature.count == 64, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
             return key.isValidSignature(signature, for: Array(text.utf8))
         }
     }
@@ -97,17 +98,29 @@ public struct SignedNote: Sendable, Equatable {
         public let description: String
     }
 
-    /// Reads an encoded note. Throws for a note that is not one (no blank line before the
-    /// signatures, a malformed signature line, text not ending in a newline).
+    /// The most signature lines a note may carry (C2SP signed-note; Go's `sumdb/note` too).
+    public static let maxSignatures = 100
+
+    /// Reads an encoded note as C2SP `signed-note` says: UTF-8 text without control characters
+    /// but the newline, ending in a newline; a blank line; then 1 to 100 signature lines `— <key
+    /// name> <base64(4-byte key id ‖ signature)>`. Signatures of any key and any algorithm are kept
+    /// (a witness's 72-byte cosignature among them): only the ones a verifier knows are checked.
+    /// Throws for a note that is not one (no blank line before the signatures, a malformed
+    /// signature line, text not ending in a newline, a control character, too many signatures).
     public init(parsing encoded: String) throws {
+        if let bad = encoded.unicodeScalars.first(where: { $0 != "\n" && $0.properties.generalCategory == .control }) {
+            throw Problem(description: "a control character (U+\(String(format: "%04X", bad.value))) in the note")
+        }
         guard let split = encoded.range(of: "\n\n", options: .backwards) else { throw Problem(description: "no blank line before the signatures") }
         let text = String(encoded[..<split.lowerBound]) + "\n"
         let lines = encoded[split.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.last == "" else { throw Problem(description: "the signatures do not end with a newline") }
+        guard lines.count - 1 <= Self.maxSignatures else { throw Problem(description: "more than \(Self.maxSignatures) signatures") }
         var signatures: [Signature] = []
         for line in lines.dropLast() {
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0] == "\u{2014}", let bytes = Data(base64Encoded: String(fields[2])), bytes.count == 68 else {
+            guard fields.count == 3, fields[0] == "\u{2014}", Self.isKeyName(String(fields[1])),
+                  let bytes = Data(base64Encoded: String(fields[2])), bytes.count > 4 else {
                 throw Problem(description: "a malformed signature line")
             }
             let id = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
