@@ -43,6 +43,8 @@ extension PhotosAdmin.Audit {
                         throw PhotosError.notFound(archive == nil
                             ? "session \(session) has no audit rows in this database (archived? give --archive FILE)"
                             : "session \(session) has no rows in \(archive ?? "")")
+                    case .notIntact(let damage):
+                        throw PhotosError(.conflict, "\(damage)")
                     case .pending where attempt == 1:
                         try await audit.checkpoint(always: true)
                     case .pending:

@@ -260,6 +260,29 @@ struct LogForkTests {
         try await Self.expectConsistent(world)
     }
 
+    @Test("a trail whose newest rows were deleted (by someone who can write the database) gets no receipt, not a shorter one that checks", arguments: TestStore.all)
+    func shortenedTrail(store: TestStore) async throws {
+        let world = try await World(store)
+        defer { Task { await world.close() } }
+        let id = try await world.sessions.createSession().session.id
+        for _ in 0..<3 {
+            _ = try await world.sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: id)
+            _ = try await world.sessions.apply(ClientAction(.back), to: id)
+        }
+        try #require(try await world.audit.checkpoint() != nil)
+        guard case .receipt(let whole) = try await world.audit.receipt(sessionID: id) else {
+            Issue.record("no receipt for the whole trail")
+            return
+        }
+        #expect(try whole.check(key: try AuditSigningKey.load(path: world.keyPath).noteVerifierKey(origin: try await world.audit.origin())).rows == whole.rows.count)
+        try await world.behindTriggers("DELETE FROM audit_events WHERE session_id = '\(id)' AND seq > 4")
+        guard case .notIntact(let damage) = try await world.audit.receipt(sessionID: id) else {
+            Issue.record("a receipt was served for a trail cut short")
+            return
+        }
+        #expect(damage.newestSeq == 4 && damage.recordedSeq == whole.rows.count, "\(damage)")
+    }
+
     @Test("one origin per log: stored at the first checkpoint; a process without the setting uses it, one configured with another is refused naming the setting", arguments: TestStore.all)
     func origin(store: TestStore) async throws {
         let world = try await World(store, origin: "shop.example/log")

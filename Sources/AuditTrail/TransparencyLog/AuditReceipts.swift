@@ -12,6 +12,23 @@ public enum AuditReceipts {
         case pending
         /// No rows for the session (never existed, or archived: `audit prove --archive`).
         case notFound
+        /// The trail's newest row is not the head the session recorded (rows deleted from its
+        /// end): no receipt, never a shorter one that would check.
+        case notIntact(TrailNotIntact)
+    }
+
+    /// A trail that ends before the head its session recorded.
+    public struct TrailNotIntact: Sendable, Equatable, CustomStringConvertible {
+        public var sessionID: String
+        /// The newest row's seq in the trail (0: none).
+        public var newestSeq: Int
+        /// The seq the session's row says its trail ends at.
+        public var recordedSeq: Int
+
+        public var description: String {
+            "the audit trail of session \(sessionID) ends at seq \(newestSeq), but the session recorded its head at seq \(recordedSeq) "
+                + "(rows were removed or altered): no receipt is served; photos-admin audit verify names the damage"
+        }
     }
 
     /// The newest checkpoint that signed the log (size and note), in the caller's snapshot.
@@ -48,6 +65,15 @@ public enum AuditReceipts {
                 screen: try row.optionalString("screen"), detail: try row.string("detail"), hash: try row.string("hash"), logIndex: try row.optionalInt64("log_index"),
                 userId: try row.optionalInt64("user_id"), recordedUsername: try row.optionalString("recorded_username"),
                 redacted: try row.int("redacted") == 1 ? true : nil)
+        }
+        // Served only for a trail that ends where its session says (in this snapshot): whoever
+        // deletes a trail's newest rows must not get a shorter receipt that checks.
+        if let head = try await connection.queryOne("SELECT trail_seq, trail_hash FROM sessions WHERE id = ?", sessionID) {
+            let recordedSeq = try head.int("trail_seq")
+            let recordedHash = try head.string("trail_hash")
+            if recordedSeq > 0, rows.last?.seq != recordedSeq || rows.last?.hash != recordedHash {
+                return .notIntact(TrailNotIntact(sessionID: sessionID, newestSeq: rows.last?.seq ?? 0, recordedSeq: recordedSeq))
+            }
         }
         return try await outcome(sessionID: sessionID, rows: rows, log: connection)
     }

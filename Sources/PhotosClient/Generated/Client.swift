@@ -1807,7 +1807,7 @@ public struct Client: APIProtocol {
     }
     /// The session's receipt, checkable offline
     ///
-    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet.
+    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check.
     ///
     ///
     /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
@@ -1954,6 +1954,28 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .requestTimeout(.init(body: body))
+                case 409:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .conflict(.init(body: body))
                 case 500:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Internal.Body

@@ -2341,7 +2341,7 @@ public enum Operations {
     }
     /// The session's receipt, checkable offline
     ///
-    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet.
+    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check.
     ///
     ///
     /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
@@ -2600,6 +2600,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "requestTimeout",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{id}/receipt/get(sessionReceipt)/responses/409`.
+            ///
+            /// HTTP response code: `409 conflict`.
+            case conflict(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.conflict`.
+            ///
+            /// - Throws: An error if `self` is not `.conflict`.
+            /// - SeeAlso: `.conflict`.
+            public var conflict: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .conflict(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "conflict",
                             response: self
                         )
                     }

@@ -86,7 +86,7 @@ public protocol APIProtocol: Sendable {
     func sessionEvents(_ input: Operations.sessionEvents.Input) async throws -> Operations.sessionEvents.Output
     /// The session's receipt, checkable offline
     ///
-    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet.
+    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check.
     ///
     ///
     /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
@@ -264,7 +264,7 @@ extension APIProtocol {
     }
     /// The session's receipt, checkable offline
     ///
-    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet.
+    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check.
     ///
     ///
     /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.

@@ -2,6 +2,7 @@ import AuditTrail
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import Navigation
 import PhotosCore
 import PhotosListener
@@ -84,6 +85,9 @@ extension PhotosAPI {
                 return try APIResponse.json(ReceiptPending(retryAfter: wait), status: .accepted, headers: [.retryAfter: String(wait)])
             case .notFound:
                 throw PhotosError.notFound("session \(id) has no audit rows in this database (an archived session's receipt: photos-admin audit prove --archive)")
+            case .notIntact(let damage):
+                context.logger.error("refusing a receipt: \(damage)")
+                throw PhotosError(.conflict, "this session's audit trail does not end where the session recorded it: no receipt is served (the operator is told)")
             }
         }
 
