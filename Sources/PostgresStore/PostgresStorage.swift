@@ -227,8 +227,10 @@ public final class PostgresStorage: DatabaseStore {
         // connection (never below a quarter second, so a healthy pool is still claimed).
         let spent = RequestDeadline.startedAt.map { ContinuousClock.now - $0 } ?? .zero
         let wait = max(timeout - spent, .milliseconds(250))
-        return try await LeaseDeadline.run(timeout: timeout, connectionWait: wait, watch: deadlines, timedOut: {
-            PostgresStoreError.noAnswer("no connection within \(timeout.milliseconds / 1_000) s (is the server running?)", doing: "connecting to \(location)")
+        return try await LeaseDeadline.run(timeout: timeout, connectionWait: wait, watch: deadlines, timedOut: { [self] in
+            // No connection in time: the host may be gone (a failover) as well as slow.
+            suspectHost()
+            return PostgresStoreError.noAnswer("no connection within \(timeout.milliseconds / 1_000) s (is the server running?)", doing: "connecting to \(location)")
         }, body)
     }
 

@@ -141,7 +141,7 @@ struct FailoverTests {
         _ = try await Self.server(["kill", primaryDir])
         _ = try await Self.server(["promote", standbyDir])
         // photosd follows: acknowledged work goes on on the promoted standby.
-        let followed = try await Self.waitUntil(20) {
+        let followed = try await Self.waitUntil(60) {
             acknowledged.versions.withLock { $0.count } > before + 10 && daemon.log.contains("following the writable PostgreSQL host")
         }
         try await Task.sleep(for: .seconds(3))
@@ -191,20 +191,20 @@ struct FailoverTests {
         _ = try await Self.server(["pause", standbyDir])
         let cut = try String(contentsOfFile: signedPath, encoding: .utf8)
         for _ in 0..<8 { #expect(try await daemon.request("POST", "/v1/sessions").0 == 201) }
-        #expect(try await Self.waitUntil(10) { (try? String(contentsOfFile: signedPath, encoding: .utf8)) != cut })
-        let signed = try String(contentsOfFile: signedPath, encoding: .utf8)
-        let notes = Notes()
-        if let note = try? await URLSession.shared.data(from: URL(string: daemon.baseURL + "/v1/log/checkpoint")!).0 { notes.add(String(decoding: note, as: UTF8.self)) }
+        #expect(try await Self.waitUntil(30) { (try? String(contentsOfFile: signedPath, encoding: .utf8)) != cut })
 
-        // The primary lost; the standby, behind, promoted.
+        // The primary lost; the standby, behind, promoted. What the key signed is read once the
+        // primary is gone (a checkpoint committed just before writes its head just after).
         _ = try await Self.server(["kill", primaryDir])
+        try await Task.sleep(for: .seconds(1))
+        let signed = try String(contentsOfFile: signedPath, encoding: .utf8)
         _ = try await Self.server(["resume", standbyDir])
         _ = try await Self.server(["promote", standbyDir])
-        #expect(try await Self.waitUntil(20) {
+        #expect(try await Self.waitUntil(60) {
             (try? await daemon.request("POST", "/v1/sessions").0) == 201 && daemon.log.contains("following the writable PostgreSQL host")
         }, "photosd follows the promoted standby: \(daemon.log.suffix(2_000))")
         // It refuses to sign the shorter, different history, and says so.
-        #expect(try await Self.waitUntil(20) {
+        #expect(try await Self.waitUntil(30) {
             let (status, body) = try await daemon.request("GET", "/readyz")
             return status == 503 && body["check"] as? String == "log"
         })
