@@ -136,22 +136,27 @@ struct FailoverTests {
         let stop = Flag()
         async let loading: Void = Self.load(daemon, clients: 4, acknowledged: acknowledged, stop: stop)
         async let watching: Void = Self.watchNotes(daemon, into: notes, stop: stop)
-        try await Task.sleep(for: .seconds(3))
+        // Load before the loss: at least 20 sessions acknowledged (a loaded machine takes longer).
+        // and a checkpoint signed over them, so that the failover falls between signed trees.
+        _ = try await Self.waitUntil(60) { acknowledged.versions.withLock { $0.count } >= 20 && notes.seen.withLock { $0.count } >= 2 }
         let before = acknowledged.versions.withLock { $0.count }
+        let notesBefore = notes.seen.withLock { $0.count }
         _ = try await Self.server(["kill", primaryDir])
         _ = try await Self.server(["promote", standbyDir])
         // photosd follows: acknowledged work goes on on the promoted standby.
         let followed = try await Self.waitUntil(60) {
             acknowledged.versions.withLock { $0.count } > before + 10 && daemon.log.contains("following the writable PostgreSQL host")
         }
-        try await Task.sleep(for: .seconds(3))
+        // and checkpoints go on over the promoted standby's tree.
+        let signedAfter = try await Self.waitUntil(60) { notes.seen.withLock { $0.count } >= notesBefore + 2 }
         stop.set()
         _ = await (loading, watching)
         #expect(followed, "\(daemon.log.suffix(2_000))")
+        #expect(signedAfter, "no checkpoint after the failover: \(daemon.log.split(separator: "\n").filter { $0.contains("audit") }.suffix(10))")
 
         // Nothing acknowledged is lost: every session is at least at the version it was acknowledged at.
         let versions = acknowledged.versions.withLock { $0 }
-        #expect(versions.count > 20)
+        #expect(versions.count > before && before >= 20, "\(before) sessions before the failover, \(versions.count) in all")
         var lost: [String] = []
         for (id, version) in versions {
             let (status, body) = try await daemon.request("GET", "/v1/sessions/\(id)")
@@ -164,7 +169,7 @@ struct FailoverTests {
 
         // Every note served, before and after, extends the earlier ones (proofs from the new primary).
         let seen = notes.seen.withLock { $0 }
-        #expect(seen.count >= 3, "\(seen.count) notes")
+        #expect(notesBefore >= 2 && seen.count >= notesBefore + 2, "\(notesBefore) notes before the failover, \(seen.count) in all")
         try await Self.expectConsistent(seen, daemon: daemon)
         print("failover (synchronous): \(seen.count) checkpoints served, sizes \(seen.compactMap { try? LogCheckpoint(parsing: SignedNote(parsing: $0).text).size }), each consistent with every earlier one")
     }

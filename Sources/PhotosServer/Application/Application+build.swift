@@ -124,13 +124,15 @@ func buildApplication(
         services: pool + [
             DatabaseService(database: database, logger: logger),
         ] + console + metricsListener + [
-            IdempotencyPruning(services: services, logger: logger, ready: ready),
-            SessionSweeping(services: services, logger: logger, progress: sweep, ready: ready),
-            // Last, so it stops first: its final checkpoint is written before the database closes.
+            // Before the background writers, so that it stops after them (services stop in reverse
+            // order) and before the database closes: its final checkpoint covers every row this
+            // process wrote, the sweep's expiries included.
             AuditCheckpointing(
                 services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger, signing: signing,
                 // Half the stop's budget: the server's requests and the store's close have the rest.
                 finalRoundBudget: .milliseconds(configuration.shutdownTimeoutSeconds * 500)),
+            IdempotencyPruning(services: services, logger: logger, ready: ready),
+            SessionSweeping(services: services, logger: logger, progress: sweep, ready: ready),
         ],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
