@@ -93,18 +93,14 @@ extension PhotosAdmin.Audit {
                 return verifier
             }
             guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): no such file") }
-            let receipt: AuditReceipt
             do {
-                receipt = try JSONDecoder().decode(AuditReceipt.self, from: data)
-            } catch {
-                throw ValidationError("\(file) is not a receipt (audit prove writes one): \(error)")
-            }
-            do {
+                // One reading only: a key twice or a field no check covers is refused (exit 3).
+                let receipt = try AuditReceipt.decodeStrictly(data)
                 let checked = try receipt.check(keys: verifiers)
                 let signer = (try? SignedNote(parsing: receipt.checkpoint)).flatMap { note in verifiers.first(where: note.isSigned(by:)) } ?? verifiers[0]
                 print("receipt verified: session \(receipt.sessionId), \(Output.count(checked.rows, "row")) chained to leaf \(receipt.inclusion.logIndex) of the log \(checked.origin) at size \(checked.treeSize), signed by \(signer.name)+\(String(format: "%08x", signer.keyID))")
-                if checked.redacted > 0 {
-                    print("\(Output.count(checked.redacted, "row")) redacted by an erasure: their place and hash are proven, not their content")
+                if !checked.redactedSeqs.isEmpty {
+                    print("\(Output.count(checked.redacted, "row")) redacted by an erasure (seq \(checked.redactedSeqs.map(String.init).joined(separator: ", "))): their place and hash are proven, not their content")
                 }
             } catch let problem as AuditReceipt.Problem {
                 Output.note("receipt check FAILED at \(problem)")

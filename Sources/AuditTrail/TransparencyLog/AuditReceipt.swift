@@ -90,7 +90,9 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         /// Rows whose content and place were checked.
         public var rows: Int
         /// Of them, rows whose content could not be (redacted by an erasure): place only.
-        public var redacted: Int
+        public var redacted: Int { redactedSeqs.count }
+        /// Their seqs, each named to whoever reads the check.
+        public var redactedSeqs: [Int]
         /// The checkpoint's origin and tree size.
         public var origin: String
         public var treeSize: Int64
@@ -98,7 +100,8 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
 
     /// Why a receipt does not check out, named by the step that failed.
     public struct Problem: Error, Equatable, CustomStringConvertible {
-        /// `rows`, `chain`, `leaf`, `inclusion`, `checkpoint` or `signature`.
+        /// `format` (read before any check: `decodeStrictly`), `rows`, `chain`, `leaf`, `inclusion`,
+        /// `checkpoint` or `signature`.
         public var step: String
         public var reason: String
         public var description: String { "\(step): \(reason)" }
@@ -116,13 +119,13 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         func fail(_ step: String, _ reason: String) -> Problem { Problem(step: step, reason: reason) }
         guard let last = rows.last else { throw fail("rows", "the receipt has no rows") }
         var previous = AuditLog.genesisHash
-        var redacted = 0
+        var redacted: [Int] = []
         for (offset, row) in rows.enumerated() {
             guard row.sessionId == sessionId else { throw fail("rows", "row \(offset + 1) belongs to session \(row.sessionId), not \(sessionId)") }
             guard row.seq == offset + 1 else { throw fail("chain", "row \(offset + 1) has seq \(row.seq): the rows are not the session's from seq 1 without gaps") }
             if row.redacted == true {
                 // Its content no longer gives its hash; the next row's hash covers this one's.
-                redacted += 1
+                redacted.append(row.seq)
             } else {
                 let computed = row.record.hash(previous: previous)
                 guard computed == row.hash else {
@@ -161,6 +164,6 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         guard named.contains(where: note.isSigned(by:)) else {
             throw fail("signature", "the checkpoint is not signed by the key \(named.map(\.description).joined(separator: " or "))")
         }
-        return Checked(rows: rows.count, redacted: redacted, origin: tree.origin, treeSize: tree.size)
+        return Checked(rows: rows.count, redactedSeqs: redacted, origin: tree.origin, treeSize: tree.size)
     }
 }

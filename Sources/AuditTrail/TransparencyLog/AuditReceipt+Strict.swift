@@ -1,0 +1,39 @@
+import Foundation
+import PhotosModel
+
+extension AuditReceipt {
+    /// The fields a receipt, its rows and its inclusion proof may have: anything else is refused,
+    /// so that no reader is shown a field no check covered.
+    static let receiptFields: Set<String> = ["sessionId", "rows", "inclusion", "checkpoint"]
+    static let rowFields: Set<String> = [
+        "sessionId", "seq", "at", "actor", "username", "coordinator", "step", "screen", "detail", "hash", "logIndex", "userId",
+        "recordedUsername", "redacted",
+    ]
+    static let inclusionFields: Set<String> = ["logIndex", "treeSize", "hashes"]
+
+    /// Reads a receipt as `check-receipt` must: strict JSON (no key twice in any object: parsers
+    /// disagree on which of two they keep), no field beyond the receipt's own, then decoded.
+    /// Throws a `Problem` at step `format`.
+    public static func decodeStrictly(_ data: Data) throws -> AuditReceipt {
+        func fail(_ reason: String) -> Problem { Problem(step: "format", reason: reason) }
+        do {
+            try StrictJSON.check(data)
+        } catch let problem as StrictJSON.Problem {
+            throw fail("not one reading of JSON: \(problem)")
+        }
+        guard let top = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { throw fail("not a JSON object") }
+        if let extra = Set(top.keys).subtracting(receiptFields).sorted().first { throw fail("an unknown field \"\(extra)\" in the receipt") }
+        if let inclusion = top["inclusion"] as? [String: Any], let extra = Set(inclusion.keys).subtracting(inclusionFields).sorted().first {
+            throw fail("an unknown field \"\(extra)\" in inclusion")
+        }
+        for (offset, row) in (top["rows"] as? [Any] ?? []).enumerated() {
+            guard let row = row as? [String: Any] else { throw fail("row \(offset + 1) is not an object") }
+            if let extra = Set(row.keys).subtracting(rowFields).sorted().first { throw fail("an unknown field \"\(extra)\" in row \(offset + 1)") }
+        }
+        do {
+            return try JSONDecoder().decode(AuditReceipt.self, from: data)
+        } catch {
+            throw fail("not a receipt: \(error)")
+        }
+    }
+}
