@@ -151,8 +151,14 @@ public enum AuditCheckpoints {
     ///
     /// The rows it covers become the log's leaves first (`AuditLogTree.integrate`, whatever an
     /// earlier call left), and the checkpoint signs the tree: its size and root in the statement,
-    /// and a C2SP signed note under `origin` (nil: the database's own), signed by `key` and, on a
-    /// rotation, by the next key as well.
+    /// and a C2SP signed note under `origin` (nil: the one the log's checkpoints are signed
+    /// under; another than that is refused), signed by `key` and, on a rotation, by the next key
+    /// as well, whose verifier key the note carries as `key <verifier key>`.
+    ///
+    /// Nothing is signed over a tree that does not extend the newest head the key signed — the
+    /// previous checkpoint's and `signed.outside` (the file beside the key): that throws
+    /// `LogFork`. Only a new log (`signed.newLog`) is not held to them; its note carries the old
+    /// log's last head as `previous <origin> <size> <base64 root>`.
     public static func write(
         _ changes: Changes, signedWith key: AuditSigningKey, at: String, rotatingTo next: AuditSigningKey? = nil, origin: String? = nil,
         guardedBy signed: SigningGuard = SigningGuard(), on connection: any DatabaseConnection

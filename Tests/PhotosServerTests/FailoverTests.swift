@@ -26,6 +26,54 @@ struct FailoverTests {
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// A primary, its standby and photosd on the two-host URL, in a directory of their own;
+    /// `close` stops all three and removes it (the servers first: none is left running).
+    final class Cluster: Sendable {
+        let directory: TemporaryDirectory
+        let primaryDir: String
+        let standbyDir: String
+        let daemon: Daemon
+
+        private init(directory: TemporaryDirectory, daemon: Daemon) {
+            self.directory = directory
+            self.primaryDir = directory.file("primary")
+            self.standbyDir = directory.file("standby")
+            self.daemon = daemon
+        }
+
+        static func start(synchronous: Bool) async throws -> Cluster {
+            let directory = try TemporaryDirectory()
+            let primaryDir = directory.file("primary"), standbyDir = directory.file("standby")
+            do {
+                let primaryURL = try await FailoverTests.server(["start", primaryDir])
+                let standbyPort = try await FailoverTests.server(["standby", primaryDir, standbyDir, synchronous ? "--sync" : "--async"])
+                let primaryHost = primaryURL.split(separator: "@").last?.split(separator: "/").first.map(String.init) ?? ""
+                let url = "postgres://postgres@\(primaryHost),127.0.0.1:\(standbyPort)/postgres?target_session_attrs=read-write"
+                let daemon = try await Daemon(
+                    ["--seed-demo", "--db", url], in: directory.path,
+                    environment: [
+                        "PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1", "PHOTOSD_DATABASE_DURABILITY": "full",
+                        "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "100000",
+                    ])
+                return Cluster(directory: directory, daemon: daemon)
+            } catch {
+                stopServers(primaryDir, standbyDir)
+                directory.remove()
+                throw error
+            }
+        }
+
+        static func stopServers(_ directories: String...) {
+            for directory in directories { _ = try? runProcessBlocking(FailoverTests.script, ["stop", directory], in: Daemon.packageRoot) }
+        }
+
+        func close() {
+            _ = daemon.stop()
+            Self.stopServers(standbyDir, primaryDir)
+            directory.remove()
+        }
+    }
+
     struct FailoverError: Error, CustomStringConvertible {
         let message: String
         var description: String { message }
@@ -117,18 +165,9 @@ struct FailoverTests {
 
     @Test("synchronous replication: the primary killed under load, the standby promoted — photosd follows it through the two-host URL, 0 acknowledged actions lost, every checkpoint extends the earlier ones")
     func synchronous() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let primaryDir = directory.file("primary"), standbyDir = directory.file("standby")
-        let primaryURL = try await Self.server(["start", primaryDir])
-        defer { Task { _ = try? await Self.server(["stop", primaryDir]); _ = try? await Self.server(["stop", standbyDir]) } }
-        let standbyPort = try await Self.server(["standby", primaryDir, standbyDir, "--sync"])
-        let primaryHost = try #require(primaryURL.split(separator: "@").last?.split(separator: "/").first)
-        let url = "postgres://postgres@\(primaryHost),127.0.0.1:\(standbyPort)/postgres?target_session_attrs=read-write"
-        let daemon = try await Daemon(
-            ["--seed-demo", "--db", url], in: directory.path,
-            environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1", "PHOTOSD_DATABASE_DURABILITY": "full", "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "100000"])
-        defer { _ = daemon.stop() }
+        let cluster = try await Cluster.start(synchronous: true)
+        defer { cluster.close() }
+        let daemon = cluster.daemon, primaryDir = cluster.primaryDir, standbyDir = cluster.standbyDir
         #expect(daemon.log.contains("none of them synchronous") == false, "no warning with a synchronous standby")
 
         let acknowledged = Acknowledged()
@@ -176,18 +215,9 @@ struct FailoverTests {
 
     @Test("asynchronous replication, the link cut: the promoted standby lacks signed rows; photosd follows it, warns at start and signs nothing that contradicts what it signed")
     func asynchronous() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let primaryDir = directory.file("primary"), standbyDir = directory.file("standby")
-        let primaryURL = try await Self.server(["start", primaryDir])
-        defer { Task { _ = try? await Self.server(["stop", primaryDir]); _ = try? await Self.server(["stop", standbyDir]) } }
-        let standbyPort = try await Self.server(["standby", primaryDir, standbyDir, "--async"])
-        let primaryHost = try #require(primaryURL.split(separator: "@").last?.split(separator: "/").first)
-        let url = "postgres://postgres@\(primaryHost),127.0.0.1:\(standbyPort)/postgres?target_session_attrs=read-write"
-        let daemon = try await Daemon(
-            ["--seed-demo", "--db", url], in: directory.path,
-            environment: ["PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "1", "PHOTOSD_DATABASE_DURABILITY": "full", "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "100000"])
-        defer { _ = daemon.stop() }
+        let cluster = try await Cluster.start(synchronous: false)
+        defer { cluster.close() }
+        let daemon = cluster.daemon, directory = cluster.directory, primaryDir = cluster.primaryDir, standbyDir = cluster.standbyDir
         #expect(try await Self.waitUntil(10) { daemon.log.contains("none of them synchronous") }, "the start warns: \(daemon.log.suffix(1_000))")
         for _ in 0..<3 { #expect(try await daemon.request("POST", "/v1/sessions").0 == 201) }
         let signedPath = try #require(try await Self.waitUntil(10) { Self.signedHeadPath(in: directory.path) != nil } ? Self.signedHeadPath(in: directory.path) : nil)
