@@ -216,9 +216,9 @@ public struct AuditService: Sendable {
         }
     }
 
-    /// The receipt of a live session (`GET /v1/sessions/{id}/receipt`).
-    public func receipt(sessionID: String) async throws -> AuditReceipts.Outcome {
-        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, on: $0) }
+    /// The receipt of a live session (`GET /v1/sessions/{id}/receipt`): rows `range`.
+    public func receipt(sessionID: String, range: AuditReceipts.Range = .newest) async throws -> AuditReceipts.Outcome {
+        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, range: range, on: $0) }
     }
 
     /// The receipt of a session from its rows in an archive file (`AuditReceipts.archivedRows`),

@@ -24,32 +24,42 @@ extension PhotosAdmin.Audit {
         @OptionGroup var global: GlobalOptions
         @Option(help: "The session id.") var session: String
         @Option(help: "An archive file holding the session (audit archive --to).") var archive: String?
+        @Option(help: "The first row's seq (default: the newest receipts.maxRows rows; a receipt from a later seq starts its chain at previousHash).")
+        var fromSeq: Int?
         @Option(help: "Write the receipt to this file (default: standard output).") var out: String?
 
+        func validate() throws {
+            if let fromSeq, fromSeq < 1 { throw ValidationError("--from-seq must be at least 1") }
+        }
+
         func run() async throws {
-            var archived: AuditReceipts.ArchivedRows?
-            if let archive {
-                guard FileManager.default.fileExists(atPath: archive) else { throw ValidationError("\(archive): no such archive file") }
-                archived = try await AuditReceipts.archivedRows(sessionID: session, archive: try AuditArchiveFiles.openForReading(archive))
-            }
-            let rows = archived
+            if let archive, !FileManager.default.fileExists(atPath: archive) { throw ValidationError("\(archive): no such archive file") }
             let receipt = try await global.withServices { context in
                 let audit = context.services.audit
-                for attempt in 1...2 {
-                    let outcome = if let rows { try await audit.receipt(sessionID: session, archived: rows) } else { try await audit.receipt(sessionID: session) }
-                    switch outcome {
-                    case .receipt(let receipt): return receipt
-                    case .notFound:
-                        throw PhotosError.notFound(archive == nil
-                            ? "session \(session) has no audit rows in this database (archived? give --archive FILE)"
-                            : "session \(session) has no rows in \(archive ?? "")")
-                    case .notIntact(let damage):
-                        throw PhotosError(.conflict, "\(damage)")
-                    case .pending where attempt == 1:
-                        try await audit.checkpoint(always: true)
-                    case .pending:
-                        break
+                let range = AuditReceipts.Range(fromSeq: fromSeq, maxRows: context.configuration.receiptsMaxRows)
+                do {
+                    var rows: AuditReceipts.ArchivedRows?
+                    if let archive {
+                        rows = try await AuditReceipts.archivedRows(sessionID: session, range: range, archive: try AuditArchiveFiles.openForReading(archive))
                     }
+                    for attempt in 1...2 {
+                        let outcome = if let rows { try await audit.receipt(sessionID: session, archived: rows) } else { try await audit.receipt(sessionID: session, range: range) }
+                        switch outcome {
+                        case .receipt(let receipt): return receipt
+                        case .notFound:
+                            throw PhotosError.notFound(archive == nil
+                                ? "session \(session) has no audit rows in this database (archived? give --archive FILE)"
+                                : "session \(session) has no rows in \(archive ?? "")")
+                        case .notIntact(let damage):
+                            throw PhotosError(.conflict, "\(damage)")
+                        case .pending where attempt == 1:
+                            try await audit.checkpoint(always: true)
+                        case .pending:
+                            break
+                        }
+                    }
+                } catch let past as AuditReceipts.PastTheEnd {
+                    throw ValidationError("--from-seq: \(past)")
                 }
                 throw PhotosError(.conflict, "session \(session)'s newest row is not a leaf of the log yet (its archive was written before 0.5?)")
             }
@@ -70,10 +80,13 @@ extension PhotosAdmin.Audit {
             commandName: "check-receipt",
             abstract: "Check a receipt offline, with nothing but the file and the log's note key.",
             discussion: """
-                Checks, in order: the rows give their hashes (rows), the hashes chain from seq 1 to the newest \
-                (chain), the newest row's hash is the proven leaf (leaf), the proof leads to the checkpoint's root \
-                (inclusion), the checkpoint is a tlog checkpoint (checkpoint) signed by the key (signature). The \
-                first that fails is named, and the exit status is 3. No database and no network are used.
+                Checks, in order: the file is one reading of JSON with no field beyond a receipt's (format), the \
+                rows give their hashes (rows), the hashes chain from seq 1 — or from previousHash, for a receipt \
+                that starts later — to the newest (chain), the newest row's hash is the proven leaf (leaf), the \
+                proof leads to the checkpoint's root (inclusion), the checkpoint is a tlog checkpoint (checkpoint) \
+                signed by the key (signature). The first that fails is named, and the exit status is 3. Rows an \
+                erasure redacted are named: their place and hash are proven, not their content. No database and \
+                no network are used; docs/receipts.md is the same procedure, byte for byte.
                 Example: photos-admin audit check-receipt receipt.json --key "$(photos-admin audit key --note)"
                 """)
 
@@ -98,7 +111,9 @@ extension PhotosAdmin.Audit {
                 let receipt = try AuditReceipt.decodeStrictly(data)
                 let checked = try receipt.check(keys: verifiers)
                 let signer = (try? SignedNote(parsing: receipt.checkpoint)).flatMap { note in verifiers.first(where: note.isSigned(by:)) } ?? verifiers[0]
-                print("receipt verified: session \(receipt.sessionId), \(Output.count(checked.rows, "row")) chained to leaf \(receipt.inclusion.logIndex) of the log \(checked.origin) at size \(checked.treeSize), signed by \(signer.name)+\(String(format: "%08x", signer.keyID))")
+                let seqs = checked.rows == 1 ? "seq \(checked.firstSeq)" : "seq \(checked.firstSeq)–\(checked.firstSeq + checked.rows - 1)"
+                let start = receipt.previousHash.map { " from previousHash \($0.prefix(16))…" } ?? ""
+                print("receipt verified: session \(receipt.sessionId), \(Output.count(checked.rows, "row")) (\(seqs)) chained\(start) to leaf \(receipt.inclusion.logIndex) of the log \(checked.origin) at size \(checked.treeSize), signed by \(signer.name)+\(String(format: "%08x", signer.keyID))")
                 if !checked.redactedSeqs.isEmpty {
                     print("\(Output.count(checked.redacted, "row")) redacted by an erasure (seq \(checked.redactedSeqs.map(String.init).joined(separator: ", "))): their place and hash are proven, not their content")
                 }

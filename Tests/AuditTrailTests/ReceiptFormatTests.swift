@@ -8,7 +8,7 @@ import Testing
 @Suite("Receipts: one reading only")
 struct ReceiptFormatTests {
     static let genuine = #"""
-        {"checkpoint":"log\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n\u2014 log AAAAAAAA\n","inclusion":{"hashes":[],"logIndex":0,"treeSize":1},"rows":[{"actor":"client","at":"2026-11-29T00:00:00.000Z","coordinator":"app","detail":"{\"photoId\":1}","hash":"00","logIndex":0,"screen":null,"seq":1,"sessionId":"s","step":"session.start","userId":null,"username":null}],"sessionId":"s"}
+        {"checkpoint":"log\n1\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n\n\u2014 log AAAAAAAA\n","inclusion":{"hashes":[],"logIndex":0,"treeSize":1},"rows":[{"actor":"client","at":"2026-11-29T00:00:00.000Z","coordinator":"app","detail":"{\"photoId\":1}","hash":"00","screen":null,"seq":1,"sessionId":"s","step":"session.start","userId":null,"username":null}],"sessionId":"s"}
         """#
 
     static func refused(_ text: String) -> AuditReceipt.Problem? {
@@ -18,7 +18,12 @@ struct ReceiptFormatTests {
     @Test("the genuine shape decodes; a duplicate key anywhere (also spelled with an escape), an unknown field in the receipt, a row or the proof, trailing text: refused at format")
     func strict() throws {
         let receipt = try AuditReceipt.decodeStrictly(Data(Self.genuine.utf8))
-        #expect(receipt.rows.first?.detail == #"{"photoId":1}"#)
+        #expect(receipt.rows.first?.content?.detail == #"{"photoId":1}"#)
+        // A redacted row: seq, hash and redacted, nothing else.
+        let redacted = try AuditReceipt.decodeStrictly(Data(Self.genuine.replacingOccurrences(
+            of: #"{"actor":"client","at":"2026-11-29T00:00:00.000Z","coordinator":"app","detail":"{\"photoId\":1}","hash":"00","screen":null,"seq":1,"sessionId":"s","step":"session.start","userId":null,"username":null}"#,
+            with: #"{"hash":"00","redacted":true,"seq":1}"#).utf8))
+        #expect(redacted.rows.first?.redacted == true && redacted.rows.first?.content == nil)
         let cases: [(String, String)] = [
             (Self.genuine.replacingOccurrences(of: #""detail":"{\"photoId\":1}","#, with: #""detail":"{\"photoId\":1}","detail":"{\"photoId\":2}","#), "\"detail\" twice"),
             (Self.genuine.replacingOccurrences(of: #""step":"session.start","#, with: #""step":"session.start","st\u0065p":"purchase.completed","#), "\"step\" twice"),
@@ -27,6 +32,15 @@ struct ReceiptFormatTests {
             (Self.genuine.replacingOccurrences(of: #""treeSize":1}"#, with: #""treeSize":1,"root":"x"}"#), "unknown field \"root\" in inclusion"),
             (Self.genuine.replacingOccurrences(of: #""sessionId":"s"}"#, with: #""sessionId":"s","verified":true}"#), "unknown field \"verified\" in the receipt"),
             (Self.genuine + "{}", "after the JSON value"),
+            // What no hash covers is not in a row: a leaf index of its own (the proof covers the
+            // newest row's, in inclusion), a display name beside the hashed one, and a redacted
+            // row's fields (its hash no longer proves them).
+            (Self.genuine.replacingOccurrences(of: #""seq":1,"#, with: #""seq":1,"logIndex":7,"#), "unknown field \"logIndex\" in row 1"),
+            (Self.genuine.replacingOccurrences(of: #""seq":1,"#, with: #""seq":1,"recordedUsername":"alice","#), "unknown field \"recordedUsername\" in row 1"),
+            (Self.genuine.replacingOccurrences(of: #""seq":1,"#, with: #""seq":1,"redacted":true,"#), "row 1 is redacted and shows \"actor\""),
+            (Self.genuine.replacingOccurrences(of: #""seq":1,"#, with: #""seq":1,"redacted":false,"#), "row 1 is redacted and shows"),
+            (Self.genuine.replacingOccurrences(of: #","username":null}"#, with: "}"), "row 1 lacks \"username\""),
+            (Self.genuine.replacingOccurrences(of: #""screen":null,"#, with: ""), "row 1 lacks \"screen\""),
             (#"{"a":1,}"#, "a key expected"),
         ]
         for (text, words) in cases {

@@ -67,7 +67,7 @@ struct ReceiptTests {
             }
             let trailRows = try await world.database.read { try await $0.queryOne("SELECT count(*) FROM audit_events WHERE session_id = ?", world.target)?.int(0) } ?? 0
             #expect(trailRows >= 5 && receipt.rows.map(\.seq) == Array(1...trailRows))
-            #expect(receipt.rows.allSatisfy { $0.logIndex != nil })
+            #expect(receipt.previousHash == nil && receipt.rows.allSatisfy { !$0.redacted })
             let checked = try receipt.check(key: key)
             #expect(checked.rows == trailRows && checked.treeSize == receipt.inclusion.treeSize && checked.redacted == 0)
             let go = try await GoTlogVerifier.check(try Self.goRequest(receipt, key: key))
@@ -75,8 +75,10 @@ struct ReceiptTests {
 
             // One byte of one row.
             var altered = receipt
-            altered.rows[2].detail = altered.rows[2].detail.replacingOccurrences(of: "1", with: "2")
-            if altered.rows[2].detail == receipt.rows[2].detail { altered.rows[2].at = altered.rows[2].at.replacingOccurrences(of: "Z", with: "z") }
+            var content = try #require(altered.rows[2].content)
+            content.detail = content.detail.replacingOccurrences(of: "1", with: "2")
+            if content == receipt.rows[2].content { content.at = content.at.replacingOccurrences(of: "Z", with: "z") }
+            altered.rows[2].content = content
             #expect(throws: AuditReceipt.Problem.self) { try altered.check(key: key) }
             #expect((try? altered.check(key: key)) == nil)
             #expect(Self.step(altered, key) == "rows")
@@ -160,6 +162,66 @@ struct ReceiptTests {
             }
             await #expect(throws: PhotosError.self) { try await world.audit.consistency(from: 0, to: newest.0) }
             await #expect(throws: PhotosError.self) { try await world.audit.consistency(from: 1, to: newest.0 + 1) }
+        } catch {
+            await world.close()
+            throw error
+        }
+        await world.close()
+    }
+
+    /// The step a receipt's JSON fails at as `check-receipt` reads it (strictly, then checked).
+    static func step(json: [String: Any], _ key: SignedNote.VerifierKey) throws -> (step: String?, checked: AuditReceipt.Checked?) {
+        do {
+            let receipt = try AuditReceipt.decodeStrictly(try JSONSerialization.data(withJSONObject: json))
+            return (nil, try receipt.check(key: key))
+        } catch let problem as AuditReceipt.Problem {
+            return (problem.step, nil)
+        }
+    }
+
+    @Test("what an attacker wrote into a receipt this week is refused: a name where the hash has none, a redacted row that shows a forged detail (the newest too), a row's own leaf index, a chain cut without its start; a row redacted honestly is named", arguments: TestStore.all)
+    func alterations(store: TestStore) async throws {
+        let world = try await World(store, .fresh)
+        do {
+            let key = try await Self.noteKey(world)
+            guard case .receipt(let receipt) = try await world.audit.receipt(sessionID: world.target) else {
+                Issue.record("no receipt for the target session")
+                await world.close()
+                return
+            }
+            let genuine = try #require(try JSONSerialization.jsonObject(with: try JSONEncoder().encode(receipt)) as? [String: Any])
+            #expect(try Self.step(json: genuine, key).step == nil)
+            func altered(_ change: (inout [[String: Any]]) -> Void) -> [String: Any] {
+                var json = genuine
+                var rows = json["rows"] as? [[String: Any]] ?? []
+                change(&rows)
+                json["rows"] = rows
+                return json
+            }
+            let signedIn = (genuine["rows"] as? [[String: Any]] ?? []).firstIndex { $0["userId"] is Int } ?? 1
+            let last = receipt.rows.count - 1, middle = receipt.rows.count / 2
+            // A name no hash covers (the row names its user by id; its hash covers a null name).
+            #expect(try Self.step(json: altered { $0[signedIn]["username"] = "mallory" }, key).step == "rows")
+            // A row marked redacted that still shows a (forged) detail: the newest and a middle one.
+            for index in [last, middle] {
+                #expect(try Self.step(json: altered { $0[index]["redacted"] = true; $0[index]["detail"] = #"{"forged":true}"# }, key).step == "format")
+            }
+            // A row's own leaf index: not covered by the proof, not a field.
+            #expect(try Self.step(json: altered { $0[middle]["logIndex"] = 0 }, key).step == "format")
+            // Redacted honestly (seq and hash only): still checks — the hashes chain — and is named.
+            let honest = try Self.step(json: altered { rows in rows[last] = ["seq": rows[last]["seq"] ?? 0, "hash": rows[last]["hash"] ?? "", "redacted": true] }, key)
+            #expect(honest.step == nil && honest.checked?.redactedSeqs == [receipt.rows[last].seq])
+            // Rows cut from the front: the chain has no start without previousHash; with a false one it fails.
+            var cut = altered { $0.removeFirst(2) }
+            #expect(try Self.step(json: cut, key).step == "chain")
+            cut["previousHash"] = receipt.rows[1].hash
+            #expect(try Self.step(json: cut, key).step == nil)
+            cut["previousHash"] = receipt.rows[0].hash
+            #expect(try Self.step(json: cut, key).step == "rows")
+            // A previousHash on a receipt that starts at seq 1.
+            var extra = genuine
+            extra["previousHash"] = receipt.rows[0].hash
+            #expect(try Self.step(json: extra, key).step == "chain")
         } catch {
             await world.close()
             throw error

@@ -49,10 +49,11 @@ struct ReceiptEndpointTests {
         let receipt = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
         #expect(Set(receipt.keys) == ["sessionId", "rows", "inclusion", "checkpoint"])
         let rows = try #require(receipt["rows"] as? [[String: Any]])
-        #expect(rows.count >= 4 && rows.allSatisfy { $0["hash"] is String && $0["logIndex"] is Int && $0.keys.contains("username") })
+        // Each row: exactly what its hash covers (no leaf index, no display name joined in).
+        let hashed: Set<String> = ["sessionId", "seq", "at", "actor", "userId", "username", "coordinator", "step", "screen", "detail", "hash"]
+        #expect(rows.count >= 4 && rows.allSatisfy { Set($0.keys) == hashed && $0["hash"] is String }, "\(rows)")
         let inclusion = try #require(receipt["inclusion"] as? [String: Any])
-        #expect(Set(inclusion.keys) == ["logIndex", "treeSize", "hashes"])
-        #expect(inclusion["logIndex"] as? Int == rows.last?["logIndex"] as? Int)
+        #expect(Set(inclusion.keys) == ["logIndex", "treeSize", "hashes"] && inclusion["logIndex"] is Int)
 
         // Offline, with the note key.
         let (keyStatus, keyOutput) = try await runTool(Self.admin, ["audit", "key", "--note", "--db", "photos.db"], in: directory.path)
@@ -92,6 +93,66 @@ struct ReceiptEndpointTests {
         #expect(try await Self.get(closed.baseURL + "/v1/log/checkpoint").0 == 404)
         #expect(try await closed.request("GET", "/v1/log/consistency?from=1&to=1").0 == 404)
         #expect(try await Self.get(closed.baseURL + "/v1/sessions/\(id)/receipt", authorization: authorization).0 == 200, "receipts stay")
+    }
+
+    @Test("receipts.maxRows bounds a receipt: the newest rows with previousHash by default, ?fromSeq=N from row N, each checked offline; a fromSeq past the end is 400")
+    func bounded() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let environment = [
+            "PHOTOSD_AUDIT_CHECKPOINT_INTERVAL_SECONDS": "86399", "PHOTOSD_AUDIT_CHECKPOINT_MAX_AGE_SECONDS": "86400", "PHOTOSD_RECEIPTS_MAX_ROWS": "3",
+        ]
+        let daemon = try await Daemon(["--seed-demo", "--db", "photos.db"], in: directory.path, environment: environment)
+        defer { _ = daemon.stop() }
+        let (_, session) = try await daemon.request("POST", "/v1/sessions")
+        let id = try #require(session["id"] as? String)
+        for action in [#"{"action":"selectPhoto","photoId":1}"#, #"{"action":"back"}"#, #"{"action":"selectPhoto","photoId":2}"#] {
+            #expect(try await daemon.request("POST", "/v1/sessions/\(id)/actions", body: action).0 == 200)
+        }
+        #expect(try await runTool(Self.admin, ["audit", "checkpoint", "--db", "photos.db"], in: directory.path).0 == 0)
+        let noteKey = try await runTool(Self.admin, ["audit", "key", "--note", "--db", "photos.db"], in: directory.path).1
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let authorization = try #require(SessionSecretBook.authorization(for: "/v1/sessions/\(id)"))
+        let trail = try await daemon.request("GET", "/v1/sessions/\(id)/events?limit=1000").1["events"] as? [[String: Any]] ?? []
+        let newest = try #require(trail.last?["seq"] as? Int)
+        #expect(newest >= 6, "\(trail.count) rows")
+
+        func receipt(_ query: String) async throws -> (Int, [String: Any], String) {
+            let (status, _, body) = try await Self.get(daemon.baseURL + "/v1/sessions/\(id)/receipt" + query, authorization: authorization)
+            return (status, (try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]) ?? [:], body)
+        }
+        func checks(_ body: String, _ name: String) async throws -> String {
+            try Data(body.utf8).write(to: URL(fileURLWithPath: directory.file(name)))
+            let checked = try await runTool(Self.admin, ["audit", "check-receipt", name, "--key", noteKey], in: directory.path)
+            #expect(checked.0 == 0, "\(name): \(checked.1)")
+            return checked.1
+        }
+        let newestRows = try await receipt("")
+        let newestSeqs = (newestRows.1["rows"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int }
+        #expect(newestRows.0 == 200 && newestSeqs == [newest - 2, newest - 1, newest] && newestRows.1["previousHash"] is String, "\(newestRows.2)")
+        #expect(try await checks(newestRows.2, "newest.json").contains("3 rows (seq \(newest - 2)–\(newest)) chained from previousHash"))
+        let firstRows = try await receipt("?fromSeq=1")
+        #expect(firstRows.0 == 200 && (firstRows.1["rows"] as? [[String: Any]])?.compactMap { $0["seq"] as? Int } == [1, 2, 3] && firstRows.1["previousHash"] == nil, "\(firstRows.2)")
+        _ = try await checks(firstRows.2, "first.json")
+        // The first page's newest row's hash is where the second page's chain starts.
+        let middle = try await receipt("?fromSeq=4")
+        #expect(middle.1["previousHash"] as? String == (firstRows.1["rows"] as? [[String: Any]])?.last?["hash"] as? String)
+        _ = try await checks(middle.2, "middle.json")
+        // Cut without previousHash, the chain has no start: refused at chain.
+        var cut = middle.1
+        cut["previousHash"] = nil
+        try JSONSerialization.data(withJSONObject: cut).write(to: URL(fileURLWithPath: directory.file("cut.json")))
+        let refused = try await runTool(Self.admin, ["audit", "check-receipt", "cut.json", "--key", noteKey], in: directory.path)
+        #expect(refused.0 == 3 && refused.1.contains("FAILED at chain"), "\(refused.1)")
+        for bad in ["?fromSeq=\(newest + 1)", "?fromSeq=0", "?fromSeq=x"] {
+            #expect(try await receipt(bad).0 == 400, "\(bad)")
+        }
+        // audit prove takes the same bound and --from-seq.
+        let proved = try await runTool(Self.admin, ["audit", "prove", "--session", id, "--from-seq", "2", "--out", "proved.json", "--db", "photos.db"], in: directory.path, environment: ["PHOTOSD_RECEIPTS_MAX_ROWS": "3"])
+        #expect(proved.0 == 0 && proved.1.contains("3 rows"), "\(proved.1)")
+        _ = try await checks(try String(contentsOfFile: directory.file("proved.json"), encoding: .utf8), "proved.json")
+        let past = try await runTool(Self.admin, ["audit", "prove", "--session", id, "--from-seq", "\(newest + 1)", "--db", "photos.db"], in: directory.path)
+        #expect(past.0 != 0 && past.0 != 3 && past.1.contains("past the trail's newest row"), "\(past.1)")
     }
 
     @Test("audit witness keeps the first checkpoint, accepts one that extends it, and exits 3 for a log rewritten under the same key and origin")

@@ -4,11 +4,7 @@ import PhotosModel
 extension AuditReceipt {
     /// The fields a receipt, its rows and its inclusion proof may have: anything else is refused,
     /// so that no reader is shown a field no check covered.
-    static let receiptFields: Set<String> = ["sessionId", "rows", "inclusion", "checkpoint"]
-    static let rowFields: Set<String> = [
-        "sessionId", "seq", "at", "actor", "username", "coordinator", "step", "screen", "detail", "hash", "logIndex", "userId",
-        "recordedUsername", "redacted",
-    ]
+    static let receiptFields: Set<String> = ["sessionId", "previousHash", "rows", "inclusion", "checkpoint"]
     static let inclusionFields: Set<String> = ["logIndex", "treeSize", "hashes"]
 
     /// Reads a receipt as `check-receipt` must: strict JSON (no key twice in any object: parsers
@@ -28,7 +24,15 @@ extension AuditReceipt {
         }
         for (offset, row) in (top["rows"] as? [Any] ?? []).enumerated() {
             guard let row = row as? [String: Any] else { throw fail("row \(offset + 1) is not an object") }
-            if let extra = Set(row.keys).subtracting(rowFields).sorted().first { throw fail("an unknown field \"\(extra)\" in row \(offset + 1)") }
+            let allowed = row["redacted"] == nil ? Row.contentKeys : Row.redactedKeys
+            if let extra = Set(row.keys).subtracting(allowed).sorted().first {
+                throw fail(row["redacted"] == nil
+                    ? "an unknown field \"\(extra)\" in row \(offset + 1): a row holds only what its hash covers"
+                    : "row \(offset + 1) is redacted and shows \"\(extra)\": a redacted row's hash proves none of its fields, it shows only seq and hash")
+            }
+            if let missing = Row.contentKeys.subtracting(row.keys).sorted().first, row["redacted"] == nil {
+                throw fail("row \(offset + 1) lacks \"\(missing)\": every field its hash covers is present (null where the row has none)")
+            }
         }
         do {
             return try JSONDecoder().decode(AuditReceipt.self, from: data)

@@ -1,70 +1,143 @@
 import Foundation
 import PhotosModel
 
-/// A session's receipt (`GET /v1/sessions/{id}/receipt`, `photos-admin audit prove`): the
-/// session's audit rows, each with its hash and leaf index, an inclusion proof of its newest
-/// row in the transparency log, and the signed checkpoint the proof is for. Whoever holds it and
-/// the log's note key (`photos-admin audit key --note`) checks it offline (`check`): the rows
-/// give their hashes, the hashes chain from the first row to the newest, the newest is a leaf
-/// of the checkpoint's tree, and the checkpoint is signed.
+/// A session's receipt (`GET /v1/sessions/{id}/receipt`, `photos-admin audit prove`): a run of
+/// the session's audit rows, each with its hash, an inclusion proof of the run's newest row in
+/// the transparency log, and the signed checkpoint the proof is for. Whoever holds it and the
+/// log's note key (`photos-admin audit key --note`) checks it offline (`check`): the rows give
+/// their hashes, the hashes chain from the first row (or `previousHash`) to the newest, the
+/// newest is a leaf of the checkpoint's tree, and the checkpoint is signed. Nothing is in it that
+/// those checks do not prove; docs/receipts.md is the byte-exact procedure.
 public struct AuditReceipt: Codable, Sendable, Equatable {
-    /// One row: the `audit_trail` view's fields, its hash and its leaf, and the two fields the
-    /// hash covers that the view shows otherwise.
+    /// One row: its place (`seq`), its hash and, unless an erasure redacted it, the fields the
+    /// hash covers — no other.
     public struct Row: Codable, Sendable, Equatable {
-        public var sessionId: String
-        public var seq: Int
-        public var at: String
-        public var actor: String
-        /// As the view shows it: the user's name from `users` (null once erased), or the name a
-        /// row from before migration 0011 holds.
-        public var username: String?
-        public var coordinator: String?
-        public var step: String
-        public var screen: String?
-        /// The row's detail, the JSON text as stored (its hash covers these bytes).
-        public var detail: String
-        /// The row's SHA-256, hex (`audit_events.hash`).
-        public var hash: String
-        /// Its leaf in the log.
-        public var logIndex: Int64?
-        /// The user id the hash covers (the view shows the name instead).
-        public var userId: Int64?
-        /// The name the row itself holds, which its hash covers: only rows from before 0011.
-        public var recordedUsername: String?
-        /// True when erasure removed a name the hash covered (rows from before 0011): the chain
-        /// proves the row's place and hash, no longer its content.
-        public var redacted: Bool?
+        /// The fields a row's hash covers besides its trail's previous hash and its seq, as
+        /// stored: no display name joined in from elsewhere.
+        public struct Content: Sendable, Equatable {
+            public var sessionId: String
+            public var at: String
+            public var actor: String
+            /// The user id the hash covers (null: no user).
+            public var userId: Int64?
+            /// The name the row itself holds, which its hash covers: only rows written before
+            /// migration 0011 hold one (a later row names its user by `userId` alone).
+            public var username: String?
+            public var coordinator: String?
+            public var step: String
+            public var screen: String?
+            /// The row's detail, the JSON text as stored (its hash covers these bytes).
+            public var detail: String
 
-        /// Written with `null` for the view's empty fields (as `audit_trail` shows them);
-        /// `recordedUsername` and `redacted` only when they say something.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(sessionId, forKey: .sessionId)
-            try container.encode(seq, forKey: .seq)
-            try container.encode(at, forKey: .at)
-            try container.encode(actor, forKey: .actor)
-            try container.encode(username, forKey: .username)
-            try container.encode(coordinator, forKey: .coordinator)
-            try container.encode(step, forKey: .step)
-            try container.encode(screen, forKey: .screen)
-            try container.encode(detail, forKey: .detail)
-            try container.encode(hash, forKey: .hash)
-            try container.encode(logIndex, forKey: .logIndex)
-            try container.encode(userId, forKey: .userId)
-            try container.encodeIfPresent(recordedUsername, forKey: .recordedUsername)
-            try container.encodeIfPresent(redacted, forKey: .redacted)
+            /// The content of a row.
+            public init(
+                sessionId: String, at: String, actor: String, userId: Int64?, username: String?, coordinator: String?, step: String,
+                screen: String?, detail: String
+            ) {
+                self.sessionId = sessionId
+                self.at = at
+                self.actor = actor
+                self.userId = userId
+                self.username = username
+                self.coordinator = coordinator
+                self.step = step
+                self.screen = screen
+                self.detail = detail
+            }
         }
 
-        /// The record the hash covers.
-        var record: AuditRecord {
-            AuditRecord(
-                sessionID: sessionId, seq: seq, at: at, actor: actor, userID: userId, username: recordedUsername,
-                coordinator: coordinator, step: step, screen: screen, detail: detail)
+        public var seq: Int
+        /// The row's SHA-256, hex (`audit_events.hash`).
+        public var hash: String
+        /// What the hash covers; nil when an erasure redacted the row (a row from before 0011
+        /// whose clear name was removed): its hash can no longer be recomputed, so none of its
+        /// fields is shown — the receipt proves its place and hash only.
+        public var content: Content?
+
+        /// True for a row whose content was redacted.
+        public var redacted: Bool { content == nil }
+
+        /// A row.
+        public init(seq: Int, hash: String, content: Content?) {
+            self.seq = seq
+            self.hash = hash
+            self.content = content
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case sessionId, seq, at, actor, userId, username, coordinator, step, screen, detail, hash, redacted
+        }
+
+        /// The keys of a row with content (every one present, null where the row has none) and
+        /// of a redacted one.
+        static let contentKeys: Set<String> = ["sessionId", "seq", "at", "actor", "userId", "username", "coordinator", "step", "screen", "detail", "hash"]
+        static let redactedKeys: Set<String> = ["seq", "hash", "redacted"]
+
+        /// A row with content: every field, `null` where the row has none; a redacted row:
+        /// `seq`, `hash` and `"redacted": true`.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(seq, forKey: .seq)
+            try container.encode(hash, forKey: .hash)
+            guard let content else {
+                try container.encode(true, forKey: .redacted)
+                return
+            }
+            try container.encode(content.sessionId, forKey: .sessionId)
+            try container.encode(content.at, forKey: .at)
+            try container.encode(content.actor, forKey: .actor)
+            try container.encode(content.userId, forKey: .userId)
+            try container.encode(content.username, forKey: .username)
+            try container.encode(content.coordinator, forKey: .coordinator)
+            try container.encode(content.step, forKey: .step)
+            try container.encode(content.screen, forKey: .screen)
+            try container.encode(content.detail, forKey: .detail)
+        }
+
+        /// Reads either form; a row that mixes them (`redacted` beside content fields) is refused.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            seq = try container.decode(Int.self, forKey: .seq)
+            hash = try container.decode(String.self, forKey: .hash)
+            if container.contains(.redacted) {
+                guard try container.decode(Bool.self, forKey: .redacted) else {
+                    throw DecodingError.dataCorruptedError(forKey: .redacted, in: container, debugDescription: "redacted is true or absent")
+                }
+                let shown = container.allKeys.filter { ![.seq, .hash, .redacted].contains($0) }
+                guard shown.isEmpty else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .redacted, in: container,
+                        debugDescription: "a redacted row shows only seq and hash: its hash proves none of \(shown.map(\.stringValue).sorted().joined(separator: ", "))")
+                }
+                content = nil
+                return
+            }
+            // Every field the hash covers, present (null allowed where the row may have none):
+            // a missing key is not read as null.
+            for key in [CodingKeys.userId, .username, .coordinator, .screen] where !container.contains(key) {
+                throw DecodingError.keyNotFound(key, .init(codingPath: container.codingPath, debugDescription: "every field the hash covers is present (null where the row has none)"))
+            }
+            content = Content(
+                sessionId: try container.decode(String.self, forKey: .sessionId), at: try container.decode(String.self, forKey: .at),
+                actor: try container.decode(String.self, forKey: .actor), userId: try container.decode(Int64?.self, forKey: .userId),
+                username: try container.decode(String?.self, forKey: .username), coordinator: try container.decode(String?.self, forKey: .coordinator),
+                step: try container.decode(String.self, forKey: .step), screen: try container.decode(String?.self, forKey: .screen),
+                detail: try container.decode(String.self, forKey: .detail))
+        }
+
+        /// The record the hash covers (nil when redacted).
+        var record: AuditRecord? {
+            content.map {
+                AuditRecord(
+                    sessionID: $0.sessionId, seq: seq, at: $0.at, actor: $0.actor, userID: $0.userId, username: $0.username,
+                    coordinator: $0.coordinator, step: $0.step, screen: $0.screen, detail: $0.detail)
+            }
         }
     }
 
     /// The newest row's inclusion proof.
     public struct Inclusion: Codable, Sendable, Equatable {
+        /// The newest row's leaf (the only leaf index the receipt proves).
         public var logIndex: Int64
         public var treeSize: Int64
         /// The proof's hashes, base64, from the leaf up (RFC 6962 order).
@@ -72,14 +145,18 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
     }
 
     public var sessionId: String
+    /// The hash of the row before the first, when the receipt does not start at seq 1 (a
+    /// receipt holds at most `receipts.maxRows` rows; `?fromSeq=N` picks where it starts).
+    public var previousHash: String?
     public var rows: [Row]
     public var inclusion: Inclusion
     /// The C2SP signed note of the checkpoint whose tree the proof is for.
     public var checkpoint: String
 
     /// A receipt.
-    public init(sessionId: String, rows: [Row], inclusion: Inclusion, checkpoint: String) {
+    public init(sessionId: String, previousHash: String? = nil, rows: [Row], inclusion: Inclusion, checkpoint: String) {
         self.sessionId = sessionId
+        self.previousHash = previousHash
         self.rows = rows
         self.inclusion = inclusion
         self.checkpoint = checkpoint
@@ -87,12 +164,14 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
 
     /// What a check found.
     public struct Checked: Sendable, Equatable {
-        /// Rows whose content and place were checked.
+        /// Rows whose place was checked (content too, but for the redacted ones).
         public var rows: Int
         /// Of them, rows whose content could not be (redacted by an erasure): place only.
         public var redacted: Int { redactedSeqs.count }
         /// Their seqs, each named to whoever reads the check.
         public var redactedSeqs: [Int]
+        /// The first row's seq (1 unless the receipt was cut: then `previousHash` starts the chain).
+        public var firstSeq: Int
         /// The checkpoint's origin and tree size.
         public var origin: String
         public var treeSize: Int64
@@ -113,31 +192,49 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         try check(keys: [key])
     }
 
+    /// 64 lowercase hex digits.
+    static func isHash(_ text: String) -> Bool {
+        text.utf8.count == 64 && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    }
+
     /// `check(key:)` with several trusted keys (the log's keys before and after a rotation): the
     /// checkpoint must be signed by one of them under its origin.
     public func check(keys: [SignedNote.VerifierKey]) throws -> Checked {
         func fail(_ step: String, _ reason: String) -> Problem { Problem(step: step, reason: reason) }
-        guard let last = rows.last else { throw fail("rows", "the receipt has no rows") }
-        var previous = AuditLog.genesisHash
+        guard let first = rows.first, let last = rows.last else { throw fail("rows", "the receipt has no rows") }
+        var previous: String
+        switch (first.seq, previousHash) {
+        case (1, nil):
+            previous = AuditTrails.genesisHash
+        case (1, .some):
+            throw fail("chain", "the rows start at seq 1, whose previous hash is the genesis: previousHash must be absent")
+        case (let seq, nil) where seq > 1:
+            throw fail("chain", "the rows start at seq \(seq) without previousHash (the hash of seq \(seq - 1))")
+        case (let seq, .some(let hash)) where seq > 1:
+            guard Self.isHash(hash) else { throw fail("chain", "previousHash is not 64 lowercase hex digits") }
+            previous = hash
+        default:
+            throw fail("chain", "the first row's seq is \(first.seq): seqs start at 1")
+        }
         var redacted: [Int] = []
         for (offset, row) in rows.enumerated() {
-            guard row.sessionId == sessionId else { throw fail("rows", "row \(offset + 1) belongs to session \(row.sessionId), not \(sessionId)") }
-            guard row.seq == offset + 1 else { throw fail("chain", "row \(offset + 1) has seq \(row.seq): the rows are not the session's from seq 1 without gaps") }
-            if row.redacted == true {
+            guard row.seq == first.seq + offset else {
+                throw fail("chain", "row \(offset + 1) has seq \(row.seq), not \(first.seq + offset): the rows are not consecutive")
+            }
+            guard Self.isHash(row.hash) else { throw fail("rows", "row seq \(row.seq)'s hash is not 64 lowercase hex digits") }
+            if let record = row.record {
+                guard record.sessionID == sessionId else { throw fail("rows", "row seq \(row.seq) belongs to session \(record.sessionID), not \(sessionId)") }
+                let computed = record.hash(previous: previous)
+                guard computed == row.hash else {
+                    throw fail("rows", "row seq \(row.seq)'s fields and the hash before it do not give its hash \(row.hash.prefix(16))… (\(computed.prefix(16))…): the row or one before it was changed")
+                }
+            } else {
                 // Its content no longer gives its hash; the next row's hash covers this one's.
                 redacted.append(row.seq)
-            } else {
-                let computed = row.record.hash(previous: previous)
-                guard computed == row.hash else {
-                    throw fail("rows", "row seq \(row.seq)'s fields do not give its hash \(row.hash.prefix(16))… (\(computed.prefix(16))…): the row was changed")
-                }
             }
             previous = row.hash
         }
         guard let leafData = Hex.decode(last.hash), leafData.count == 32 else { throw fail("leaf", "the newest row's hash is not 32 hex bytes") }
-        guard last.logIndex == inclusion.logIndex else {
-            throw fail("leaf", "the proof is for leaf \(inclusion.logIndex), the newest row is leaf \(last.logIndex.map(String.init) ?? "none")")
-        }
         let note: SignedNote
         let tree: LogCheckpoint
         do {
@@ -164,6 +261,6 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         guard named.contains(where: note.isSigned(by:)) else {
             throw fail("signature", "the checkpoint is not signed by the key \(named.map(\.description).joined(separator: " or "))")
         }
-        return Checked(rows: rows.count, redactedSeqs: redacted, origin: tree.origin, treeSize: tree.size)
+        return Checked(rows: rows.count, redactedSeqs: redacted, firstSeq: first.seq, origin: tree.origin, treeSize: tree.size)
     }
 }

@@ -47,71 +47,128 @@ public enum AuditReceipts {
         ).map { try $0.string("note") }
     }
 
-    /// The receipt of the live session `sessionID`, read in the caller's snapshot.
-    public static func receipt(sessionID: String, on connection: any DatabaseConnection) async throws -> Outcome {
-        let rows = try await connection.query(
-            """
-            SELECT e.session_id, e.seq, e.at, e.actor, e.user_id, e.username AS recorded_username,
-                   coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END) AS username,
-                   e.coordinator, e.step, e.screen, e.detail, e.hash, l.log_index,
-                   CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END AS redacted
-            FROM audit_events e LEFT JOIN users u ON u.id = e.user_id LEFT JOIN audit_log_leaves l ON l.event_id = e.id
-            WHERE e.session_id = ? ORDER BY e.seq
-            """, sessionID
-        ).map { row in
-            AuditReceipt.Row(
-                sessionId: try row.string("session_id"), seq: try row.int("seq"), at: try row.string("at"), actor: try row.string("actor"),
-                username: try row.optionalString("username"), coordinator: try row.optionalString("coordinator"), step: try row.string("step"),
-                screen: try row.optionalString("screen"), detail: try row.string("detail"), hash: try row.string("hash"), logIndex: try row.optionalInt64("log_index"),
-                userId: try row.optionalInt64("user_id"), recordedUsername: try row.optionalString("recorded_username"),
-                redacted: try row.int("redacted") == 1 ? true : nil)
+    /// Which rows of a trail a receipt holds: at most `maxRows` from `fromSeq`, or (no `fromSeq`)
+    /// the newest `maxRows`.
+    public struct Range: Sendable, Equatable {
+        /// The first row's seq (nil: the newest `maxRows` rows).
+        public var fromSeq: Int?
+        /// `receipts.maxRows`.
+        public var maxRows: Int
+
+        /// The newest 1,000 rows.
+        public static let newest = Range(fromSeq: nil, maxRows: 1_000)
+
+        /// A range.
+        public init(fromSeq: Int?, maxRows: Int) {
+            self.fromSeq = fromSeq
+            self.maxRows = max(1, maxRows)
         }
+
+        /// The first seq for a trail whose newest row is `newestSeq`.
+        func first(newestSeq: Int) -> Int {
+            fromSeq ?? max(1, newestSeq - maxRows + 1)
+        }
+    }
+
+    /// `fromSeq` is past the trail's newest row.
+    public struct PastTheEnd: Error, Sendable, Equatable, CustomStringConvertible {
+        public var fromSeq: Int
+        public var newestSeq: Int
+        public var description: String { "fromSeq \(fromSeq) is past the trail's newest row (seq \(newestSeq))" }
+    }
+
+    /// The receipt of the live session `sessionID`, rows `range`, read in the caller's snapshot.
+    /// Throws `PastTheEnd` when `range.fromSeq` is past the newest row.
+    public static func receipt(sessionID: String, range: Range = .newest, on connection: any DatabaseConnection) async throws -> Outcome {
         // Served only for a trail that ends where its session says (in this snapshot): whoever
         // deletes a trail's newest rows must not get a shorter receipt that checks.
+        guard let newest = try await connection.queryOne(
+            "SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
+            if let head = try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID), try head.int("trail_seq") > 0 {
+                return .notIntact(TrailNotIntact(sessionID: sessionID, newestSeq: 0, recordedSeq: try head.int("trail_seq")))
+            }
+            return .notFound
+        }
+        let newestSeq = try newest.int("seq")
         if let head = try await connection.queryOne("SELECT trail_seq, trail_hash FROM sessions WHERE id = ?", sessionID) {
             let recordedSeq = try head.int("trail_seq")
-            let recordedHash = try head.string("trail_hash")
-            if recordedSeq > 0, rows.last?.seq != recordedSeq || rows.last?.hash != recordedHash {
-                return .notIntact(TrailNotIntact(sessionID: sessionID, newestSeq: rows.last?.seq ?? 0, recordedSeq: recordedSeq))
+            let newestHash = try newest.string("hash"), recordedHash = try head.string("trail_hash")
+            if recordedSeq > 0, newestSeq != recordedSeq || newestHash != recordedHash {
+                return .notIntact(TrailNotIntact(sessionID: sessionID, newestSeq: newestSeq, recordedSeq: recordedSeq))
             }
         }
-        return try await outcome(sessionID: sessionID, rows: rows, log: connection)
+        let first = range.first(newestSeq: newestSeq)
+        guard first <= newestSeq else { throw PastTheEnd(fromSeq: first, newestSeq: newestSeq) }
+        let rows = try await connection.query(
+            """
+            SELECT e.session_id, e.seq, e.at, e.actor, e.user_id, e.username, e.coordinator, e.step, e.screen, e.detail, e.hash, e.prev_hash,
+                   l.log_index,
+                   CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END AS redacted
+            FROM audit_events e LEFT JOIN audit_log_leaves l ON l.event_id = e.id
+            WHERE e.session_id = ? AND e.seq >= ? ORDER BY e.seq LIMIT ?
+            """, sessionID, first, range.maxRows
+        ).map { row in
+            (row: try receiptRow(row, redacted: try row.int("redacted") == 1), logIndex: try row.optionalInt64("log_index"), previousHash: try row.string("prev_hash"))
+        }
+        guard let firstRow = rows.first, let last = rows.last else { return .notFound }
+        return try await outcome(
+            sessionID: sessionID, previousHash: firstRow.row.seq > 1 ? firstRow.previousHash : nil, rows: rows.map(\.row), newestIndex: last.logIndex, log: connection)
+    }
+
+    /// A receipt row from a row of `audit_events` (columns by their names there).
+    static func receiptRow(_ row: DatabaseAccess.Row, redacted: Bool) throws -> AuditReceipt.Row {
+        AuditReceipt.Row(
+            seq: try row.int("seq"), hash: try row.string("hash"),
+            content: redacted ? nil : AuditReceipt.Row.Content(
+                sessionId: try row.string("session_id"), at: try row.string("at"), actor: try row.string("actor"),
+                userId: try row.optionalInt64("user_id"), username: try row.optionalString("username"),
+                coordinator: try row.optionalString("coordinator"), step: try row.string("step"),
+                screen: try row.optionalString("screen"), detail: try row.string("detail")))
     }
 
     /// One session's rows in an archive file, with their row ids (their leaves are found by id).
     public struct ArchivedRows: Sendable {
-        var rows: [(id: Int64, row: AuditReceipt.Row)]
+        var rows: [(id: Int64, row: AuditReceipt.Row, previousHash: String)]
     }
 
-    /// `sessionID`'s rows in the archive file `archive`.
-    public static func archivedRows(sessionID: String, archive: any DatabaseConnection) async throws -> ArchivedRows {
-        ArchivedRows(rows: try await archive.query(
-            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, hash FROM audit_events WHERE session_id = ? ORDER BY seq",
-            sessionID
+    /// `sessionID`'s rows `range` in the archive file `archive`. Throws `PastTheEnd` when
+    /// `range.fromSeq` is past the newest row.
+    public static func archivedRows(sessionID: String, range: Range = .newest, archive: any DatabaseConnection) async throws -> ArchivedRows {
+        guard let newestSeq = try await archive.queryOne("SELECT max(seq) AS newest FROM audit_events WHERE session_id = ?", sessionID)?.optionalInt("newest") else {
+            return ArchivedRows(rows: [])
+        }
+        let first = range.first(newestSeq: newestSeq)
+        guard first <= newestSeq else { throw PastTheEnd(fromSeq: first, newestSeq: newestSeq) }
+        // An archive keeps its redactions in its own audit_redactions (AuditArchive's schema).
+        return ArchivedRows(rows: try await archive.query(
+            """
+            SELECT e.id, e.session_id, e.seq, e.at, e.actor, e.user_id, e.username, e.coordinator, e.step, e.screen, e.detail, e.hash, e.prev_hash,
+                   CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END AS redacted
+            FROM audit_events e WHERE e.session_id = ? AND e.seq >= ? ORDER BY e.seq LIMIT ?
+            """,
+            sessionID, first, range.maxRows
         ).map { row in
-            (id: try row.int64("id"), row: AuditReceipt.Row(
-                sessionId: try row.string("session_id"), seq: try row.int("seq"), at: try row.string("at"), actor: try row.string("actor"),
-                username: try row.optionalString("username"), coordinator: try row.optionalString("coordinator"), step: try row.string("step"),
-                screen: try row.optionalString("screen"), detail: try row.string("detail"), hash: try row.string("hash"), logIndex: nil,
-                userId: try row.optionalInt64("user_id"), recordedUsername: try row.optionalString("username"), redacted: nil))
+            (id: try row.int64("id"), row: try receiptRow(row, redacted: try row.int("redacted") == 1), previousHash: try row.string("prev_hash"))
         })
     }
 
     /// The receipt of `sessionID` from its rows in an archive file, proven against the live
     /// database's log (`log`), which keeps the leaves of archived rows.
     public static func receipt(sessionID: String, archived: ArchivedRows, log: any DatabaseConnection) async throws -> Outcome {
-        var rows = archived.rows
-        let indexes = try await AuditLogTree.logIndexes(of: rows.map(\.id), on: log)
-        for offset in rows.indices { rows[offset].row.logIndex = indexes[rows[offset].id] }
-        return try await outcome(sessionID: sessionID, rows: rows.map(\.row), log: log)
+        guard let first = archived.rows.first, let last = archived.rows.last else { return .notFound }
+        let indexes = try await AuditLogTree.logIndexes(of: [last.id], on: log)
+        return try await outcome(
+            sessionID: sessionID, previousHash: first.row.seq > 1 ? first.previousHash : nil, rows: archived.rows.map(\.row), newestIndex: indexes[last.id], log: log)
     }
 
-    private static func outcome(sessionID: String, rows: [AuditReceipt.Row], log connection: any DatabaseConnection) async throws -> Outcome {
-        guard let newest = rows.last else { return .notFound }
-        guard let index = newest.logIndex, let tree = try await newestSignedTree(on: connection), index < tree.size else { return .pending }
+    private static func outcome(
+        sessionID: String, previousHash: String?, rows: [AuditReceipt.Row], newestIndex: Int64?, log connection: any DatabaseConnection
+    ) async throws -> Outcome {
+        guard !rows.isEmpty else { return .notFound }
+        guard let index = newestIndex, let tree = try await newestSignedTree(on: connection), index < tree.size else { return .pending }
         let proof = try await AuditLogTree.inclusionProof(index: index, size: tree.size, on: connection)
         return .receipt(AuditReceipt(
-            sessionId: sessionID, rows: rows,
+            sessionId: sessionID, previousHash: previousHash, rows: rows,
             inclusion: AuditReceipt.Inclusion(logIndex: index, treeSize: tree.size, hashes: proof.map { Data($0).base64EncodedString() }),
             checkpoint: tree.note))
     }

@@ -1211,15 +1211,21 @@ extension Components {
                 case detail
             }
         }
+        /// A receipt; docs/receipts.md says how to check it byte for byte.
+        ///
         /// - Remark: Generated from `#/components/schemas/Receipt`.
         public struct Receipt: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Receipt/sessionId`.
             public var sessionId: Swift.String
+            /// The hash (hex) of the row before the first, present only when the first row's seq is above 1: the chain starts there instead of at the genesis (64 zeros).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Receipt/previousHash`.
+            public var previousHash: Swift.String?
             /// - Remark: Generated from `#/components/schemas/Receipt/rows`.
             public var rows: [Components.Schemas.ReceiptRow]
             /// - Remark: Generated from `#/components/schemas/Receipt/inclusion`.
             public struct inclusionPayload: Codable, Hashable, Sendable {
-                /// The newest row's leaf.
+                /// The newest row's leaf: the one leaf index the receipt proves.
                 ///
                 /// - Remark: Generated from `#/components/schemas/Receipt/inclusion/logIndex`.
                 public var logIndex: Swift.Int64
@@ -1234,7 +1240,7 @@ extension Components {
                 /// Creates a new `inclusionPayload`.
                 ///
                 /// - Parameters:
-                ///   - logIndex: The newest row's leaf.
+                ///   - logIndex: The newest row's leaf: the one leaf index the receipt proves.
                 ///   - treeSize: The size of the checkpoint's tree.
                 ///   - hashes: The inclusion proof, base64, from the leaf up (RFC 6962).
                 public init(
@@ -1262,64 +1268,67 @@ extension Components {
             ///
             /// - Parameters:
             ///   - sessionId:
+            ///   - previousHash: The hash (hex) of the row before the first, present only when the first row's seq is above 1: the chain starts there instead of at the genesis (64 zeros).
             ///   - rows:
             ///   - inclusion:
             ///   - checkpoint: The checkpoint's C2SP signed note: origin, tree size, base64 root, a blank line, signature lines.
             public init(
                 sessionId: Swift.String,
+                previousHash: Swift.String? = nil,
                 rows: [Components.Schemas.ReceiptRow],
                 inclusion: Components.Schemas.Receipt.inclusionPayload,
                 checkpoint: Swift.String
             ) {
                 self.sessionId = sessionId
+                self.previousHash = previousHash
                 self.rows = rows
                 self.inclusion = inclusion
                 self.checkpoint = checkpoint
             }
             public enum CodingKeys: String, CodingKey {
                 case sessionId
+                case previousHash
                 case rows
                 case inclusion
                 case checkpoint
             }
         }
+        /// A row with content has every field but `redacted` (null where the row has none): exactly the fields its hash covers. A row an erasure redacted (a row from before 0.4 that held a name in clear) has only `seq`, `hash` and `redacted`: its hash is proven, none of its fields.
+        ///
+        ///
         /// - Remark: Generated from `#/components/schemas/ReceiptRow`.
         public struct ReceiptRow: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/sessionId`.
-            public var sessionId: Swift.String
+            public var sessionId: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/seq`.
             public var seq: Swift.Int
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/at`.
-            public var at: Swift.String
+            public var at: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/actor`.
-            public var actor: Swift.String
+            public var actor: Swift.String?
+            /// The user id the hash covers.
+            ///
+            /// - Remark: Generated from `#/components/schemas/ReceiptRow/userId`.
+            public var userId: Swift.Int64?
+            /// A name the row itself holds (rows from before 0.4 only: the hash covers it); null on every later row, which names its user by userId alone.
+            ///
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/username`.
             public var username: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/coordinator`.
             public var coordinator: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/step`.
-            public var step: Swift.String
+            public var step: Swift.String?
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/screen`.
             public var screen: Swift.String?
             /// The row's detail, the JSON text its hash covers.
             ///
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/detail`.
-            public var detail: Swift.String
+            public var detail: Swift.String?
             /// The row's SHA-256, hex; its leaf hash is SHA-256(0x00 ‖ these 32 bytes).
             ///
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/hash`.
             public var hash: Swift.String
-            /// - Remark: Generated from `#/components/schemas/ReceiptRow/logIndex`.
-            public var logIndex: Swift.Int64?
-            /// The user id the hash covers.
-            ///
-            /// - Remark: Generated from `#/components/schemas/ReceiptRow/userId`.
-            public var userId: Swift.Int64?
-            /// A name the row itself holds (rows from before 0.4's erasure support only): the hash covers it.
-            ///
-            /// - Remark: Generated from `#/components/schemas/ReceiptRow/recordedUsername`.
-            public var recordedUsername: Swift.String?
-            /// True when an erasure removed a name the hash covered: the row's place is proven, not its content.
+            /// Present (true) only on a redacted row.
             ///
             /// - Remark: Generated from `#/components/schemas/ReceiptRow/redacted`.
             public var redacted: Swift.Bool?
@@ -1330,45 +1339,39 @@ extension Components {
             ///   - seq:
             ///   - at:
             ///   - actor:
-            ///   - username:
+            ///   - userId: The user id the hash covers.
+            ///   - username: A name the row itself holds (rows from before 0.4 only: the hash covers it); null on every later row, which names its user by userId alone.
             ///   - coordinator:
             ///   - step:
             ///   - screen:
             ///   - detail: The row's detail, the JSON text its hash covers.
             ///   - hash: The row's SHA-256, hex; its leaf hash is SHA-256(0x00 ‖ these 32 bytes).
-            ///   - logIndex:
-            ///   - userId: The user id the hash covers.
-            ///   - recordedUsername: A name the row itself holds (rows from before 0.4's erasure support only): the hash covers it.
-            ///   - redacted: True when an erasure removed a name the hash covered: the row's place is proven, not its content.
+            ///   - redacted: Present (true) only on a redacted row.
             public init(
-                sessionId: Swift.String,
+                sessionId: Swift.String? = nil,
                 seq: Swift.Int,
-                at: Swift.String,
-                actor: Swift.String,
+                at: Swift.String? = nil,
+                actor: Swift.String? = nil,
+                userId: Swift.Int64? = nil,
                 username: Swift.String? = nil,
                 coordinator: Swift.String? = nil,
-                step: Swift.String,
+                step: Swift.String? = nil,
                 screen: Swift.String? = nil,
-                detail: Swift.String,
+                detail: Swift.String? = nil,
                 hash: Swift.String,
-                logIndex: Swift.Int64? = nil,
-                userId: Swift.Int64? = nil,
-                recordedUsername: Swift.String? = nil,
                 redacted: Swift.Bool? = nil
             ) {
                 self.sessionId = sessionId
                 self.seq = seq
                 self.at = at
                 self.actor = actor
+                self.userId = userId
                 self.username = username
                 self.coordinator = coordinator
                 self.step = step
                 self.screen = screen
                 self.detail = detail
                 self.hash = hash
-                self.logIndex = logIndex
-                self.userId = userId
-                self.recordedUsername = recordedUsername
                 self.redacted = redacted
             }
             public enum CodingKeys: String, CodingKey {
@@ -1376,15 +1379,13 @@ extension Components {
                 case seq
                 case at
                 case actor
+                case userId
                 case username
                 case coordinator
                 case step
                 case screen
                 case detail
                 case hash
-                case logIndex
-                case userId
-                case recordedUsername
                 case redacted
             }
         }

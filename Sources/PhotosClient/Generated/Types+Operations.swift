@@ -2341,7 +2341,7 @@ public enum Operations {
     }
     /// The session's receipt, checkable offline
     ///
-    /// The session's audit rows (as `events` shows them, plus each row's hash, its leaf in the transparency log and the two fields the hash covers that the view shows otherwise), an inclusion proof of the newest row in the log, and the signed checkpoint (C2SP signed note) the proof is for. Check it with `photos-admin audit check-receipt FILE --key NOTE_KEY` or any RFC 6962 / C2SP verifier. `202` while no checkpoint has signed the newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check.
+    /// A run of the session's audit rows, each with its hash and the fields the hash covers (no other), an inclusion proof of the run's newest row in the transparency log, and the signed checkpoint (C2SP signed note) the proof is for. At most `receipts.maxRows` (1,000) rows: the newest, or those from `fromSeq`; a receipt that does not start at seq 1 carries `previousHash`, where its chain starts. docs/receipts.md is the byte-exact way to check one; `photos-admin audit check-receipt FILE --key NOTE_KEY` does it. `202` while no checkpoint has signed the run's newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check; `400` for a `fromSeq` past the newest row.
     ///
     ///
     /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
@@ -2362,6 +2362,21 @@ public enum Operations {
                 }
             }
             public var path: Operations.sessionReceipt.Input.Path
+            /// - Remark: Generated from `#/paths/v1/sessions/{id}/receipt/GET/query`.
+            public struct Query: Sendable, Hashable {
+                /// The first row's seq (default the newest `receipts.maxRows` rows).
+                ///
+                /// - Remark: Generated from `#/paths/v1/sessions/{id}/receipt/GET/query/fromSeq`.
+                public var fromSeq: Swift.Int?
+                /// Creates a new `Query`.
+                ///
+                /// - Parameters:
+                ///   - fromSeq: The first row's seq (default the newest `receipts.maxRows` rows).
+                public init(fromSeq: Swift.Int? = nil) {
+                    self.fromSeq = fromSeq
+                }
+            }
+            public var query: Operations.sessionReceipt.Input.Query
             /// - Remark: Generated from `#/paths/v1/sessions/{id}/receipt/GET/header`.
             public struct Headers: Sendable, Hashable {
                 public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.sessionReceipt.AcceptableContentType>]
@@ -2378,12 +2393,15 @@ public enum Operations {
             ///
             /// - Parameters:
             ///   - path:
+            ///   - query:
             ///   - headers:
             public init(
                 path: Operations.sessionReceipt.Input.Path,
+                query: Operations.sessionReceipt.Input.Query = .init(),
                 headers: Operations.sessionReceipt.Input.Headers = .init()
             ) {
                 self.path = path
+                self.query = query
                 self.headers = headers
             }
         }

@@ -95,6 +95,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// `log.public`: serve the log's newest checkpoint and its consistency proofs
     /// (`GET /v1/log/checkpoint`, `GET /v1/log/consistency`) to anyone; false: 404.
     public var logPublic = true
+    /// `receipts.maxRows`: the most rows one receipt holds (`GET /v1/sessions/{id}/receipt`,
+    /// `photos-admin audit prove`); a longer trail's receipt holds the newest this many, or those
+    /// from `?fromSeq=N`, and starts its chain at `previousHash`.
+    public var receiptsMaxRows = 1_000
     /// How long the answer to an `Idempotency-Key` is kept for retries.
     public var idempotencyRetentionSeconds = 86_400
     /// `sessions.idleExpirySeconds`: a session idle this long ends (`session.expired`, then
@@ -234,6 +238,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "audit.checkpointMaxAgeSeconds": .init(.int(defaults.auditCheckpointMaxAgeSeconds), isSecret: false),
             "audit.logOrigin": .init(.string(defaults.auditLogOrigin), isSecret: false),
             "log.public": .init(.bool(defaults.logPublic), isSecret: false),
+            "receipts.maxRows": .init(.int(defaults.receiptsMaxRows), isSecret: false),
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
             "limits.longPollsPerAddress": .init(.int(defaults.longPollsPerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
@@ -440,6 +445,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             throw PhotosError.badRequest("configuration audit.logOrigin must be at most 200 bytes with no spaces and no '+' (it names the checkpoints' key)")
         }
         logPublic = try bool("log.public")
+        receiptsMaxRows = try int("receipts.maxRows", 1...100_000)
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
         signInWindowSeconds = try int("auth.signInWindowSeconds", 1...(7 * 86_400))
         signInMaxAttemptsPerAddress = try int("auth.signInMaxAttemptsPerAddress", 0...1_000_000)

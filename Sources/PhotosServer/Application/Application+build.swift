@@ -94,7 +94,8 @@ func buildApplication(
         services: services, bodyLimit: configuration.maxBodyBytes, metrics: .shared, storage: StorageHealth(logger: logger),
         sessionsPerAddress: AddressLimiter(limit: configuration.sessionsPerMinutePerAddress, window: .seconds(60)),
         longPolls: HeldSlots(perKey: configuration.longPollsPerAddress), readiness: readiness,
-        logPublic: configuration.logPublic, checkpointIntervalSeconds: configuration.auditCheckpointIntervalSeconds)
+        logPublic: configuration.logPublic, checkpointIntervalSeconds: configuration.auditCheckpointIntervalSeconds,
+        receiptsMaxRows: configuration.receiptsMaxRows)
     // The API's address as every server log line says it: the port it really listens on once it
     // does (with `server.port` 0, the one the system picked), not the configured 0.
     // (A value the handlers turn into text as each line is written.)

@@ -31,11 +31,15 @@ struct PhotosAPI: Sendable {
     let logPublic: Bool
     /// `audit.checkpointIntervalSeconds`: how long a receipt may wait for its checkpoint.
     let checkpointIntervalSeconds: Int
+    /// `receipts.maxRows`: the most rows one receipt holds.
+    let receiptsMaxRows: Int
 
     init(
         services: PhotosServices, bodyLimit: Int, metrics: PhotosMetrics, storage: StorageHealth, sessionsPerAddress: AddressLimiter,
-        longPolls: HeldSlots<String>, readiness: Readiness, logPublic: Bool = true, checkpointIntervalSeconds: Int = 10
+        longPolls: HeldSlots<String>, readiness: Readiness, logPublic: Bool = true, checkpointIntervalSeconds: Int = 10,
+        receiptsMaxRows: Int = 1_000
     ) {
+        self.receiptsMaxRows = receiptsMaxRows
         self.logPublic = logPublic
         self.checkpointIntervalSeconds = checkpointIntervalSeconds
         self.services = services

@@ -74,10 +74,19 @@ extension PhotosAPI {
             return try APIResponse.json(EventsResponse(events: try await api.sessions.events(sessionID: id, after: after, limit: limit)))
         }
 
-        // A receipt: the session's rows, an inclusion proof of its newest, the checkpoint's note.
-        session.on("receipt", method: .get) { _, context in
+        // A receipt: at most `receipts.maxRows` of the session's rows (the newest, or from
+        // `?fromSeq=N`), an inclusion proof of the last of them, the checkpoint's note.
+        session.on("receipt", method: .get) { request, context in
             let id = try context.authorizedSession()
-            switch try await api.services.audit.receipt(sessionID: id) {
+            let fromSeq = request.uri.queryParameters["fromSeq"] == nil ? nil : try RequestParsing.queryInt(request, "fromSeq", default: 1, range: 1...Int(Int32.max))
+            let range = AuditReceipts.Range(fromSeq: fromSeq, maxRows: api.receiptsMaxRows)
+            let outcome: AuditReceipts.Outcome
+            do {
+                outcome = try await api.services.audit.receipt(sessionID: id, range: range)
+            } catch let past as AuditReceipts.PastTheEnd {
+                throw PhotosError.badRequest("\(past)")
+            }
+            switch outcome {
             case .receipt(let receipt):
                 return try APIResponse.json(receipt)
             case .pending:
