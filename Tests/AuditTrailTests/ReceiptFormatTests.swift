@@ -41,6 +41,9 @@ struct ReceiptFormatTests {
             (Self.genuine.replacingOccurrences(of: #""seq":1,"#, with: #""seq":1,"redacted":false,"#), "row 1 is redacted and shows"),
             (Self.genuine.replacingOccurrences(of: #","username":null}"#, with: "}"), "row 1 lacks \"username\""),
             (Self.genuine.replacingOccurrences(of: #""screen":null,"#, with: ""), "row 1 lacks \"screen\""),
+            (Self.genuine.replacingOccurrences(of: #""seq":1,"#, with: #""seq":1.0,"#), "row 1's seq is not an integer"),
+            (Self.genuine.replacingOccurrences(of: #""treeSize":1}"#, with: #""treeSize":1e0}"#), "inclusion.treeSize is not an integer"),
+            (Self.genuine.replacingOccurrences(of: #""userId":null"#, with: #""userId":true"#), "userId is not an integer"),
             (#"{"a":1,}"#, "a key expected"),
         ]
         for (text, words) in cases {

@@ -234,7 +234,11 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
             }
             previous = row.hash
         }
+        // The leaf: the newest row's 32 hash bytes, at an index inside the proven tree.
         guard let leafData = Hex.decode(last.hash), leafData.count == 32 else { throw fail("leaf", "the newest row's hash is not 32 hex bytes") }
+        guard inclusion.logIndex >= 0, inclusion.logIndex < inclusion.treeSize else {
+            throw fail("leaf", "leaf \(inclusion.logIndex) is not in a tree of \(inclusion.treeSize) leaves")
+        }
         let note: SignedNote
         let tree: LogCheckpoint
         do {
@@ -249,9 +253,7 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
             guard let data = Data(base64Encoded: text), data.count == 32 else { throw fail("inclusion", "a proof hash is not 32 bytes of base64") }
             proof.append(Array(data))
         }
-        guard inclusion.logIndex >= 0, inclusion.logIndex < tree.size,
-              MerkleTree.verifyInclusion(leaf: MerkleTree.leafHash(leafData), index: inclusion.logIndex, size: tree.size, proof: proof, root: tree.root)
-        else {
+        guard MerkleTree.verifyInclusion(leaf: MerkleTree.leafHash(leafData), index: inclusion.logIndex, size: tree.size, proof: proof, root: tree.root) else {
             throw fail("inclusion", "leaf \(inclusion.logIndex) with the newest row's hash is not in the checkpoint's tree by this proof (a row, its hash or the proof was changed)")
         }
         let named = keys.filter { $0.name == tree.origin }

@@ -38,9 +38,15 @@ public struct AuditRecord: Sendable, Equatable {
             screen: entry.screen, detail: entry.detail.jsonText)
     }
 
-    /// SHA-256 over the previous hash and every field, each length-prefixed so that no two
-    /// different rows encode alike.
+    /// SHA-256 over `preimage(previous:)`, lowercase hex.
     public func hash(previous: String) -> String {
+        SecureToken.sha256Hex(preimage(previous: previous))
+    }
+
+    /// The bytes a row's hash covers: the previous hash (64 hex characters) and every field in
+    /// this order, each `<decimal UTF-8 byte count>:<bytes>`, `~` for null, numbers as decimal
+    /// text — so that no two different rows encode alike (docs/receipts.md, "The row hash").
+    public func preimage(previous: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
         func add(_ text: String?) {
@@ -63,7 +69,7 @@ public struct AuditRecord: Sendable, Equatable {
         add(step)
         add(screen)
         add(detail)
-        return SecureToken.sha256Hex(bytes)
+        return bytes
     }
 
     /// The row as the `audit_trail` view shows it.
