@@ -82,10 +82,11 @@ extension PhotosAdmin.Audit {
             discussion: """
                 Checks, in order: the file is one reading of JSON with no field beyond a receipt's (format), the \
                 rows give their hashes (rows), the hashes chain from seq 1 — or from previousHash, for a receipt \
-                that starts later — to the newest (chain), the newest row's hash is the proven leaf (leaf), the \
-                proof leads to the checkpoint's root (inclusion), the checkpoint is a tlog checkpoint (checkpoint) \
-                signed by the key (signature). The first that fails is named, and the exit status is 3. Rows an \
-                erasure redacted are named: their place and hash are proven, not their content. No database and \
+                that starts later — to the newest (chain), the newest row's leaf index is inside the proven tree \
+                (leaf), the checkpoint is a tlog checkpoint of that size (checkpoint), the proof leads from the \
+                leaf to its root (inclusion), and it is signed by the key (signature). The first that fails is \
+                named, and the exit status is 3. Rows an erasure redacted are named: their place and hash are \
+                proven, not their content. No database and \
                 no network are used; docs/receipts.md is the same procedure, byte for byte.
                 Example: photos-admin audit check-receipt receipt.json --key "$(photos-admin audit key --note)"
                 """)

@@ -13,7 +13,7 @@ struct PhotosBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "photos-bench",
         abstract: "Measure photosd: audited actions/s and latency over HTTP against the healthz ceiling, or the storage writer alone.",
-        subcommands: [HTTP.self, Storage.self, AuditTrail.self, LogProofs.self, Core.self],
+        subcommands: [HTTP.self, Storage.self, AuditTrail.self, LogProofs.self, Core.self, Receipts.self],
         defaultSubcommand: HTTP.self)
 }
 

@@ -46,6 +46,10 @@ struct ReceiptFormatTests {
             (Self.genuine.replacingOccurrences(of: #""userId":null"#, with: #""userId":true"#), "userId is not an integer"),
             (#"{"a":1,}"#, "a key expected"),
         ]
+        // A byte order mark before the object (as bytes: Foundation's JSON reader drops a leading
+        // U+FEFF from a string, so no vector can carry one).
+        let marked = Data([0xEF, 0xBB, 0xBF]) + Data(Self.genuine.utf8)
+        #expect(throws: AuditReceipt.Problem.self) { try AuditReceipt.decodeStrictly(marked) }
         for (text, words) in cases {
             let problem = Self.refused(text)
             #expect(problem?.step == "format" && problem?.reason.contains(words) == true, "\(words): \(String(describing: problem))")

@@ -66,6 +66,25 @@ struct ReceiptVectorTests {
         }
     }
 
+    @Test("docs/receipts.md's worked example is genuine-start.json's first row: its hash, and its bytes field by field")
+    func workedExample() throws {
+        let doc = try String(contentsOfFile: BuiltProducts.packageRoot + "/docs/receipts.md", encoding: .utf8)
+        let vector = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: Self.directory + "/genuine-start.json"))) as? [String: Any])
+        let example = try #require(vector["example"] as? [String: Any])
+        let hash = try #require(example["hash"] as? String), preimage = try #require(example["preimage"] as? String)
+        let rows = try #require((vector["receipt"] as? [String: Any])?["rows"] as? [[String: Any]])
+        #expect(rows.first?["hash"] as? String == hash)
+        // The doc's block lists the fields one per line: joined, they are the preimage.
+        let block = try #require(doc.firstMatch(of: /\n```\n(64:0{64}\n[^`]*)```/)).1
+        #expect(block.split(separator: "\n").joined() == preimage, "the doc's bytes are not the vector's: run the write test, then update docs/receipts.md")
+        #expect(doc.contains(hash))
+        // And they are what a row's hash covers.
+        let receiptObject = try #require(vector["receipt"])
+        let receipt = try AuditReceipt.decodeStrictly(try JSONSerialization.data(withJSONObject: receiptObject))
+        let record = try #require(receipt.rows.first?.record)
+        #expect(Array(preimage.utf8) == record.preimage(previous: AuditTrails.genesisHash))
+    }
+
     @Test("write the vectors from a real database", .enabled(if: ProcessInfo.processInfo.environment["PHOTOSD_WRITE_RECEIPT_VECTORS"] == "1"))
     func write() async throws {
         let world = try await TamperMatrixTests.World(.sqlite, .fresh)
@@ -128,6 +147,20 @@ struct ReceiptVectorTests {
         withCosignature["checkpoint"] = whole.checkpoint + cosignatureLine
         try save("genuine-cosigned", "The checkpoint also carries a witness's cosignature (72 bytes after the key id): a signature of another key, kept and ignored.", withCosignature, failsAt: nil)
 
+        // Base64 with non-zero padding bits decodes to the same bytes (RFC 4648 lets a decoder
+        // ignore them; Go's does): still valid.
+        if let firstHash = whole.inclusion.hashes.first, firstHash.hasSuffix("=") {
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+            var characters = Array(firstHash)
+            let last = characters.count - 2
+            if let value = alphabet.firstIndex(of: characters[last]), value & 3 == 0 {
+                characters[last] = alphabet[value | 1]
+                var loose = genuine
+                loose["inclusion"] = ["logIndex": whole.inclusion.logIndex, "treeSize": whole.inclusion.treeSize, "hashes": [String(characters)] + whole.inclusion.hashes.dropFirst()]
+                try save("genuine-base64-padding-bits", "A proof hash whose base64 has non-zero padding bits: the same 32 bytes, still valid.", loose, failsAt: nil)
+            }
+        }
+
         // format
         let plain = try text(genuine)
         let detail = try #require(whole.rows[last].content?.detail)
@@ -143,6 +176,10 @@ struct ReceiptVectorTests {
         try save("format-display-name", "A row with a field no hash covers (a display name beside the hashed one).", rows(genuine) { $0[signedIn]["displayName"] = "alice" }, failsAt: "format")
         try save("format-missing-field", "A row without screen (every field its hash covers must be present, null where none).", rows(genuine) { $0[0].removeValue(forKey: "screen") }, failsAt: "format")
         try save("format-seq-float", "A row's seq written 1.0.", plain.replacingOccurrences(of: "\"seq\":1,", with: "\"seq\":1.0,"), failsAt: "format")
+        try save("format-seq-zero", "Rows from seq 0 (seqs start at 1).", rows(genuine) { rows in for index in rows.indices { rows[index]["seq"] = index } }, failsAt: "format")
+        try save(
+            "format-integer-beyond-64-bits", "inclusion.treeSize beyond a signed 64-bit integer.",
+            plain.replacingOccurrences(of: "\"treeSize\":\(whole.inclusion.treeSize)", with: "\"treeSize\":18446744073709551616"), failsAt: "format")
 
         // rows
         try save("rows-username", "A signed-in row's username (null: the row names its user by userId) changed to mallory.", rows(genuine) { $0[signedIn]["username"] = "mallory" }, failsAt: "rows")
@@ -191,6 +228,9 @@ struct ReceiptVectorTests {
             dropped["inclusion"] = ["logIndex": whole.inclusion.logIndex, "treeSize": whole.inclusion.treeSize, "hashes": Array(whole.inclusion.hashes.dropLast())]
             try save("inclusion-proof-short", "The proof's last hash dropped.", dropped, failsAt: "inclusion")
         }
+        var negative = genuine
+        negative["inclusion"] = ["logIndex": -1, "treeSize": whole.inclusion.treeSize, "hashes": whole.inclusion.hashes]
+        try save("leaf-negative-index", "inclusion.logIndex -1.", negative, failsAt: "leaf")
         var otherIndex = genuine
         otherIndex["inclusion"] = ["logIndex": whole.inclusion.logIndex - 1, "treeSize": whole.inclusion.treeSize, "hashes": whole.inclusion.hashes]
         try save("inclusion-other-index", "inclusion.logIndex changed to the leaf before.", otherIndex, failsAt: "inclusion")

@@ -24,13 +24,14 @@ extension AuditReceipt {
         }
         // Integers as digits only: 1.0 and 1e0 are refused, as a verifier in a language whose JSON
         // keeps them floats would refuse them.
-        func integer(_ value: Any?, _ name: String) throws {
+        func integer(_ value: Any?, _ name: String, atLeast minimum: Int64 = .min) throws {
             guard let value, !(value is NSNull) else { return }
             // JSONSerialization's numbers say how they were written: `i`/`q` digits, `d` a fraction
             // or exponent; `true`/`false` are `c` (and `is Bool` holds for 0 and 1 too).
             guard let number = value as? NSNumber, ["i", "q", "l", "s"].contains(String(cString: number.objCType)) else {
-                throw fail("\(name) is not an integer written as digits")
+                throw fail("\(name) is not an integer written as digits (within 64 bits)")
             }
+            guard number.int64Value >= minimum else { throw fail("\(name) is \(number.int64Value), below \(minimum)") }
         }
         if let inclusion = top["inclusion"] as? [String: Any] {
             try integer(inclusion["logIndex"], "inclusion.logIndex")
@@ -38,7 +39,7 @@ extension AuditReceipt {
         }
         for (offset, row) in (top["rows"] as? [Any] ?? []).enumerated() {
             guard let row = row as? [String: Any] else { throw fail("row \(offset + 1) is not an object") }
-            try integer(row["seq"], "row \(offset + 1)'s seq")
+            try integer(row["seq"], "row \(offset + 1)'s seq", atLeast: 1)
             try integer(row["userId"], "row \(offset + 1)'s userId")
             let allowed = row["redacted"] == nil ? Row.contentKeys : Row.redactedKeys
             if let extra = Set(row.keys).subtracting(allowed).sorted().first {
