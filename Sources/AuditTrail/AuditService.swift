@@ -216,6 +216,11 @@ public struct AuditService: Sendable {
         }
     }
 
+    /// What a live session's receipt depends on (`AuditReceipts.Stamp`); nil without a session row.
+    public func receiptStamp(sessionID: String) async throws -> AuditReceipts.Stamp? {
+        try await database.read { try await AuditReceipts.stamp(sessionID: sessionID, on: $0) }
+    }
+
     /// The receipt of a live session (`GET /v1/sessions/{id}/receipt`): rows `range`.
     public func receipt(sessionID: String, range: AuditReceipts.Range = .newest) async throws -> AuditReceipts.Outcome {
         try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, range: range, on: $0) }

@@ -16,11 +16,22 @@ struct ReceiptRunResult: Codable {
     var aloneP50Ms: Double
     var aloneP95Ms: Double
     var aloneActionsPerSecond: Double
+    /// Beside the fetchers asking for a plain read instead (`GET /v1/sessions/{id}`): what any
+    /// request in a tight loop costs a bystander on this machine.
+    var baselineP50Ms: Double
+    var baselineP95Ms: Double
+    var baselinePerSecond: Double
+    /// Beside the fetchers asking for the one receipt (the newest rows).
     var besideP50Ms: Double
     var besideP95Ms: Double
     var besideActionsPerSecond: Double
-    /// besideP95Ms / aloneP95Ms.
-    var p95Ratio: Double
+    /// Beside the fetchers asking each time for another receipt (a random `fromSeq`): no two alike.
+    var distinctP50Ms: Double
+    var distinctP95Ms: Double
+    var distinctReceiptsPerSecond: Double
+    var distinctReceiptMeanMs: Double
+    /// besideP95Ms / baselineP95Ms.
+    var p95RatioToBaseline: Double
     var peakRSSMegabytes: Double
 }
 
@@ -48,19 +59,20 @@ extension PhotosBench {
             let bounds = maxRows.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             guard !bounds.isEmpty, bounds.allSatisfy({ (1...100_000).contains($0) }) else { throw ValidationError("--max-rows lists numbers between 1 and 100000") }
             guard rows >= 10, fetchers >= 1, duration > 0 else { throw ValidationError("--rows ≥ 10, --fetchers ≥ 1 and --duration > 0") }
-            print("maxRows  trail rows  fetchers  receipts/s  receipt ms  receipt KB  bystander alone p50/p95 ms  beside p50/p95 ms  actions/s alone/beside  p95 ×  peak RSS MB")
+            print("maxRows  trail rows  receipt KB  bystander p50/p95 ms: alone   beside plain reads (/s)   beside one receipt (/s, ms)   beside distinct receipts (/s, ms)   one receipt p95 ÷ plain  peak RSS MB")
             var results: [ReceiptRunResult] = []
             for bound in bounds {
-                let result = try runOnce(maxRows: bound)
-                results.append(result)
+                let r = try runOnce(maxRows: bound)
+                results.append(r)
+                func pair(_ a: Double, _ b: Double) -> String { "\(format(a, 2))/\(format(b, 2))" }
                 print([
-                    String(result.maxRows).padding(toLength: 8, withPad: " ", startingAt: 0), String(result.trailRows).padding(toLength: 11, withPad: " ", startingAt: 0),
-                    String(result.fetchers).padding(toLength: 9, withPad: " ", startingAt: 0), format(result.receiptsPerSecond).padding(toLength: 11, withPad: " ", startingAt: 0),
-                    format(result.receiptMeanMs, 2).padding(toLength: 11, withPad: " ", startingAt: 0), format(Double(result.receiptBytes) / 1_024).padding(toLength: 11, withPad: " ", startingAt: 0),
-                    "\(format(result.aloneP50Ms, 2)) / \(format(result.aloneP95Ms, 2))".padding(toLength: 27, withPad: " ", startingAt: 0),
-                    "\(format(result.besideP50Ms, 2)) / \(format(result.besideP95Ms, 2))".padding(toLength: 18, withPad: " ", startingAt: 0),
-                    "\(format(result.aloneActionsPerSecond, 0)) / \(format(result.besideActionsPerSecond, 0))".padding(toLength: 23, withPad: " ", startingAt: 0),
-                    format(result.p95Ratio, 2).padding(toLength: 6, withPad: " ", startingAt: 0), format(result.peakRSSMegabytes),
+                    String(r.maxRows).padding(toLength: 8, withPad: " ", startingAt: 0), String(r.trailRows).padding(toLength: 11, withPad: " ", startingAt: 0),
+                    format(Double(r.receiptBytes) / 1_024).padding(toLength: 11, withPad: " ", startingAt: 0),
+                    pair(r.aloneP50Ms, r.aloneP95Ms).padding(toLength: 28, withPad: " ", startingAt: 0),
+                    "\(pair(r.baselineP50Ms, r.baselineP95Ms)) (\(format(r.baselinePerSecond, 0)))".padding(toLength: 25, withPad: " ", startingAt: 0),
+                    "\(pair(r.besideP50Ms, r.besideP95Ms)) (\(format(r.receiptsPerSecond, 0)), \(format(r.receiptMeanMs, 2)))".padding(toLength: 29, withPad: " ", startingAt: 0),
+                    "\(pair(r.distinctP50Ms, r.distinctP95Ms)) (\(format(r.distinctReceiptsPerSecond, 0)), \(format(r.distinctReceiptMeanMs, 2)))".padding(toLength: 35, withPad: " ", startingAt: 0),
+                    format(r.p95RatioToBaseline, 2).padding(toLength: 24, withPad: " ", startingAt: 0), format(r.peakRSSMegabytes),
                 ].joined(separator: " "))
             }
             try output.write(results)
@@ -99,6 +111,38 @@ extension PhotosBench {
                 count += 2
             }
             return (histogram ?? Histogram<UInt64>(), count)
+        }
+
+        /// Fetchers asking `path(i)` without pause while the bystander walks for `duration`:
+        /// the bystander's figures and the fetchers' (count, mean seconds).
+        func beside(port: Int, authorization: String, path: @escaping @Sendable (Int) -> String) throws -> (bystander: (Histogram<UInt64>, Int), fetched: Int, seconds: Double) {
+            let stop = ManagedAtomicFlag()
+            let group = DispatchGroup()
+            let counts = FetchCounts(fetchers)
+            for index in 0..<fetchers {
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    guard let connection = try? HTTPConnection(host: "127.0.0.1", port: port) else { return }
+                    var round = 0
+                    while !stop.isSet {
+                        round += 1
+                        let start = ContinuousClock.now
+                        guard let answer = try? connection.request("GET", path(index * 1_000_003 + round), headers: authorization), answer.status == 200 else {
+                            counts.failed(index)
+                            continue
+                        }
+                        counts.fetched(index, ContinuousClock.now - start)
+                    }
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            let bystander = try Self.bystander(port: port, seconds: duration)
+            stop.set()
+            group.wait()
+            let (fetched, seconds, failures) = counts.total
+            if failures > 0 { print("warning: \(failures) fetches failed") }
+            return (bystander, fetched, fetched == 0 ? 0 : seconds / Double(fetched))
         }
 
         func runOnce(maxRows bound: Int) throws -> ReceiptRunResult {
@@ -147,40 +191,23 @@ extension PhotosBench {
             // Alone.
             let alone = try Self.bystander(port: daemon.port, seconds: duration)
 
-            // Beside the fetchers: each its own connection, without pause, until the bystander ends.
-            let stop = ManagedAtomicFlag()
-            let group = DispatchGroup()
-            let counts = FetchCounts(fetchers)
-            for index in 0..<fetchers {
-                group.enter()
-                Thread.detachNewThread {
-                    defer { group.leave() }
-                    guard let connection = try? HTTPConnection(host: "127.0.0.1", port: daemon.port) else { return }
-                    while !stop.isSet {
-                        let start = ContinuousClock.now
-                        guard let answer = try? connection.request("GET", long.path + "/receipt", headers: long.authorization), answer.status == 200 else {
-                            counts.failed(index)
-                            continue
-                        }
-                        counts.fetched(index, ContinuousClock.now - start)
-                    }
-                }
-            }
-            Thread.sleep(forTimeInterval: 0.5)
-            let beside = try Self.bystander(port: daemon.port, seconds: duration)
-            stop.set()
-            group.wait()
+            let plain = try beside(port: daemon.port, authorization: long.authorization) { _ in long.path }
+            let one = try beside(port: daemon.port, authorization: long.authorization) { _ in long.path + "/receipt" }
+            let newest = trailRows
+            let distinct = try beside(port: daemon.port, authorization: long.authorization) { n in long.path + "/receipt?fromSeq=\(1 + (n &* 7_919) % newest)" }
             let peak = Double(daemon.peakResidentBytes) / 1_048_576
-            let (fetched, fetchSeconds, failures) = counts.total
-            if failures > 0 { print("warning: \(failures) receipt fetches failed") }
+            let phase = duration + 0.5
 
             func ms(_ histogram: Histogram<UInt64>, _ percentile: Double) -> Double { Double(histogram.valueAtPercentile(percentile)) / 1_000 }
             return ReceiptRunResult(
                 maxRows: bound, trailRows: trailRows, fetchers: fetchers,
-                receiptsPerSecond: Double(fetched) / (duration + 0.5), receiptMeanMs: fetched == 0 ? 0 : fetchSeconds * 1_000 / Double(fetched), receiptBytes: receiptBytes,
+                receiptsPerSecond: Double(one.fetched) / phase, receiptMeanMs: one.seconds * 1_000, receiptBytes: receiptBytes,
                 aloneP50Ms: ms(alone.0, 50), aloneP95Ms: ms(alone.0, 95), aloneActionsPerSecond: Double(alone.1) / duration,
-                besideP50Ms: ms(beside.0, 50), besideP95Ms: ms(beside.0, 95), besideActionsPerSecond: Double(beside.1) / duration,
-                p95Ratio: ms(beside.0, 95) / max(ms(alone.0, 95), 0.001), peakRSSMegabytes: peak)
+                baselineP50Ms: ms(plain.bystander.0, 50), baselineP95Ms: ms(plain.bystander.0, 95), baselinePerSecond: Double(plain.fetched) / phase,
+                besideP50Ms: ms(one.bystander.0, 50), besideP95Ms: ms(one.bystander.0, 95), besideActionsPerSecond: Double(one.bystander.1) / duration,
+                distinctP50Ms: ms(distinct.bystander.0, 50), distinctP95Ms: ms(distinct.bystander.0, 95),
+                distinctReceiptsPerSecond: Double(distinct.fetched) / phase, distinctReceiptMeanMs: distinct.seconds * 1_000,
+                p95RatioToBaseline: ms(one.bystander.0, 95) / max(ms(plain.bystander.0, 95), 0.001), peakRSSMegabytes: peak)
         }
     }
 }

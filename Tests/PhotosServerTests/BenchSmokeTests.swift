@@ -54,4 +54,24 @@ struct BenchSmokeTests {
         let leftover = try await PostgresTestDatabase.serverDatabases().filter { $0.hasPrefix("photos_bench_") }
         #expect(leftover.isEmpty, "photos-bench left \(leftover)")
     }
+
+    @Test("photos-bench receipts, short form: a long session's receipt served beside a bystander, bounded (the cut receipt smaller than the whole), no fetch failed")
+    func receipts() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let json = directory.file("receipts.json")
+        let result = try await runProcess(
+            BuiltProducts.binDirectory + "/photos-bench",
+            ["receipts", "--rows", "120", "--fetchers", "2", "--duration", "0.5", "--max-rows", "20,1000", "--durability", "normal", "--directory", directory.path, "--json", json],
+            in: directory.path)
+        #expect(result.status == 0 && !result.output.contains("failed"), "\(result.output)")
+        let data = try #require(FileManager.default.contents(atPath: json))
+        let figures = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        #expect(figures.count == 2)
+        let bounded = try #require(figures.first), whole = try #require(figures.last)
+        #expect((bounded["receiptBytes"] as? Int ?? 0) > 0 && (bounded["receiptBytes"] as? Int ?? 0) < (whole["receiptBytes"] as? Int ?? 0))
+        for run in figures {
+            #expect((run["receiptsPerSecond"] as? Double ?? 0) > 0 && (run["distinctReceiptsPerSecond"] as? Double ?? 0) > 0 && (run["aloneP95Ms"] as? Double ?? 0) > 0)
+        }
+    }
 }

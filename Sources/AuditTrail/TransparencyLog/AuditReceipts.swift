@@ -31,6 +31,32 @@ public enum AuditReceipts {
         }
     }
 
+    /// What a live session's receipt depends on: the head its session row recorded and the log's
+    /// newest signed checkpoint. While both stay, the receipt built at them is the receipt.
+    public struct Stamp: Hashable, Sendable {
+        public var trailSeq: Int
+        public var trailHash: String
+        public var checkpoint: Int64
+
+        /// A stamp.
+        public init(trailSeq: Int, trailHash: String, checkpoint: Int64) {
+            self.trailSeq = trailSeq
+            self.trailHash = trailHash
+            self.checkpoint = checkpoint
+        }
+    }
+
+    /// `sessionID`'s stamp, in one cheap read; nil for a session without a row (archived).
+    public static func stamp(sessionID: String, on connection: any DatabaseConnection) async throws -> Stamp? {
+        guard let row = try await connection.queryOne(
+            """
+            SELECT s.trail_seq, s.trail_hash,
+                   coalesce((SELECT c.number FROM audit_checkpoints c WHERE c.note IS NOT NULL ORDER BY c.number DESC LIMIT 1), 0) AS checkpoint
+            FROM sessions s WHERE s.id = ?
+            """, sessionID) else { return nil }
+        return Stamp(trailSeq: try row.int("trail_seq"), trailHash: try row.string("trail_hash"), checkpoint: try row.int64("checkpoint"))
+    }
+
     /// The newest checkpoint that signed the log (size and note), in the caller's snapshot.
     public static func newestSignedTree(on connection: any DatabaseConnection) async throws -> (size: Int64, note: String)? {
         guard let row = try await connection.queryOne(

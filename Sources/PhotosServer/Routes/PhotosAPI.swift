@@ -33,6 +33,8 @@ struct PhotosAPI: Sendable {
     let checkpointIntervalSeconds: Int
     /// `receipts.maxRows`: the most rows one receipt holds.
     let receiptsMaxRows: Int
+    /// Receipts kept while they hold, built one at a time.
+    let receipts = ReceiptServing()
 
     init(
         services: PhotosServices, bodyLimit: Int, metrics: PhotosMetrics, storage: StorageHealth, sessionsPerAddress: AddressLimiter,

@@ -80,11 +80,23 @@ extension PhotosAPI {
             let id = try context.authorizedSession()
             let fromSeq = request.uri.queryParameters["fromSeq"] == nil ? nil : try RequestParsing.queryInt(request, "fromSeq", default: 1, range: 1...Int(Int32.max))
             let range = AuditReceipts.Range(fromSeq: fromSeq, maxRows: api.receiptsMaxRows)
+            let audit = api.services.audit
+            let served = try await api.receipts.serve(.init(sessionID: id, fromSeq: fromSeq), stamp: try await audit.receiptStamp(sessionID: id)) {
+                let outcome: AuditReceipts.Outcome
+                do {
+                    outcome = try await audit.receipt(sessionID: id, range: range)
+                } catch let past as AuditReceipts.PastTheEnd {
+                    throw PhotosError.badRequest("\(past)")
+                }
+                guard case .receipt(let receipt) = outcome else { return .other(outcome) }
+                return .receipt(Array(try APIResponse.encoder.encode(receipt)))
+            }
             let outcome: AuditReceipts.Outcome
-            do {
-                outcome = try await api.services.audit.receipt(sessionID: id, range: range)
-            } catch let past as AuditReceipts.PastTheEnd {
-                throw PhotosError.badRequest("\(past)")
+            switch served {
+            case .receipt(let bytes):
+                return Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            case .other(let other):
+                outcome = other
             }
             switch outcome {
             case .receipt(let receipt):

@@ -59,19 +59,18 @@ def is_int(v):
 
 
 def strict_b64(s):
-    """Standard base64 with '=' padding, canonical (re-encodes to the same text).
+    """RFC 4648 standard alphabet with '=' padding (length a multiple of 4).
+    Non-zero padding bits are ignored, as the spec allows ("a decoder may ignore
+    non-zero padding bits, as Go's does") and genuine-base64-padding-bits.json needs.
     Returns bytes or None."""
     if not isinstance(s, str) or not s or len(s) % 4 != 0:
         return None
     if not re.fullmatch(r"[A-Za-z0-9+/]*={0,2}", s):
         return None
     try:
-        b = base64.b64decode(s, validate=True)
+        return base64.b64decode(s, validate=True)
     except (binascii.Error, ValueError):
         return None
-    if base64.b64encode(b).decode("ascii") != s:
-        return None  # non-zero padding bits
-    return b
 
 
 def has_lone_surrogate(s):
@@ -89,12 +88,18 @@ def _reject_constant(text):
     raise Fail("format", "%s is not JSON" % text)
 
 
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def _parse_int(text):
-    # json only hands us -?(0|[1-9][0-9]*) here; int() may refuse very long ones.
-    try:
-        return int(text)
-    except ValueError:
-        raise Fail("format", "integer too long")
+    # json only hands us -?(0|[1-9][0-9]*) here (digits with an optional minus sign).
+    # Every integer must fit a signed 64-bit integer, else format.
+    if len(text.lstrip("-")) > 19:  # 2**63 - 1 has 19 digits; also spares int() huge texts
+        raise Fail("format", "integer %s... does not fit a signed 64-bit integer" % text[:24])
+    v = int(text)
+    if not INT64_MIN <= v <= INT64_MAX:
+        raise Fail("format", "integer %s does not fit a signed 64-bit integer" % text)
+    return v
 
 
 def _pairs_hook(pairs):
@@ -419,29 +424,41 @@ def verdict(data, keys):
 
 # ---------------------------------------------------------------- test vectors
 
-class _Raw:
-    def __init__(self, text):
-        self.text = text
+def _vector_pairs(pairs):
+    obj = {}
+    for k, v in pairs:
+        if k in obj:
+            raise ValueError("vector file has key %r twice" % k)
+        obj[k] = v
+    return obj
 
 
-class _Pairs(list):
-    pass
+def _serializations(receipt):
+    """An object receipt, written by an ordinary JSON writer ("serialize it with any JSON
+    writer ...; no verdict depends on key order, spacing or escapes"). The first is the one
+    whose verdict counts; the others must give the same verdict."""
+    yield "compact", json.dumps(receipt, separators=(",", ":")).encode("utf-8")
+    yield "sorted+indented+raw UTF-8", json.dumps(
+        receipt, sort_keys=True, indent=2, ensure_ascii=False).encode("utf-8")
+    yield "default+\\u escapes", json.dumps(receipt, ensure_ascii=True).encode("utf-8")
 
 
-def _dump_raw(v):
-    """Serialize a value parsed with _load_raw, keeping number texts and duplicate keys."""
-    if isinstance(v, _Raw):
-        return v.text
-    if isinstance(v, _Pairs):
-        return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + _dump_raw(x) for k, x in v) + "}"
-    if isinstance(v, list):
-        return "[" + ",".join(_dump_raw(x) for x in v) + "]"
-    return json.dumps(v, ensure_ascii=False)
-
-
-def _load_raw(text):
-    return json.loads(text, object_pairs_hook=_Pairs, parse_int=_Raw, parse_float=_Raw,
-                      parse_constant=_Raw)
+def _check_example(vec, receipt_bytes):
+    """genuine-start.json's `example`: the first row's hashed bytes (example.preimage) and
+    hash (example.hash). Returns None or the reason it disagrees."""
+    ex = vec["example"]
+    if not isinstance(ex, dict) or not isinstance(ex.get("preimage"), str) \
+            or not isinstance(ex.get("hash"), str):
+        return "example is not an object with strings preimage and hash"
+    r = parse_strict(receipt_bytes)
+    row = r["rows"][0]
+    prev = r.get("previousHash", "0" * 64)
+    mine = row_hash_bytes(prev, row)
+    if ex["preimage"].encode("utf-8") != mine:
+        return "example.preimage differs from the first row's hashed bytes"
+    if hashlib.sha256(mine).hexdigest() != ex["hash"] or ex["hash"] != row["hash"]:
+        return "example.hash differs from the first row's hash"
+    return None
 
 
 def run_vectors(directory):
@@ -452,35 +469,57 @@ def run_vectors(directory):
     all_ok = True
     for n in names:
         path = os.path.join(directory, n)
+        expected = "?"
         try:
             with open(path, "rb") as f:
-                vec = dict(_load_raw(f.read().decode("utf-8")))
-            receipt = vec["receipt"]
-            if isinstance(receipt, str):
-                data = receipt.encode("utf-8")
+                vec = json.loads(f.read().decode("utf-8"), object_pairs_hook=_vector_pairs)
+            valid, fails_at = vec["valid"], vec["failsAt"]
+            if valid is True and fails_at is None:
+                expected = "valid"
+            elif valid is False and fails_at in STEPS:
+                expected = "invalid %s" % fails_at
             else:
-                data = _dump_raw(receipt).encode("utf-8")
-            valid = vec["valid"]
-            fails_at = vec["failsAt"]
-            expected = "valid" if valid is True and fails_at is None else \
-                "invalid %s" % fails_at
+                raise ValueError("valid=%r with failsAt=%r" % (valid, fails_at))
+            receipt = vec["receipt"]
+            if isinstance(receipt, str):  # the receipt file's exact text
+                files = [("exact text", receipt.encode("utf-8"))]
+            elif isinstance(receipt, dict):
+                files = list(_serializations(receipt))
+            else:
+                raise ValueError("receipt is neither an object nor a string")
             key = parse_key(vec["key"])
         except UsageError as e:
             print("%s MISMATCH expected=%s got=bad-key (%s)" % (n, expected, e))
             all_ok = False
             continue
         except Exception as e:  # a vector we cannot read
-            print("%s MISMATCH expected=? got=unreadable vector (%s)" % (n, e))
+            print("%s MISMATCH expected=%s got=unreadable vector (%s)" % (n, expected, e))
             all_ok = False
             continue
-        status, step, reason = verdict(data, [key])
-        got = "valid" if status == "valid" else "invalid %s" % step
-        if got == expected:
-            print("%s ok" % n)
-        else:
+        results = []
+        for how, data in files:
+            status, step, reason = verdict(data, [key])
+            got = "valid" if status == "valid" else "invalid %s" % step
+            results.append((how, got, "" if status == "valid" else " (%s)" % reason))
+        how, got, why = results[0]
+        problems = []
+        if got != expected:
+            problems.append("expected=%s got=%s%s" % (expected, got, why))
+        for how2, got2, why2 in results[1:]:
+            if got2 != got:
+                problems.append("written %s the verdict is %s%s, not %s" % (how2, got2, why2, got))
+        if "example" in vec:
+            try:
+                bad = _check_example(vec, files[0][1])
+            except Exception as e:
+                bad = "example cannot be checked (%s)" % e
+            if bad:
+                problems.append(bad)
+        if problems:
             all_ok = False
-            print("%s MISMATCH expected=%s got=%s%s" % (
-                n, expected, got, "" if status == "valid" else " (%s)" % reason))
+            print("%s MISMATCH %s" % (n, "; ".join(problems)))
+        else:
+            print("%s ok" % n)
     return EX_OK if all_ok else 1
 
 
