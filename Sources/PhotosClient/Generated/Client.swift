@@ -1807,7 +1807,7 @@ public struct Client: APIProtocol {
     }
     /// The session's receipt, checkable offline
     ///
-    /// A run of the session's audit rows, each with its hash and the fields the hash covers (no other), an inclusion proof of the run's newest row in the transparency log, and the signed checkpoint (C2SP signed note) the proof is for. At most `receipts.maxRows` (1,000) rows: the newest, or those from `fromSeq`; a receipt that does not start at seq 1 carries `previousHash`, where its chain starts. docs/receipts.md is the byte-exact way to check one; `photos-admin audit check-receipt FILE --key NOTE_KEY` does it. `202` while no checkpoint has signed the run's newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check; `400` for a `fromSeq` past the newest row.
+    /// A run of the session's audit rows, each with its hash and the fields the hash covers (no other), an inclusion proof of the run's newest row in the transparency log, and the signed checkpoint (C2SP signed note) the proof is for. At most `receipts.maxRows` (1,000) rows: the newest, or those from `fromSeq`; a receipt that does not start at seq 1 carries `previousHash`, where its chain starts. docs/receipts.md is the byte-exact way to check one; `photos-admin audit check-receipt FILE --key NOTE_KEY` does it. `202` while no checkpoint has signed the run's newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check; `400` for a `fromSeq` past the newest row; `429` (with `Retry-After`) when more than 16 receipts wait to be built — a receipt is kept while its session and the log have not moved, so asking for the same one again costs nothing.
     ///
     ///
     /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
@@ -1895,6 +1895,28 @@ public struct Client: APIProtocol {
                         headers: headers,
                         body: body
                     ))
+                case 400:
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses._Error.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .badRequest(.init(body: body))
                 case 401:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses._Error.Body
@@ -1983,6 +2005,36 @@ public struct Client: APIProtocol {
                         preconditionFailure("bestContentType chose an invalid content type.")
                     }
                     return .conflict(.init(body: body))
+                case 429:
+                    let headers: Components.Responses.TooManyRequests.Headers = .init(Retry_hyphen_After: try converter.getOptionalHeaderFieldAsURI(
+                        in: response.headerFields,
+                        name: "Retry-After",
+                        as: Swift.Int.self
+                    ))
+                    let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
+                    let body: Components.Responses.TooManyRequests.Body
+                    let chosenContentType = try converter.bestContentType(
+                        received: contentType,
+                        options: [
+                            "application/json"
+                        ]
+                    )
+                    switch chosenContentType {
+                    case "application/json":
+                        body = try await converter.getResponseBodyAsJSON(
+                            Components.Schemas._Error.self,
+                            from: responseBody,
+                            transforming: { value in
+                                .json(value)
+                            }
+                        )
+                    default:
+                        preconditionFailure("bestContentType chose an invalid content type.")
+                    }
+                    return .tooManyRequests(.init(
+                        headers: headers,
+                        body: body
+                    ))
                 case 500:
                     let contentType = converter.extractContentTypeIfPresent(in: response.headerFields)
                     let body: Components.Responses.Internal.Body

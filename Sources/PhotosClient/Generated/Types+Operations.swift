@@ -2341,7 +2341,7 @@ public enum Operations {
     }
     /// The session's receipt, checkable offline
     ///
-    /// A run of the session's audit rows, each with its hash and the fields the hash covers (no other), an inclusion proof of the run's newest row in the transparency log, and the signed checkpoint (C2SP signed note) the proof is for. At most `receipts.maxRows` (1,000) rows: the newest, or those from `fromSeq`; a receipt that does not start at seq 1 carries `previousHash`, where its chain starts. docs/receipts.md is the byte-exact way to check one; `photos-admin audit check-receipt FILE --key NOTE_KEY` does it. `202` while no checkpoint has signed the run's newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check; `400` for a `fromSeq` past the newest row.
+    /// A run of the session's audit rows, each with its hash and the fields the hash covers (no other), an inclusion proof of the run's newest row in the transparency log, and the signed checkpoint (C2SP signed note) the proof is for. At most `receipts.maxRows` (1,000) rows: the newest, or those from `fromSeq`; a receipt that does not start at seq 1 carries `previousHash`, where its chain starts. docs/receipts.md is the byte-exact way to check one; `photos-admin audit check-receipt FILE --key NOTE_KEY` does it. `202` while no checkpoint has signed the run's newest row yet; `409` when the trail does not end at the head the session recorded (rows removed from its end): no receipt rather than a shorter one that would check; `400` for a `fromSeq` past the newest row; `429` (with `Retry-After`) when more than 16 receipts wait to be built — a receipt is kept while its session and the log have not moved, so asking for the same one again costs nothing.
     ///
     ///
     /// - Remark: HTTP `GET /v1/sessions/{id}/receipt`.
@@ -2556,6 +2556,29 @@ public enum Operations {
             }
             /// An error.
             ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{id}/receipt/get(sessionReceipt)/responses/400`.
+            ///
+            /// HTTP response code: `400 badRequest`.
+            case badRequest(Components.Responses._Error)
+            /// The associated value of the enum case if `self` is `.badRequest`.
+            ///
+            /// - Throws: An error if `self` is not `.badRequest`.
+            /// - SeeAlso: `.badRequest`.
+            public var badRequest: Components.Responses._Error {
+                get throws {
+                    switch self {
+                    case let .badRequest(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "badRequest",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// An error.
+            ///
             /// - Remark: Generated from `#/paths//v1/sessions/{id}/receipt/get(sessionReceipt)/responses/401`.
             ///
             /// HTTP response code: `401 unauthorized`.
@@ -2641,6 +2664,29 @@ public enum Operations {
                     default:
                         try throwUnexpectedResponseStatus(
                             expectedStatus: "conflict",
+                            response: self
+                        )
+                    }
+                }
+            }
+            /// `too_many_attempts`: a limit refused the request (sign-in attempts, sessions created per client address). Retry after the given seconds.
+            ///
+            /// - Remark: Generated from `#/paths//v1/sessions/{id}/receipt/get(sessionReceipt)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
                             response: self
                         )
                     }
