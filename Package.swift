@@ -221,7 +221,8 @@ let package = Package(
             name: "photos-admin",
             dependencies: [
                 "PhotosCore", "AuditTrail", "PhotosStorage", "PhotosBuildInfo",
-                "PostgresStore",
+                "PostgresStore", "PhotosListener",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 "SQLiteStore",

@@ -50,6 +50,11 @@ public struct AuditSigningKey: Sendable {
         SignedNote.VerifierKey(name: origin, publicKey: Array(key.publicKey.rawRepresentation))
     }
 
+    /// This key as a witness's cosigner key named `name` (`audit witness key`).
+    public func cosignerKey(name: String) -> CosignerKey {
+        CosignerKey(name: name, publicKey: Array(key.publicKey.rawRepresentation))
+    }
+
     /// The hex signature of `message`.
     func signatureHex(_ message: [UInt8]) throws -> String {
         Hex.encode(try key.signature(for: message))

@@ -12,8 +12,13 @@ public final class PhotosdProcess: Sendable {
     public let port: Int
 
     /// Starts `binary --port 0 arguments…` in `directory` (nil: this process's) with the
-    /// environment plus `environment`, and waits (at most 30 s) until it listens.
-    public init(binary: String, arguments: [String], directory: String? = nil, environment: [String: String] = [:]) throws {
+    /// environment plus `environment`, and waits (at most 30 s) until it listens: until it
+    /// prints `<listening> <address>:<port>` (another server — `photos-admin audit witness
+    /// serve` — is started with its own arguments alone: `portArguments` empty).
+    public init(
+        binary: String, arguments: [String], directory: String? = nil, environment: [String: String] = [:],
+        portArguments: [String] = ["--port", "0"], listening: String = "photosd listening on"
+    ) throws {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             throw LaunchError(message: "no photosd at \(binary); build it first (swift build --product photosd)")
         }
@@ -26,7 +31,7 @@ public final class PhotosdProcess: Sendable {
         let process: ChildProcess
         do {
             process = try ChildProcess(
-                executable: binary, arguments: ["--port", "0"] + arguments, directory: directory, environment: childEnvironment,
+                executable: binary, arguments: portArguments + arguments, directory: directory, environment: childEnvironment,
                 stdin: nil, stdout: pipe.write, stderr: pipe.write)
         } catch {
             close(pipe.read)
@@ -50,11 +55,11 @@ public final class PhotosdProcess: Sendable {
         while found == nil && Date() < deadline && process.isRunning {
             usleep(20_000)
             let log = output.data.withLock { String(decoding: $0, as: UTF8.self) }
-            if let match = log.firstMatch(of: /photosd listening on [0-9.]+:(\d+)/) { found = Int(match.1) }
+            if let range = log.range(of: listening + " "), let match = log[range.upperBound...].firstMatch(of: /^[0-9.]+:(\d+)/) { found = Int(match.1) }
         }
         guard let found else {
             process.signal(SIGTERM)
-            throw LaunchError(message: "photosd did not start: \(output.data.withLock { String(decoding: $0, as: UTF8.self) })")
+            throw LaunchError(message: "\((binary as NSString).lastPathComponent) did not start: \(output.data.withLock { String(decoding: $0, as: UTF8.self) })")
         }
         port = found
     }

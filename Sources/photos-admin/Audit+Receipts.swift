@@ -94,12 +94,24 @@ extension PhotosAdmin.Audit {
         @Argument(help: "The receipt (audit prove, or GET /v1/sessions/{id}/receipt).") var file: String
         @Option(help: "The log's note verifier key: <origin>+<key id>+<base64> (audit key --note); repeat for each key the log was signed with (before and after a rotation).")
         var key: [String]
+        @Option(help: "A witness's cosigner key (audit witness key prints one): the checkpoint must carry its cosignature. Repeat for each.")
+        var witness: [String] = []
+        @Option(help: "How many of the --witness keys must have cosigned (default: all of them).") var quorum: Int?
 
         func validate() throws {
             guard !key.isEmpty else { throw ValidationError("--key is required: the log's note verifier key (audit key --note prints it)") }
+            if let quorum, !(1...max(1, witness.count)).contains(quorum) || witness.isEmpty {
+                throw ValidationError("--quorum must be between 1 and the number of --witness keys (\(witness.count))")
+            }
         }
 
         func run() async throws {
+            let witnesses = try witness.map { text in
+                guard let cosigner = CosignerKey(text) else {
+                    throw ValidationError("--witness is not a cosigner key (<name>+<8 hex digits>+<base64 of 0x04 and the Ed25519 key>; audit witness key prints one)")
+                }
+                return cosigner
+            }
             let verifiers = try key.map { text in
                 guard let verifier = SignedNote.VerifierKey(text) else {
                     throw ValidationError("--key is not a note verifier key (<origin>+<8 hex digits>+<base64 of 0x01 and the Ed25519 key>; audit key --note prints it)")
@@ -110,11 +122,14 @@ extension PhotosAdmin.Audit {
             do {
                 // One reading only: a key twice or a field no check covers is refused (exit 3).
                 let receipt = try AuditReceipt.decodeStrictly(data)
-                let checked = try receipt.check(keys: verifiers)
+                let checked = try receipt.check(keys: verifiers, witnesses: witnesses, quorum: quorum ?? witnesses.count)
                 let signer = (try? SignedNote(parsing: receipt.checkpoint)).flatMap { note in verifiers.first(where: note.isSigned(by:)) } ?? verifiers[0]
                 let seqs = checked.rows == 1 ? "seq \(checked.firstSeq)" : "seq \(checked.firstSeq)–\(checked.firstSeq + checked.rows - 1)"
                 let start = receipt.previousHash.map { " from previousHash \($0.prefix(16))…" } ?? ""
                 print("receipt verified: session \(receipt.sessionId), \(Output.count(checked.rows, "row")) (\(seqs)) chained\(start) to leaf \(receipt.inclusion.logIndex) of the log \(checked.origin) at size \(checked.treeSize), signed by \(signer.name)+\(String(format: "%08x", signer.keyID))")
+                for (cosigner, time) in receipt.cosigners(witnesses) {
+                    print("cosigned by \(cosigner.name) at \(ISO8601Timestamp.string(from: Date(timeIntervalSince1970: TimeInterval(time))))")
+                }
                 if !checked.redactedSeqs.isEmpty {
                     print("\(Output.count(checked.redacted, "row")) redacted by an erasure (seq \(checked.redactedSeqs.map(String.init).joined(separator: ", "))): their place and hash are proven, not their content")
                 }
@@ -126,6 +141,15 @@ extension PhotosAdmin.Audit {
     }
 
     struct Witness: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Watch a log (the monitor form, by default), or be a C2SP tlog-witness that cosigns its checkpoints (serve, key).",
+            subcommands: [Monitor.self, Serve.self, Key.self],
+            defaultSubcommand: Monitor.self)
+    }
+}
+
+extension PhotosAdmin.Audit.Witness {
+    struct Monitor: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Fetch the log's newest checkpoint, check it extends the one kept in --state, and keep it.",
             discussion: """

@@ -192,6 +192,28 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         try check(keys: [key])
     }
 
+    /// The witnesses of `witnesses` that cosigned the receipt's checkpoint (a valid
+    /// `cosignature/v1` line each), with the time each says.
+    public func cosigners(_ witnesses: [CosignerKey]) -> [(key: CosignerKey, time: UInt64)] {
+        guard let note = try? SignedNote(parsing: checkpoint) else { return [] }
+        return witnesses.compactMap { key in key.cosignedTime(of: note).map { (key, $0) } }
+    }
+
+    /// `check(keys:)`, then at least `quorum` of `witnesses` must have cosigned the checkpoint —
+    /// else step `witnesses`. Whoever holds such a receipt knows that many others saw the same
+    /// tree: a log that showed another one to someone else would need them to cosign a fork.
+    public func check(keys: [SignedNote.VerifierKey], witnesses: [CosignerKey], quorum: Int) throws -> Checked {
+        let checked = try check(keys: keys)
+        let cosigned = cosigners(witnesses)
+        guard cosigned.count >= quorum else {
+            throw Problem(
+                step: "witnesses",
+                reason: "\(cosigned.count) of the \(witnesses.count) witnesses given cosigned the checkpoint, \(quorum) needed"
+                    + (cosigned.isEmpty ? "" : " (\(cosigned.map(\.key.name).joined(separator: ", ")))"))
+        }
+        return checked
+    }
+
     /// 64 lowercase hex digits.
     static func isHash(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }

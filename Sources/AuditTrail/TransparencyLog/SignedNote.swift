@@ -87,10 +87,13 @@ public struct SignedNote: Sendable, Equatable {
 
     /// The note as text: the text, a blank line, a line per signature.
     public var encoded: String {
-        text + "\n" + signatures.map { signature in
-            let id = withUnsafeBytes(of: signature.keyID.bigEndian) { Array($0) }
-            return "\u{2014} \(signature.keyName) \(Data(id + signature.signature).base64EncodedString())\n"
-        }.joined()
+        text + "\n" + signatures.map(Self.line).joined()
+    }
+
+    /// One signature line, `— <key name> <base64(key id ‖ signature)>` and its newline.
+    public static func line(_ signature: Signature) -> String {
+        let id = withUnsafeBytes(of: signature.keyID.bigEndian) { Array($0) }
+        return "\u{2014} \(signature.keyName) \(Data(id + signature.signature).base64EncodedString())\n"
     }
 
     /// Why a note's text could not be read or verified.
