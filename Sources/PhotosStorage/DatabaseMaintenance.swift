@@ -40,7 +40,9 @@ public enum DatabaseMaintenance {
             let integrity = try await connection.query("PRAGMA integrity_check").map { try $0.string("integrity_check") }
             let migrations = try PhotosMigrations.migrator.status(connection)
             var audit: AuditLog.Verification?
-            if migrations.contains(where: { $0.appliedAt != nil }) {
+            // The trail is read in the schema this binary knows: only once nothing is pending
+            // (an older database is named by its pending migrations, never by an SQL error).
+            if migrations.contains(where: { $0.appliedAt != nil }), !migrations.contains(where: { $0.appliedAt == nil }) {
                 audit = try await connection.transaction(.deferred) { try await AuditLog.verify(on: connection, publicKey: publicKey) }
             }
             return CheckReport(integrity: integrity, migrations: migrations, audit: audit)
@@ -59,7 +61,7 @@ public enum DatabaseMaintenance {
         do {
             let migrations = try await PostgresMigrator(migrations: PhotosMigrations.postgres).status(storage.client, logger: logger)
             var audit: AuditLog.Verification?
-            if migrations.contains(where: { $0.appliedAt != nil }) {
+            if migrations.contains(where: { $0.appliedAt != nil }), !migrations.contains(where: { $0.appliedAt == nil }) {
                 audit = try await storage.read { try await AuditLog.verify(on: $0, publicKey: publicKey) }
             }
             await storage.close()
@@ -67,6 +69,26 @@ public enum DatabaseMaintenance {
         } catch {
             await storage.close()
             throw error
+        }
+    }
+
+    /// Copies the SQLite file at `source` to a new file at `path` from one snapshot (safe while
+    /// `photosd` writes), whatever its schema: an older database is backed up before `migrate`
+    /// (which cannot be undone) without being opened as this version's.
+    public static func backup(file source: String, to path: String) throws {
+        try PhotosDatabase.refusePostgresURL(source)
+        guard FileManager.default.fileExists(atPath: source) else { throw PhotosError.notFound("no database at \(source)") }
+        try checkNewFile(path, for: "backup")
+        do {
+            let connection = try Connection(path: source, mode: .readOnly)
+            defer { connection.close() }
+            try connection.transaction(.deferred) {
+                // Reading first opens the read transaction: every page comes from one snapshot.
+                _ = try connection.query("SELECT count(*) FROM sqlite_schema")
+                try connection.backup(to: path)
+            }
+        } catch let error as SQLiteError where error.isNotADatabase {
+            throw MigrationError.notADatabase(path: source)
         }
     }
 

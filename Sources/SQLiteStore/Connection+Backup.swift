@@ -13,8 +13,12 @@ extension Connection {
         if FileManager.default.fileExists(atPath: destination) {
             throw SQLiteError(resultCode: SQLITE_CANTOPEN, message: "\(destination) already exists; choose a new path")
         }
+        Self.removeAbandonedCopies(beside: destination)
         let temporary = destination + ".partial-\(getpid())"
-        defer { try? FileManager.default.removeItem(atPath: temporary) }
+        defer {
+            try? FileManager.default.removeItem(atPath: temporary)
+            try? FileManager.default.removeItem(atPath: temporary + "-journal")
+        }
         let fd = open(temporary, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw SQLiteError(resultCode: SQLITE_CANTOPEN, message: "cannot create \(temporary): \(String(cString: strerror(errno)))")
@@ -45,6 +49,21 @@ extension Connection {
         sqlite3_backup_finish(backup)
         guard code == SQLITE_DONE else {
             throw SQLiteError(resultCode: code, message: "backup failed: \(String(cString: sqlite3_errstr(code)))")
+        }
+    }
+
+    /// Removes the copies a killed backup left in `destination`'s directory: `NAME.partial-PID`
+    /// and its `-journal`, for a PID that no longer runs (a backup that ends, even in error,
+    /// removes its own; only a kill leaves them, and they would stay for good).
+    static func removeAbandonedCopies(beside destination: String) {
+        let directory = (destination as NSString).deletingLastPathComponent
+        let folder = directory.isEmpty ? "." : directory
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        for name in names {
+            guard let match = name.wholeMatch(of: /.+\.partial-(\d+)(-journal)?/), let pid = Int32(match.1), pid > 0 else { continue }
+            // kill(pid, 0): ESRCH when no such process runs (EPERM: it runs, as another user).
+            guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            try? FileManager.default.removeItem(atPath: folder + "/" + name)
         }
     }
 }

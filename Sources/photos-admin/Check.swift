@@ -29,7 +29,10 @@ extension PhotosAdmin {
             if report.pendingMigrations.isEmpty {
                 print("migrations: \(report.migrations.count) applied, none pending")
             } else {
-                print("migrations: pending \(report.pendingMigrations.map(\.name).joined(separator: ", ")) (run photos-admin migrate)")
+                print("migrations pending: \(report.pendingMigrations.map(\.name).joined(separator: ", ")) (back it up with photos-admin backup, then run photos-admin migrate)")
+                if report.migrations.contains(where: { $0.appliedAt != nil }) {
+                    print("audit: not checked until the migrations are applied (this version reads the trail in its own schema)")
+                }
             }
             if let audit = report.audit {
                 if let problem = audit.problem {

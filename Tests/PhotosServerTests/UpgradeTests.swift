@@ -1,5 +1,7 @@
+import DatabaseAccess
 import Foundation
 import PhotosTestSupport
+import SQLiteStore
 import Testing
 
 /// Databases written by earlier versions, with data in them, are migrated by today's binaries:
@@ -100,6 +102,27 @@ struct UpgradeTests {
             // The move is the upgrade's step, as the changelog tells it.
             let changelog = try String(contentsOfFile: BuiltProducts.packageRoot + "/CHANGELOG.md", encoding: .utf8)
             #expect(changelog.contains("move `\(kept)` beside the database"), "\(version): CHANGELOG.md does not say to move \(kept)")
+        }
+        // An operator's first commands, before migrate (which cannot be undone): check names what is
+        // pending (exit 1, no SQL error), and a SQLite file backs up as it is.
+        let before = try await run(["check"])
+        #expect(
+            before.status == 1 && before.stdout.contains("migrations pending: ")
+                && !["SQL logic error", "SQLite error", "PSQLError", "does not exist", "no such"].contains(where: before.output.contains),
+            "\(version): \(before.output)")
+        if !database.hasPrefix("postgres") {
+            let copy = directory.file("before-migrate.db")
+            let backup = try await run(["backup", copy])
+            #expect(backup.status == 0, "\(version): \(backup.output)")
+            let original = try Connection(path: directory.file(database), mode: .readOnly), copied = try Connection(path: copy, mode: .readOnly)
+            let schema = "SELECT type, name, sql FROM sqlite_schema ORDER BY name"
+            let originalSchema = try await original.query(schema).map { try $0.optionalString("sql") }
+            let copiedSchema = try await copied.query(schema).map { try $0.optionalString("sql") }
+            #expect(originalSchema == copiedSchema && !originalSchema.isEmpty, "\(version): the copy has another schema")
+            original.close()
+            copied.close()
+            let copyCheck = try await runProcess(admin, ["check", "--db", copy], in: directory.path, environment: environment)
+            #expect(copyCheck.status == 1 && copyCheck.stdout.contains("migrations pending: "), "\(version): \(copyCheck.output)")
         }
         let migrated = try await run(["migrate"])
         #expect(migrated.status == 0, "\(version): \(migrated.output)")

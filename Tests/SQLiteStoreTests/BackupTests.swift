@@ -35,4 +35,25 @@ struct BackupTests {
             try await database.readers.read { try $0.backup(to: target) }
         }
     }
+
+    @Test("what a killed backup left (NAME.partial-PID and its journal, the PID gone) is removed by the next backup into that directory; a running backup's copy is not")
+    func abandonedCopies() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let source = try Connection(path: directory.file("source.db"))
+        defer { source.close() }
+        try await source.execute("CREATE TABLE t (x)")
+        // A PID that runs no process: past the system's pid_max.
+        let dead = (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.map { $0 + 1 } ?? 4_194_305
+        let abandoned = ["old.db.partial-\(dead)", "old.db.partial-\(dead)-journal"]
+        let running = "other.db.partial-\(getpid())"
+        for name in abandoned + [running, "notes.partial-x"] {
+            try Data(repeating: 1, count: 100).write(to: URL(fileURLWithPath: directory.file(name)))
+        }
+        try source.backup(to: directory.file("new.db"))
+        for name in abandoned { #expect(!FileManager.default.fileExists(atPath: directory.file(name)), "\(name) stayed") }
+        #expect(FileManager.default.fileExists(atPath: directory.file(running)), "a live backup's copy was removed")
+        #expect(FileManager.default.fileExists(atPath: directory.file("notes.partial-x")))
+        #expect(FileManager.default.fileExists(atPath: directory.file("new.db")))
+    }
 }
