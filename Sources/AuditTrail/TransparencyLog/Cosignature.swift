@@ -35,27 +35,18 @@ public struct CosignerKey: Sendable, Equatable, Hashable, CustomStringConvertibl
     }
 
     /// Parses `<name>+<hex id>+<base64(0x04 ‖ key)>`; nil for anything else (another type, a
-    /// wrong id).
+    /// wrong id, not an Ed25519 key).
     public init?(_ text: String) {
-        let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, SignedNote.isKeyName(String(parts[0])), parts[1].count == 8, let id = UInt32(parts[1], radix: 16),
-              let encoded = Data(base64Encoded: String(parts[2])), encoded.count == 33, encoded.first == 4,
-              (try? Curve25519.Signing.PublicKey(rawRepresentation: encoded.dropFirst())) != nil else { return nil }
-        self.init(name: String(parts[0]), publicKey: Array(encoded.dropFirst()))
-        guard keyID == id else { return nil }
+        guard let (name, publicKey) = SignedNote.parseKey(text, type: 0x04),
+              (try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey)) != nil else { return nil }
+        self.init(name: name, publicKey: publicKey)
     }
 
     /// SHA-256(name ‖ 0x0A ‖ 0x04 ‖ public key), first four bytes, big-endian.
-    public var keyID: UInt32 {
-        var hasher = SHA256()
-        hasher.update(data: Array(name.utf8) + [0x0A, 0x04] + publicKey)
-        return Array(hasher.finalize()).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
-    }
+    public var keyID: UInt32 { SignedNote.keyID(name: name, type: 0x04, publicKey: publicKey) }
 
     /// `<name>+<hex id>+<base64(0x04 ‖ key)>`.
-    public var description: String {
-        name + "+" + String(format: "%08x", keyID) + "+" + Data([4] + publicKey).base64EncodedString()
-    }
+    public var description: String { SignedNote.keyText(name: name, type: 0x04, publicKey: publicKey) }
 
     /// The time of this key's cosignature on the note `note`, if the note carries a valid one.
     public func cosignedTime(of note: SignedNote) -> UInt64? {

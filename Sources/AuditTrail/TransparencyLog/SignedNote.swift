@@ -45,23 +45,16 @@ public struct SignedNote: Sendable, Equatable {
         /// Parses `<name>+<hex id>+<base64>`; nil for anything else (a wrong id, another algorithm).
         /// Only the first two `+` separate: base64 has `+` of its own.
         public init?(_ text: String) {
-            let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
-            guard parts.count == 3, SignedNote.isKeyName(String(parts[0])), parts[1].count == 8, let id = UInt32(parts[1], radix: 16),
-                  let encoded = Data(base64Encoded: String(parts[2])), encoded.count == 33, encoded.first == 1 else { return nil }
-            self.init(name: String(parts[0]), publicKey: Array(encoded.dropFirst()))
-            guard keyID == id else { return nil }
+            guard let (name, publicKey) = SignedNote.parseKey(text, type: 0x01) else { return nil }
+            self.init(name: name, publicKey: publicKey)
         }
 
         /// The key id: SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key), first four bytes, big-endian.
-        public var keyID: UInt32 {
-            var hasher = SHA256()
-            hasher.update(data: Array(name.utf8) + [0x0A, 0x01] + publicKey)
-            return Array(hasher.finalize()).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
-        }
+        public var keyID: UInt32 { SignedNote.keyID(name: name, type: 0x01, publicKey: publicKey) }
 
         /// `<name>+<hex id>+<base64(0x01 ‖ key)>`.
         public var description: String {
-            name + "+" + String(format: "%08x", keyID) + "+" + Data([1] + publicKey).base64EncodedString()
+            SignedNote.keyText(name: name, type: 0x01, publicKey: publicKey)
         }
 
         /// Whether `signature` is this key's over `text`.
@@ -69,6 +62,31 @@ public struct SignedNote: Sendable, Equatable {
             guard signature.count == 64, let key = try? Curve25519.Signing.PublicKey(rawRepresentation: publicKey) else { return false }
             return key.isValidSignature(signature, for: Array(text.utf8))
         }
+    }
+
+    /// A verifier key's id: SHA-256(name ‖ 0x0A ‖ type ‖ public key), first four bytes,
+    /// big-endian (type 0x01: a note signer; 0x04: a cosigner, C2SP tlog-cosignature).
+    static func keyID(name: String, type: UInt8, publicKey: [UInt8]) -> UInt32 {
+        var hasher = SHA256()
+        hasher.update(data: Array(name.utf8) + [0x0A, type] + publicKey)
+        return Array(hasher.finalize()).prefix(4).reduce(0) { $0 << 8 | UInt32($1) }
+    }
+
+    /// `<name>+<8 hex key id>+<base64(type ‖ public key)>`.
+    static func keyText(name: String, type: UInt8, publicKey: [UInt8]) -> String {
+        name + "+" + String(format: "%08x", keyID(name: name, type: type, publicKey: publicKey)) + "+" + Data([type] + publicKey).base64EncodedString()
+    }
+
+    /// The name and Ed25519 public key of a verifier key of `type` written as `keyText` does;
+    /// nil for anything else (another type, a wrong id, not an Ed25519 key's length). Only the
+    /// first two `+` separate: base64 has `+` of its own.
+    static func parseKey(_ text: String, type: UInt8) -> (name: String, publicKey: [UInt8])? {
+        let parts = text.split(separator: "+", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, isKeyName(String(parts[0])), parts[1].count == 8, let id = UInt32(parts[1], radix: 16),
+              let encoded = Data(base64Encoded: String(parts[2])), encoded.count == 33, encoded.first == type else { return nil }
+        let name = String(parts[0]), publicKey = Array(encoded.dropFirst())
+        guard keyID(name: name, type: type, publicKey: publicKey) == id else { return nil }
+        return (name, publicKey)
     }
 
     /// Whether `name` may name a key: not empty, no spaces, no `+`.
