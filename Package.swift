@@ -50,6 +50,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.1.0"),
         // Traces by OTLP/HTTP only (the gRPC exporter's packages stay out of the build).
         .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
+        // photosd's requests to witnesses (audit.witnesses); swift-otel's OTLP/HTTP exporter uses it too.
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.25.0"),
     ],
     targets: [
         // The system's libsqlite3, used directly (no ORM, no bundled copy).
@@ -202,6 +204,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "OTel", package: "swift-otel"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         .executableTarget(

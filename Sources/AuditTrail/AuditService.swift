@@ -11,14 +11,21 @@ public struct AuditService: Sendable {
     /// `audit.logOrigin`: the name the log's checkpoints carry (nil: the database's own, made by
     /// migration 0020).
     public let logOrigin: String?
+    /// `audit.witnesses` and `audit.witnessQuorum`: the cosignatures a checkpoint needs before
+    /// it is served (nil: none, the newest checkpoint is served).
+    public let witnesses: WitnessPolicy?
     /// One checkpoint at a time from this process (they would only race for the same number).
     private let oneAtATime = AsyncSlots(count: 1)
 
     /// Creates the service; the key file is read (or created) when first needed.
-    public init(database: any DatabaseStore, signingKeyPath: String, logOrigin: String? = nil, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(
+        database: any DatabaseStore, signingKeyPath: String, logOrigin: String? = nil, witnesses: WitnessPolicy? = nil,
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
         self.database = database
         self.signingKeyPath = signingKeyPath
         self.logOrigin = logOrigin
+        self.witnesses = witnesses
         self.now = now
     }
 
@@ -218,23 +225,24 @@ public struct AuditService: Sendable {
 
     /// What a live session's receipt depends on (`AuditReceipts.Stamp`); nil without a session row.
     public func receiptStamp(sessionID: String) async throws -> AuditReceipts.Stamp? {
-        try await database.read { try await AuditReceipts.stamp(sessionID: sessionID, on: $0) }
+        try await database.read { try await AuditReceipts.stamp(sessionID: sessionID, witnessed: witnesses, on: $0) }
     }
 
     /// The receipt of a live session (`GET /v1/sessions/{id}/receipt`): rows `range`.
     public func receipt(sessionID: String, range: AuditReceipts.Range = .newest) async throws -> AuditReceipts.Outcome {
-        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, range: range, on: $0) }
+        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, range: range, witnessed: witnesses, on: $0) }
     }
 
     /// The receipt of a session from its rows in an archive file (`AuditReceipts.archivedRows`),
     /// proven against this database's log.
     public func receipt(sessionID: String, archived: AuditReceipts.ArchivedRows) async throws -> AuditReceipts.Outcome {
-        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, archived: archived, log: $0) }
+        try await database.read { try await AuditReceipts.receipt(sessionID: sessionID, archived: archived, witnessed: witnesses, log: $0) }
     }
 
-    /// The newest checkpoint's signed note (`GET /v1/log/checkpoint`); nil before the first.
+    /// The served checkpoint's signed note with its cosignatures (`GET /v1/log/checkpoint`): the
+    /// newest, or with witnesses the newest with their quorum; nil before the first.
     public func newestCheckpointNote() async throws -> String? {
-        try await database.read { try await AuditReceipts.newestSignedTree(on: $0)?.note }
+        try await database.read { try await AuditCosignatures.served(witnesses, on: $0)?.note }
     }
 
     /// The key rotations' signed notes, oldest first (`GET /v1/log/rotations`).

@@ -61,6 +61,7 @@ public enum DatabaseCopy {
         Table(name: "audit_chain_cutover", key: [], identity: false),
         Table(name: "audit_redaction_bound", key: [], identity: false),
         Table(name: "audit_checkpoints", key: ["number"], identity: false),
+        Table(name: "audit_cosignatures", key: ["checkpoint", "witness_key"], identity: false),
         Table(name: "audit_redactions", key: ["event_id"], identity: false),
         Table(name: "audit_archives", key: ["number"], identity: false),
         Table(name: "audit_archived_trails", key: ["trail", "first_seq"], identity: false),

@@ -798,6 +798,33 @@ extension PhotosMigrations {
 
                 """#
         ),
+        Migration(
+            version: 22,
+            name: "0022_witness_cosignatures.sql",
+            sql: #"""
+                -- 0022: witnesses' cosignatures of the log's checkpoints (C2SP tlog-cosignature), one per
+                -- checkpoint and witness key (`audit.witnesses`). A checkpoint's note never changes, so they are
+                -- kept beside it and appended to it when it is served (`/v1/log/checkpoint`, receipts).
+                CREATE TABLE audit_cosignatures (
+                    checkpoint  INTEGER NOT NULL REFERENCES audit_checkpoints(number),
+                    witness_key TEXT NOT NULL,     -- the witness's verifier key (type 0x04) as configured
+                    tree_size   INTEGER NOT NULL,  -- the checkpoint's tree size
+                    line        TEXT NOT NULL,     -- the cosignature's signature line, newline included
+                    at          TEXT NOT NULL,     -- when photosd stored it (the line carries the witness's time)
+                    PRIMARY KEY (checkpoint, witness_key)
+                );
+                CREATE INDEX audit_cosignatures_by_witness ON audit_cosignatures (witness_key, checkpoint);
+                CREATE TRIGGER audit_cosignatures_no_update BEFORE UPDATE ON audit_cosignatures
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_cosignatures is append-only: UPDATE refused');
+                END;
+                CREATE TRIGGER audit_cosignatures_no_delete BEFORE DELETE ON audit_cosignatures
+                BEGIN
+                    SELECT RAISE(ABORT, 'audit_cosignatures is append-only: DELETE refused');
+                END;
+
+                """#
+        ),
     ]
 
     /// The postgres migrations this binary carries, one per file in `Migrations/postgres/`.
@@ -1493,6 +1520,30 @@ extension PhotosMigrations {
                     RAISE EXCEPTION 'audit_log only grows: UPDATE refused';
                 END;
                 $$;
+
+                """#
+        ),
+        Migration(
+            version: 22,
+            name: "0022_witness_cosignatures.sql",
+            sql: #"""
+                -- 0022 (PostgreSQL): witnesses' cosignatures of the log's checkpoints, as
+                -- Migrations/sqlite/0022_witness_cosignatures.sql.
+                CREATE TABLE audit_cosignatures (
+                    checkpoint  BIGINT NOT NULL REFERENCES audit_checkpoints(number),
+                    witness_key TEXT NOT NULL,
+                    tree_size   BIGINT NOT NULL,
+                    line        TEXT NOT NULL,
+                    at          TEXT NOT NULL,
+                    PRIMARY KEY (checkpoint, witness_key)
+                );
+                CREATE INDEX audit_cosignatures_by_witness ON audit_cosignatures (witness_key, checkpoint);
+                CREATE TRIGGER audit_cosignatures_no_update BEFORE UPDATE ON audit_cosignatures
+                    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+                CREATE TRIGGER audit_cosignatures_no_delete BEFORE DELETE ON audit_cosignatures
+                    FOR EACH ROW EXECUTE FUNCTION refuse_change();
+                CREATE TRIGGER audit_cosignatures_no_truncate BEFORE TRUNCATE ON audit_cosignatures
+                    FOR EACH STATEMENT EXECUTE FUNCTION refuse_change();
 
                 """#
         ),

@@ -44,7 +44,9 @@ public struct PhotosServices: Sendable {
             traced: !configuration.tracingOTLPEndpoint.isEmpty)
         audit = AuditService(
             database: database, signingKeyPath: configuration.resolvedAuditSigningKeyPath,
-            logOrigin: configuration.auditLogOrigin.isEmpty ? nil : configuration.auditLogOrigin, now: now)
+            logOrigin: configuration.auditLogOrigin.isEmpty ? nil : configuration.auditLogOrigin,
+            witnesses: WitnessPolicy(keys: try configuration.auditWitnesses.map { try $0.cosignerKey }, quorum: configuration.resolvedWitnessQuorum),
+            now: now)
         operators = OperatorService(database: database, bcryptCost: configuration.bcryptCost, now: now)
         experiments = ExperimentService(database: database, now: now)
     }

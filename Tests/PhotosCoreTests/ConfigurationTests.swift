@@ -1,3 +1,4 @@
+import AuditTrail
 import Configuration
 import DatabaseAccess
 import Foundation
@@ -83,5 +84,50 @@ struct ConfigurationTests {
             #expect(error.message.hasSuffix("(from a command-line flag)"), "\(error.message)")
         }
         #expect(PhotosConfiguration.environmentVariable(for: "tracing.otlpEndpoint") == "PHOTOSD_TRACING_OTLP_ENDPOINT")
+    }
+    @Test("audit.witnesses: an array of objects in the file, its JSON text in PHOTOSD_AUDIT_WITNESSES; each bad entry refused naming it; the quorum defaults to all")
+    func witnesses() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let key = CosignerKey(name: "w.example/1", publicKey: Array(repeating: 7, count: 32)).description
+        let other = CosignerKey(name: "w.example/2", publicKey: Array(repeating: 9, count: 32)).description
+        let file = directory.file("photosd.json")
+        try #"{"audit": {"witnesses": [{"name": "one", "url": "https://w1.example/prefix", "key": "KEY"}, {"name": "two", "url": "http://127.0.0.1:9", "key": "OTHER"}]}}"#
+            .replacingOccurrences(of: "KEY", with: key).replacingOccurrences(of: "OTHER", with: other)
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let loaded = try await PhotosConfiguration.load(filePath: file, environment: [:])
+        #expect(loaded.auditWitnesses == [WitnessEndpoint(name: "one", url: "https://w1.example/prefix", key: key), WitnessEndpoint(name: "two", url: "http://127.0.0.1:9", key: other)])
+        #expect(loaded.warnings.isEmpty, "\(loaded.warnings)")
+        #expect(loaded.resolvedWitnessQuorum == 2 && loaded.auditWitnesses[0].addCheckpointURL == "https://w1.example/prefix/add-checkpoint")
+        let fromEnvironment = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: [
+            "PHOTOSD_AUDIT_WITNESSES": #"[{"name": "one", "url": "http://w/", "key": "\#(key)"}]"#, "PHOTOSD_AUDIT_WITNESS_QUORUM": "1",
+        ])
+        #expect(fromEnvironment.auditWitnesses.map(\.name) == ["one"] && fromEnvironment.resolvedWitnessQuorum == 1)
+        #expect(fromEnvironment.auditWitnesses[0].addCheckpointURL == "http://w/add-checkpoint")
+        let noteKey = SignedNote.VerifierKey(name: "w.example/1", publicKey: Array(repeating: 7, count: 32)).description
+        let refusals: [(String, String)] = [
+            ("{}", "must be a list"),
+            (#"[{"name": "one", "url": "http://w"}]"#, "[0].key (one) must be the witness's cosigner key"),
+            (#"[{"name": "one", "url": "http://w", "key": "\#(noteKey)"}]"#, "[0].key (one) must be the witness's cosigner key"),
+            (#"[{"name": "one", "url": "ftp://w", "key": "\#(key)"}]"#, "[0].url (one) must be"),
+            (#"[{"name": "", "url": "http://w", "key": "\#(key)"}]"#, "[0].name must be"),
+            (#"[{"name": "one", "url": "http://w", "key": "\#(key)", "quorum": 1}]"#, "[0] has quorum"),
+            (#"[{"name": "one", "url": "http://w", "key": "\#(key)"}, {"name": "one", "url": "http://v", "key": "\#(other)"}]"#, "names one twice"),
+            (#"[{"name": "one", "url": "http://w", "key": "\#(key)"}, {"name": "two", "url": "http://v", "key": "\#(key)"}]"#, "lists the key of two twice"),
+        ]
+        for (value, message) in refusals {
+            await #expect(throws: PhotosError.self, "\(value)") {
+                do {
+                    _ = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: ["PHOTOSD_AUDIT_WITNESSES": value])
+                } catch let error as PhotosError {
+                    #expect(error.message.contains(message) && error.message.hasSuffix("(from the environment: PHOTOSD_AUDIT_WITNESSES)"), "\(error.message)")
+                    throw error
+                }
+            }
+        }
+        // A quorum above the witnesses' count cannot be met.
+        await #expect(throws: PhotosError.badRequest("configuration audit.witnessQuorum = 3 is out of range 0…2 (from the environment: PHOTOSD_AUDIT_WITNESS_QUORUM)")) {
+            try await PhotosConfiguration.load(filePath: file, environment: ["PHOTOSD_AUDIT_WITNESS_QUORUM": "3"])
+        }
     }
 }

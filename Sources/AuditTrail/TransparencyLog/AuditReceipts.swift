@@ -31,30 +31,30 @@ public enum AuditReceipts {
         }
     }
 
-    /// What a live session's receipt depends on: the head its session row recorded and the log's
-    /// newest signed checkpoint. While both stay, the receipt built at them is the receipt.
+    /// What a live session's receipt depends on: the head its session row recorded and the
+    /// checkpoint served (`AuditCosignatures.served`) with its cosignatures. While these stay,
+    /// the receipt built at them is the receipt.
     public struct Stamp: Hashable, Sendable {
         public var trailSeq: Int
         public var trailHash: String
         public var checkpoint: Int64
+        public var cosignatures: Int
 
         /// A stamp.
-        public init(trailSeq: Int, trailHash: String, checkpoint: Int64) {
+        public init(trailSeq: Int, trailHash: String, checkpoint: Int64, cosignatures: Int = 0) {
             self.trailSeq = trailSeq
             self.trailHash = trailHash
             self.checkpoint = checkpoint
+            self.cosignatures = cosignatures
         }
     }
 
-    /// `sessionID`'s stamp, in one cheap read; nil for a session without a row (archived).
-    public static func stamp(sessionID: String, on connection: any DatabaseConnection) async throws -> Stamp? {
-        guard let row = try await connection.queryOne(
-            """
-            SELECT s.trail_seq, s.trail_hash,
-                   coalesce((SELECT c.number FROM audit_checkpoints c WHERE c.note IS NOT NULL ORDER BY c.number DESC LIMIT 1), 0) AS checkpoint
-            FROM sessions s WHERE s.id = ?
-            """, sessionID) else { return nil }
-        return Stamp(trailSeq: try row.int("trail_seq"), trailHash: try row.string("trail_hash"), checkpoint: try row.int64("checkpoint"))
+    /// `sessionID`'s stamp, in two cheap reads; nil for a session without a row (archived).
+    public static func stamp(sessionID: String, witnessed policy: WitnessPolicy? = nil, on connection: any DatabaseConnection) async throws -> Stamp? {
+        guard let row = try await connection.queryOne("SELECT trail_seq, trail_hash FROM sessions WHERE id = ?", sessionID) else { return nil }
+        let served = try await AuditCosignatures.served(policy, on: connection)
+        return Stamp(
+            trailSeq: try row.int("trail_seq"), trailHash: try row.string("trail_hash"), checkpoint: served?.number ?? 0, cosignatures: served?.cosignatures ?? 0)
     }
 
     /// The newest checkpoint that signed the log (size and note), in the caller's snapshot.
@@ -105,7 +105,9 @@ public enum AuditReceipts {
 
     /// The receipt of the live session `sessionID`, rows `range`, read in the caller's snapshot.
     /// Throws `PastTheEnd` when `range.fromSeq` is past the newest row.
-    public static func receipt(sessionID: String, range: Range = .newest, on connection: any DatabaseConnection) async throws -> Outcome {
+    public static func receipt(
+        sessionID: String, range: Range = .newest, witnessed policy: WitnessPolicy? = nil, on connection: any DatabaseConnection
+    ) async throws -> Outcome {
         // Served only for a trail that ends where its session says (in this snapshot): whoever
         // deletes a trail's newest rows must not get a shorter receipt that checks.
         guard let newest = try await connection.queryOne(
@@ -138,7 +140,8 @@ public enum AuditReceipts {
         }
         guard let firstRow = rows.first, let last = rows.last else { return .notFound }
         return try await outcome(
-            sessionID: sessionID, previousHash: firstRow.row.seq > 1 ? firstRow.previousHash : nil, rows: rows.map(\.row), newestIndex: last.logIndex, log: connection)
+            sessionID: sessionID, previousHash: firstRow.row.seq > 1 ? firstRow.previousHash : nil, rows: rows.map(\.row), newestIndex: last.logIndex,
+            witnessed: policy, log: connection)
     }
 
     /// A receipt row from a row of `audit_events` (columns by their names there).
@@ -180,18 +183,21 @@ public enum AuditReceipts {
 
     /// The receipt of `sessionID` from its rows in an archive file, proven against the live
     /// database's log (`log`), which keeps the leaves of archived rows.
-    public static func receipt(sessionID: String, archived: ArchivedRows, log: any DatabaseConnection) async throws -> Outcome {
+    public static func receipt(sessionID: String, archived: ArchivedRows, witnessed policy: WitnessPolicy? = nil, log: any DatabaseConnection) async throws -> Outcome {
         guard let first = archived.rows.first, let last = archived.rows.last else { return .notFound }
         let indexes = try await AuditLogTree.logIndexes(of: [last.id], on: log)
         return try await outcome(
-            sessionID: sessionID, previousHash: first.row.seq > 1 ? first.previousHash : nil, rows: archived.rows.map(\.row), newestIndex: indexes[last.id], log: log)
+            sessionID: sessionID, previousHash: first.row.seq > 1 ? first.previousHash : nil, rows: archived.rows.map(\.row), newestIndex: indexes[last.id],
+            witnessed: policy, log: log)
     }
 
     private static func outcome(
-        sessionID: String, previousHash: String?, rows: [AuditReceipt.Row], newestIndex: Int64?, log connection: any DatabaseConnection
+        sessionID: String, previousHash: String?, rows: [AuditReceipt.Row], newestIndex: Int64?, witnessed policy: WitnessPolicy?,
+        log connection: any DatabaseConnection
     ) async throws -> Outcome {
         guard !rows.isEmpty else { return .notFound }
-        guard let index = newestIndex, let tree = try await newestSignedTree(on: connection), index < tree.size else { return .pending }
+        // With witnesses, the newest checkpoint with its quorum of cosignatures: pending until then.
+        guard let index = newestIndex, let tree = try await AuditCosignatures.served(policy, on: connection), index < tree.size else { return .pending }
         let proof = try await AuditLogTree.inclusionProof(index: index, size: tree.size, on: connection)
         return .receipt(AuditReceipt(
             sessionId: sessionID, previousHash: previousHash, rows: rows,

@@ -92,6 +92,12 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// (`photosd/` and 16 hex digits, made once by migration 0020). Changing it changes the note
     /// key every witness and receipt checker holds.
     public var auditLogOrigin = ""
+    /// `audit.witnesses`: the C2SP tlog-witness witnesses photosd asks to cosign each checkpoint
+    /// (`WitnessEndpoint`); empty: none, receipts carry the log's signature alone.
+    public var auditWitnesses: [WitnessEndpoint] = []
+    /// `audit.witnessQuorum`: how many of `auditWitnesses` must have cosigned a checkpoint before
+    /// `/v1/log/checkpoint` and receipts use it; 0 (the default): all of them.
+    public var auditWitnessQuorum = 0
     /// `log.public`: serve the log's newest checkpoint and its consistency proofs
     /// (`GET /v1/log/checkpoint`, `GET /v1/log/consistency`) to anyone; false: 404.
     public var logPublic = true
@@ -165,6 +171,12 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// True when `databasePath` is a PostgreSQL URL rather than a SQLite file.
     var databaseIsURL: Bool { databasePath.hasPrefix("postgres://") || databasePath.hasPrefix("postgresql://") }
 
+    /// How many witnesses must have cosigned a checkpoint before it is served: `audit.witnessQuorum`,
+    /// or all of `audit.witnesses` when that is 0.
+    public var resolvedWitnessQuorum: Int {
+        auditWitnessQuorum == 0 ? auditWitnesses.count : auditWitnessQuorum
+    }
+
     /// `auditSigningKeyPath` as a file to open: an absolute path as it is; a relative one against
     /// the SQLite database's directory, so that photosd and photos-admin started from any
     /// working directory find the key that signed the database's checkpoints. A PostgreSQL
@@ -237,6 +249,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "audit.checkpointIntervalSeconds": .init(.int(defaults.auditCheckpointIntervalSeconds), isSecret: false),
             "audit.checkpointMaxAgeSeconds": .init(.int(defaults.auditCheckpointMaxAgeSeconds), isSecret: false),
             "audit.logOrigin": .init(.string(defaults.auditLogOrigin), isSecret: false),
+            // A JSON array of {"name", "url", "key"}: in the file as one, in the environment
+            // (PHOTOSD_AUDIT_WITNESSES) as its JSON text (`SettingsFileSnapshot`).
+            "audit.witnesses": .init(.string("[]"), isSecret: false),
+            "audit.witnessQuorum": .init(.int(defaults.auditWitnessQuorum), isSecret: false),
             "log.public": .init(.bool(defaults.logPublic), isSecret: false),
             "receipts.maxRows": .init(.int(defaults.receiptsMaxRows), isSecret: false),
             "limits.sessionsPerMinutePerAddress": .init(.int(defaults.sessionsPerMinutePerAddress), isSecret: false),
@@ -315,7 +331,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
                 throw PhotosError.badRequest("config file \(path) is not valid JSON\(FileErrors.jsonPosition(error).map { " (\($0))" } ?? "")")
             }
             do {
-                providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
+                providers.append(try await FileProvider<SettingsFileSnapshot>(filePath: FilePath(path)))
             } catch {
                 throw PhotosError.badRequest("config file \(path) is not a JSON object of settings")
             }
@@ -377,6 +393,13 @@ public struct PhotosConfiguration: Sendable, Equatable {
                 return try reader.requiredString(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
             } catch {
                 throw PhotosError.badRequest("configuration \(key) must be a string")
+            }
+        }
+        func bool(_ key: String) throws -> Bool {
+            do {
+                return try reader.requiredBool(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
+            } catch {
+                throw PhotosError.badRequest("configuration \(key) must be true or false")
             }
         }
         host = try string("server.host")
@@ -444,6 +467,8 @@ public struct PhotosConfiguration: Sendable, Equatable {
               !auditLogOrigin.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 }) else {
             throw PhotosError.badRequest("configuration audit.logOrigin must be at most 200 bytes with no spaces and no '+' (it names the checkpoints' key)")
         }
+        auditWitnesses = try WitnessEndpoint.list(parsing: try string("audit.witnesses"))
+        auditWitnessQuorum = try int("audit.witnessQuorum", 0...max(0, auditWitnesses.count))
         logPublic = try bool("log.public")
         receiptsMaxRows = try int("receipts.maxRows", 1...100_000)
         signInMaxAttempts = try int("auth.signInMaxAttempts", 1...1_000_000)
@@ -460,13 +485,6 @@ public struct PhotosConfiguration: Sendable, Equatable {
         logFormat = try string("log.format")
         guard ["text", "json"].contains(logFormat) else {
             throw PhotosError.badRequest("configuration log.format must be text or json, not \(logFormat.prefix(32))")
-        }
-        func bool(_ key: String) throws -> Bool {
-            do {
-                return try reader.requiredBool(forKey: ConfigKey(key.split(separator: ".").map(String.init)))
-            } catch {
-                throw PhotosError.badRequest("configuration \(key) must be true or false")
-            }
         }
         seedDemoData = try bool("demo.seed")
         consoleEnabled = try bool("console.enabled")

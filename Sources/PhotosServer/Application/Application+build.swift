@@ -115,6 +115,9 @@ func buildApplication(
                 listening: metricsListening),
             name: "metrics listener", address: "\(configuration.metricsHost):\(configuration.metricsPort)",
             settings: "metrics.port, PHOTOSD_METRICS_PORT or --metrics-port; or metrics.enabled false, --no-metrics")] : []
+    // The witnesses' client (audit.witnesses): asked after each checkpoint, in the background.
+    let cosigning = configuration.auditWitnesses.isEmpty
+        ? nil : try WitnessCosigning(witnesses: configuration.auditWitnesses, database: database, logger: logger)
     var application = Application(
         router: buildRouter(api, proxies: proxies, tracing: !configuration.tracingOTLPEndpoint.isEmpty),
         server: .guarded(ListenerLimits(
@@ -131,7 +134,9 @@ func buildApplication(
             AuditCheckpointing(
                 services: services, interval: .seconds(configuration.auditCheckpointIntervalSeconds), logger: logger, signing: signing,
                 // Half the stop's budget: the server's requests and the store's close have the rest.
-                finalRoundBudget: .milliseconds(configuration.shutdownTimeoutSeconds * 500)),
+                finalRoundBudget: .milliseconds(configuration.shutdownTimeoutSeconds * 500),
+                written: { cosigning?.checkpointWritten() }),
+        ] + (cosigning.map { [$0] } ?? []) + [
             IdempotencyPruning(services: services, logger: logger, ready: ready),
             SessionSweeping(services: services, logger: logger, progress: sweep, ready: ready),
         ],

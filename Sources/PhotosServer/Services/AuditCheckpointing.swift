@@ -20,6 +20,8 @@ struct AuditCheckpointing: Service {
     /// whole stop): against a database that does not answer it is given up, logged, rather than
     /// wait a connect timeout per step.
     var finalRoundBudget: Duration = .seconds(10)
+    /// Told after each checkpoint written (the witnesses' client asks them for it).
+    var written: @Sendable () -> Void = {}
 
     func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
@@ -38,6 +40,7 @@ struct AuditCheckpointing: Service {
         do {
             if let checkpoint = try await services.audit.checkpoint() {
                 logger.debug("audit checkpoint written", metadata: ["number": "\(checkpoint.number)", "trails": "\(checkpoint.heads.count)"])
+                written()
                 if signing.cleared() { logger.notice("the audit log is signed again", metadata: ["checkpoint": "\(checkpoint.number)"]) }
             } else if signing.current != nil, try await services.audit.logFork() == nil {
                 // Nothing new to sign, and the database extends what the key signed again (a
