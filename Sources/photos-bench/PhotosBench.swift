@@ -142,7 +142,8 @@ extension PhotosBench {
             var configuration = PhotosConfiguration()
             configuration.databasePath = database
             configuration.secretKeyPath = runDirectory + "/photosd-secret.key"
-            configuration.auditSigningKeyPath = runDirectory + "/audit-signing.key"
+            // A key of the caller's (scripts/bench-witnesses: witnesses trust its note key) or one per run.
+            configuration.auditSigningKeyPath = ProcessInfo.processInfo.environment["PHOTOSD_AUDIT_SIGNING_KEY_PATH"] ?? runDirectory + "/audit-signing.key"
             let postmaster = try await HTTPBenchmark.seed(configuration, users: virtualUsers, photos: photos, experiments: try experiments)
             // Instances share the server secret and the signing key, as a deployment's must.
             var daemons: [PhotosdProcess] = []

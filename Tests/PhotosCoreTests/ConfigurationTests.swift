@@ -130,4 +130,15 @@ struct ConfigurationTests {
             try await PhotosConfiguration.load(filePath: file, environment: ["PHOTOSD_AUDIT_WITNESS_QUORUM": "3"])
         }
     }
+    @Test("0.0.0.0/0 or ::/0 as trusted proxies is taken, with a warning naming the setting; a proxy's own address is not")
+    func trustEveryone() async throws {
+        let everyone = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: [
+            "PHOTOSD_SERVER_TRUSTED_PROXIES": "10.0.0.1, 0.0.0.0/0", "PHOTOSD_CONSOLE_TRUSTED_PROXIES": "::/0",
+        ])
+        #expect(everyone.warnings.count == 2, "\(everyone.warnings)")
+        #expect(everyone.warnings.first?.hasPrefix("configuration server.trustedProxies includes 0.0.0.0/0, which is every address") == true, "\(everyone.warnings)")
+        #expect(everyone.warnings.last?.hasPrefix("configuration console.trustedProxies includes ::/0") == true, "\(everyone.warnings)")
+        let one = try await PhotosConfiguration.load(filePath: Self.shippedFile, environment: ["PHOTOSD_SERVER_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1"])
+        #expect(one.warnings.isEmpty, "\(one.warnings)")
+    }
 }

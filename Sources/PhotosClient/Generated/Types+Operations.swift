@@ -2531,7 +2531,8 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The newest row waits for the next checkpoint; ask again after `Retry-After` seconds.
+            /// The newest row waits for the next checkpoint (with witnesses configured: for a checkpoint with the witnesses' quorum of cosignatures); ask again after `Retry-After` seconds.
+            ///
             ///
             /// - Remark: Generated from `#/paths//v1/sessions/{id}/receipt/get(sessionReceipt)/responses/202`.
             ///
@@ -2771,7 +2772,7 @@ public enum Operations {
     }
     /// The transparency log's newest checkpoint
     ///
-    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name. Public, no personal data; `404` when `log.public` is false or before the first checkpoint.
+    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name, followed by the cosignature lines of the witnesses that cosigned it (C2SP `tlog-cosignature`). With witnesses configured (`audit.witnesses`) it is the newest checkpoint with `audit.witnessQuorum` cosignatures. Public, no personal data; `404` when `log.public` is false or before the first checkpoint (with witnesses: before the first with the quorum).
     ///
     ///
     /// - Remark: HTTP `GET /v1/log/checkpoint`.

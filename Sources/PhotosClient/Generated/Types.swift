@@ -94,7 +94,7 @@ public protocol APIProtocol: Sendable {
     func sessionReceipt(_ input: Operations.sessionReceipt.Input) async throws -> Operations.sessionReceipt.Output
     /// The transparency log's newest checkpoint
     ///
-    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name. Public, no personal data; `404` when `log.public` is false or before the first checkpoint.
+    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name, followed by the cosignature lines of the witnesses that cosigned it (C2SP `tlog-cosignature`). With witnesses configured (`audit.witnesses`) it is the newest checkpoint with `audit.witnessQuorum` cosignatures. Public, no personal data; `404` when `log.public` is false or before the first checkpoint (with witnesses: before the first with the quorum).
     ///
     ///
     /// - Remark: HTTP `GET /v1/log/checkpoint`.
@@ -282,7 +282,7 @@ extension APIProtocol {
     }
     /// The transparency log's newest checkpoint
     ///
-    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name. Public, no personal data; `404` when `log.public` is false or before the first checkpoint.
+    /// A C2SP `tlog-checkpoint` (origin, tree size, base64 root) in a C2SP `signed-note`, signed with the audit signing key under the origin's name, followed by the cosignature lines of the witnesses that cosigned it (C2SP `tlog-cosignature`). With witnesses configured (`audit.witnesses`) it is the newest checkpoint with `audit.witnessQuorum` cosignatures. Public, no personal data; `404` when `log.public` is false or before the first checkpoint (with witnesses: before the first with the quorum).
     ///
     ///
     /// - Remark: HTTP `GET /v1/log/checkpoint`.

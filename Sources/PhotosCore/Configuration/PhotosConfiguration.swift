@@ -194,6 +194,17 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// print or log them at start.
     public var warnings: [String] = []
 
+    /// A warning per trusted-proxy list that takes every address (`0.0.0.0/0`, `::/0`): then any
+    /// client sets its own address in the forwarded header, and every per-address limit (sign-in,
+    /// session creation, long polls, connections) is its to choose.
+    var trustEveryoneWarnings: [String] {
+        [("server.trustedProxies", trustedProxies), ("console.trustedProxies", consoleTrustedProxies)].compactMap { key, entries in
+            guard let all = entries.first(where: { $0.hasSuffix("/0") }) else { return nil }
+            return "configuration \(key) includes \(all), which is every address: any client can set the address photosd sees (and every per-address limit) "
+                + "in \(forwardedHeader); list only your proxies' addresses"
+        }
+    }
+
     /// The dotted paths of the leaves of a JSON object (`{"server": {"port": 1}}` → `server.port`).
     static func leafKeys(of json: Any, prefix: String = "") -> [String] {
         guard let object = json as? [String: Any] else { return prefix.isEmpty ? [] : [prefix] }
@@ -345,7 +356,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             throw PhotosError(error.code, error.message + Self.source(
                 ofSettingIn: error.message, overrides: Set(overrides.keys), environment: environment, fileKeys: Set(fileKeys), path: path))
         }
-        configuration.warnings = Self.unknownKeyWarnings(fileKeys, in: path)
+        configuration.warnings = Self.unknownKeyWarnings(fileKeys, in: path) + configuration.trustEveryoneWarnings
         configuration.filePath = chosen
         return configuration
     }

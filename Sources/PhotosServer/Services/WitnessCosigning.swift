@@ -20,7 +20,8 @@ import ServiceLifecycle
 /// signature never does; a slow witness delays only its own next cosignature, bounded by
 /// `requestTimeout`. A 409 names the witness's size: the request is made again from it. A
 /// refusal (400, 403, 404, 422, a witness that holds a larger tree than the log's) is one log
-/// line per checkpoint refused, and `photosd_witness_cosigned_size{witness}` stops moving.
+/// line per checkpoint refused, and `photosd_witness_cosigned_size{witness}` stops moving. A
+/// witness that cannot be reached is said once and asked again every `retryInterval`.
 final class WitnessCosigning: Service, Sendable {
     /// A configured witness with its parsed key.
     struct Witness: Sendable {
@@ -93,12 +94,16 @@ final class WitnessCosigning: Service, Sendable {
         var refused: Int64?
         /// Whether the last request failed to reach it (said once, until it answers again).
         var unreachable = false
+        /// After a failure to reach it, it is asked again only from then on (every
+        /// `retryInterval`, not at every checkpoint).
+        var quietUntil: ContinuousClock.Instant?
     }
 
     private func follow(_ witness: Witness, wakeups: AsyncStream<Void>, http: HTTPClient) async {
         let gauge = Gauge(label: "photosd_witness_cosigned_size", dimensions: [("witness", witness.endpoint.name)])
         var progress = Progress()
         for await _ in wakeups {
+            if let quietUntil = progress.quietUntil, ContinuousClock.now < quietUntil { continue }
             do {
                 if progress.cosigned == nil {
                     progress.cosigned = try await database.read { try await AuditCosignatures.newest(cosignedBy: witness.key, on: $0) }
@@ -107,16 +112,18 @@ final class WitnessCosigning: Service, Sendable {
                 let answered = try await round(witness, progress: &progress, http: http)
                 if answered, progress.unreachable {
                     progress.unreachable = false
+                    progress.quietUntil = nil
                     logger.notice("witness \(witness.endpoint.name) answers again")
                 }
                 gauge.record(progress.cosigned?.size ?? 0)
             } catch is CancellationError {
                 return
             } catch {
-                // Connection refused, a timeout, the database busy: asked again at the next wake-up.
+                // Connection refused, a timeout, the database busy: asked again after retryInterval.
+                progress.quietUntil = ContinuousClock.now + retryInterval - .milliseconds(100)
                 if !progress.unreachable {
                     progress.unreachable = true
-                    logger.warning("witness \(witness.endpoint.name) at \(witness.endpoint.url) cannot be asked to cosign: \(error); asked again every \(retryInterval) and after each checkpoint")
+                    logger.warning("witness \(witness.endpoint.name) at \(witness.endpoint.url) cannot be asked to cosign: \(error); asked again every \(retryInterval) until it answers")
                 }
             }
         }
