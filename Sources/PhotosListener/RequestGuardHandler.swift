@@ -22,7 +22,8 @@ import NIOHTTPTypes
 ///   a NUL in the path, both `Content-Length` and `Transfer-Encoding`) is answered
 ///   `400 bad_request` with the API's JSON error body, and the connection closed.
 /// - **A request that does not keep its connection alive** (HTTP/1.0 without
-///   `Connection: keep-alive`) is answered with `Connection: close`, and the connection closed
+///   `Connection: keep-alive`), or an answer that says `Connection: close` (a refused long
+///   poll), is answered with `Connection: close`, and the connection closed
 ///   after the answer. An HTTP/1.0 request is answered as HTTP/1.0 (`KeepAliveTap`), so that an
 ///   answer of unknown length is never chunked for a client that cannot read chunks.
 /// - **A path with empty segments** (`//v1/sessions/…`, `/v1//sessions/…`, what a client whose
@@ -188,14 +189,15 @@ final class RequestGuardHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head(var head) where !closeAfterAnswer.isEmpty && closeAfterAnswer[0] && !answeringUnfinishedRequest:
-            // The client does not keep the connection: say so, and close after this answer.
+        case .head(var head) where !answeringUnfinishedRequest && (closeAfterAnswer.first == true || head.headerFields[.connection] == "close"):
+            // The client does not keep the connection, or the answer says it is not kept (a
+            // refused long poll): say so, and close after this answer.
             closing = true
             head.headerFields[.connection] = "close"
             context.write(wrapOutboundOut(.head(head)), promise: promise)
         case .end where closing && !answeringUnfinishedRequest:
             responsesEnded += 1
-            closeAfterAnswer.removeFirst()
+            if !closeAfterAnswer.isEmpty { closeAfterAnswer.removeFirst() }
             let written = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(data, promise: written)
             written.futureResult.cascade(to: promise)

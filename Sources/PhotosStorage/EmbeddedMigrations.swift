@@ -806,7 +806,7 @@ extension PhotosMigrations {
                 -- checkpoint and witness key (`audit.witnesses`). A checkpoint's note never changes, so they are
                 -- kept beside it and appended to it when it is served (`/v1/log/checkpoint`, receipts).
                 CREATE TABLE audit_cosignatures (
-                    checkpoint  INTEGER NOT NULL REFERENCES audit_checkpoints(number),
+                    checkpoint  INTEGER NOT NULL,  -- audit_checkpoints.number (checked when stored; no foreign key, as audit_checkpoints has none pointing at it)
                     witness_key TEXT NOT NULL,     -- the witness's verifier key (type 0x04) as configured
                     tree_size   INTEGER NOT NULL,  -- the checkpoint's tree size
                     line        TEXT NOT NULL,     -- the cosignature's signature line, newline included
@@ -1530,7 +1530,7 @@ extension PhotosMigrations {
                 -- 0022 (PostgreSQL): witnesses' cosignatures of the log's checkpoints, as
                 -- Migrations/sqlite/0022_witness_cosignatures.sql.
                 CREATE TABLE audit_cosignatures (
-                    checkpoint  BIGINT NOT NULL REFERENCES audit_checkpoints(number),
+                    checkpoint  BIGINT NOT NULL,  -- audit_checkpoints.number (no foreign key: a TRUNCATE of the checkpoints meets their own trigger)
                     witness_key TEXT NOT NULL,
                     tree_size   BIGINT NOT NULL,
                     line        TEXT NOT NULL,

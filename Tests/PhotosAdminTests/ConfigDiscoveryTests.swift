@@ -27,7 +27,8 @@ struct ConfigDiscoveryTests {
         #expect(added.status == 0, "\(added.output)")
 
         // /etc/photosd is this test's directory in a mount namespace of its own: nothing outside sees it.
-        try FileManager.default.createDirectory(atPath: "/etc/photosd", withIntermediateDirectories: true)
+        let madeMountPoints = try CronLinesTests.makeMountPoints(["/etc/photosd"])
+        defer { CronLinesTests.removeMountPoints(madeMountPoints) }
         func inNamespace(_ line: String, environment: [String: String] = [:]) async throws -> ProcessResult {
             try await runProcess(
                 "/usr/bin/unshare", ["-m", "/bin/sh", "-c", "mount --bind '\(etc)' /etc/photosd && cd / && \(line)"], in: "/",

@@ -359,4 +359,29 @@ struct ConnectionHandlingTests {
         #expect(status == 0, "\(audit)")
         #expect(audit.components(separatedBy: "tooManyAttempts").count - 1 == 2, "\(audit.suffix(2_000))")
     }
+
+    @Test("server.maxConnectionsPerAddress: one address holds at most that many connections (one more is closed at once); another address and a trusted proxy are not held back; a connection given back is taken again")
+    func connectionsPerAddress() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let daemon = try await Daemon([], in: directory.path, environment: [
+            "PHOTOSD_SERVER_MAX_CONNECTIONS_PER_ADDRESS": "4", "PHOTOSD_SERVER_TRUSTED_PROXIES": "127.0.0.4",
+        ])
+        defer { _ = daemon.stop() }
+        let healthz = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        var held = try (0..<4).map { _ in try RawSocket(port: daemon.port, timeoutSeconds: 3, from: "127.0.0.2") }
+        try await Task.sleep(for: .milliseconds(200))
+        let fifth = try RawSocket(port: daemon.port, timeoutSeconds: 3, from: "127.0.0.2").readToEnd()
+        #expect(fifth.closed && fifth.data.isEmpty, "a fifth connection from one address is closed at once")
+        #expect(try RawSocket(port: daemon.port, from: "127.0.0.3").exchange(healthz).hasPrefix("HTTP/1.1 200"), "another address is served")
+        // A trusted proxy carries many clients: its connections are not counted per address.
+        let proxied = try (0..<8).map { _ in try RawSocket(port: daemon.port, timeoutSeconds: 3, from: "127.0.0.4") }
+        for socket in proxied { #expect(socket.exchange(healthz).hasPrefix("HTTP/1.1 200")) }
+        // The held ones are served, and one given back is taken again.
+        #expect(held[0].exchange(healthz).hasPrefix("HTTP/1.1 200"))
+        held.removeFirst()
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try RawSocket(port: daemon.port, from: "127.0.0.2").exchange(healthz).hasPrefix("HTTP/1.1 200"))
+        held.removeAll()
+    }
 }

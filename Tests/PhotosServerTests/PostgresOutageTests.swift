@@ -1,6 +1,7 @@
 import Foundation
 import PhotosModel
 import PhotosTestSupport
+import PhotosdProcess
 import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
@@ -31,6 +32,11 @@ struct PostgresOutageTests {
     }
 
     /// One request with a 30 s client timeout (a hang shows as a late answer, not a stuck test).
+    /// The value of the unlabelled metric `name` in a Prometheus text.
+    static func gauge(_ text: String, _ name: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+    }
+
     static func send(_ base: String, _ method: String, _ path: String, body: String? = nil, key: String? = nil) async -> (Int, [String: Any], String, [String: String], Double) {
         var request = URLRequest(url: URL(string: base + path)!, timeoutInterval: 30)
         request.httpMethod = method
@@ -106,6 +112,7 @@ struct PostgresOutageTests {
             "PHOTOSD_DATABASE_PATH": url, "PHOTOSD_DATABASE_MAX_CONNECTIONS": "8",
             "PHOTOSD_DATABASE_STATEMENT_TIMEOUT_SECONDS": "\(Self.statementTimeoutSeconds)", "PHOTOSD_DATABASE_CONNECT_TIMEOUT_SECONDS": "1",
             "PHOTOSD_SERVER_SHUTDOWN_TIMEOUT_SECONDS": "\(Self.shutdownTimeoutSeconds)", "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "0",
+            "PHOTOSD_METRICS_PORT": "0",
         ]
         let daemons = await [try Daemon(["--seed-demo"], in: directory.path, environment: environment), try Daemon([], in: directory.path, environment: environment)]
         let record = Record()
@@ -114,6 +121,9 @@ struct PostgresOutageTests {
         let probeCreated = await Self.send(daemons[0].baseURL, "POST", "/v1/sessions")
         let probe = try #require(probeCreated.1["id"] as? String)
         try await Task.sleep(for: .seconds(1))
+
+        // What the metrics say before it (an operator's Prometheus scrapes all along).
+        let ageBefore = Self.gauge(await Self.send(daemons[1].process.metricsURL ?? "", "GET", "/metrics").2, "photosd_audit_checkpoint_age_seconds")
 
         // The outage.
         await #expect(try runProcess(script, ["pause", cluster.path], in: "/").status == 0)
@@ -131,6 +141,13 @@ struct PostgresOutageTests {
         for answer in [unready.2, probeAnswer.2] {
             #expect(!answer.contains("postgres://") && !answer.contains(serverPort), "an answer names the database: \(answer)")
         }
+        // The metrics go on reporting: storage down, and the checkpoint age from the last read,
+        // growing (the rows it counts stay uncovered), not frozen at the last value read.
+        let metricsURL = daemons[1].process.metricsURL ?? ""
+        let during = await Self.send(metricsURL, "GET", "/metrics").2
+        let ageDuring = Self.gauge(during, "photosd_audit_checkpoint_age_seconds")
+        #expect(during.contains("\nphotosd_storage_up 0"), "\(during.prefix(2_000))")
+        #expect(ageDuring != nil && ageDuring! > (ageBefore ?? .infinity), "the checkpoint age before \(String(describing: ageBefore)), during \(String(describing: ageDuring))")
         try await Task.sleep(for: .seconds(2))
         await #expect(try runProcess(script, ["resume", cluster.path], in: "/").status == 0)
         let resumed = ContinuousClock.now

@@ -90,9 +90,12 @@ struct LongPollTests {
         }
         var held = try (0..<3).map { _ in try open() }
         try await Task.sleep(for: .milliseconds(500))
-        // A fourth from the same address: refused at once, with when to come back.
-        let fourth = try open().read(for: .seconds(2))
+        // A fourth from the same address: refused at once, with when to come back, and its
+        // connection closed (a refused poll does not keep a connection of the listener's).
+        let refused = try open().readToEnd()
+        let fourth = String(decoding: refused.data, as: UTF8.self)
         #expect(fourth.hasPrefix("HTTP/1.1 429") && fourth.lowercased().contains("retry-after"), "\(fourth.prefix(300))")
+        #expect(fourth.lowercased().contains("connection: close") && refused.closed, "\(fourth.prefix(300))")
         // The three clients go away: their waits end and give their places back, well before
         // their 20 s are up.
         for socket in held { socket.shutdownBoth() }

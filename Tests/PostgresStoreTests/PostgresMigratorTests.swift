@@ -83,7 +83,7 @@ struct PostgresMigratorTests {
                 VALUES ('operator', 1, '2026-11-22T00:00:00.000Z', 'system', 'photo.added', 'p', 'h')
                 """, logger: Self.logger)
             for statement in ["UPDATE audit_events SET actor = 'x'", "DELETE FROM audit_events", "TRUNCATE audit_events",
-                              "TRUNCATE audit_checkpoints", "UPDATE audit_chain_cutover SET global_chain_until_id = 5"] {
+                              "TRUNCATE audit_checkpoints", "TRUNCATE audit_cosignatures", "UPDATE audit_chain_cutover SET global_chain_until_id = 5"] {
                 do {
                     try await client.query(PostgresQuery(unsafeSQL: statement), logger: Self.logger)
                     Issue.record("\(statement) was allowed")

@@ -26,6 +26,10 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// it is accepted (its descriptor freed), so that no flood of idle connections can take every
     /// descriptor the process has (the database's, the keys').
     public var serverMaxConnections = 4_096
+    /// `server.maxConnectionsPerAddress`: the most of those one client address holds at once (a
+    /// trusted proxy's connections are not counted per address); 0: no such cap. A quarter of
+    /// the default `server.maxConnections`, so that no one address can take them all.
+    public var serverMaxConnectionsPerAddress = 1_024
     /// How long a graceful stop (SIGTERM, SIGINT) may take before what is left is cancelled.
     public var shutdownTimeoutSeconds = 30
     /// The proxies (addresses or CIDR ranges) whose forwarding header (`forwardedHeader`) names
@@ -231,6 +235,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "server.idleTimeoutSeconds": .init(.int(defaults.idleTimeoutSeconds), isSecret: false),
             "server.requestTimeoutSeconds": .init(.int(defaults.requestTimeoutSeconds), isSecret: false),
             "server.maxConnections": .init(.int(defaults.serverMaxConnections), isSecret: false),
+            "server.maxConnectionsPerAddress": .init(.int(defaults.serverMaxConnectionsPerAddress), isSecret: false),
             "server.shutdownTimeoutSeconds": .init(.int(defaults.shutdownTimeoutSeconds), isSecret: false),
             "server.trustedProxies": .init(.stringArray(defaults.trustedProxies), isSecret: false),
             "server.forwardedHeader": .init(.string(defaults.forwardedHeader), isSecret: false),
@@ -419,6 +424,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
         idleTimeoutSeconds = try int("server.idleTimeoutSeconds", 1...86_400)
         requestTimeoutSeconds = try int("server.requestTimeoutSeconds", 1...86_400)
         serverMaxConnections = try int("server.maxConnections", 1...1_000_000)
+        serverMaxConnectionsPerAddress = try int("server.maxConnectionsPerAddress", 0...1_000_000)
         shutdownTimeoutSeconds = try int("server.shutdownTimeoutSeconds", 1...3_600)
         func proxies(_ section: String) throws -> [String] {
             var entries: [String]

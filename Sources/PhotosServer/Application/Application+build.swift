@@ -123,7 +123,8 @@ func buildApplication(
         server: .guarded(ListenerLimits(
             name: "API", maxBodyBytes: configuration.maxBodyBytes, requestTimeoutSeconds: configuration.requestTimeoutSeconds,
             idleTimeoutSeconds: configuration.idleTimeoutSeconds, maxConnections: configuration.serverMaxConnections,
-            answerHeaders: [APIVersion.header: String(APIVersion.current)])),
+            answerHeaders: [APIVersion.header: String(APIVersion.current)],
+            maxConnectionsPerAddress: configuration.serverMaxConnectionsPerAddress, trustedProxies: proxies)),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "photosd"),
         services: pool + [
             DatabaseService(database: database, logger: logger),

@@ -28,6 +28,10 @@ struct Readiness: Sendable {
     var signing = LogSigningStatus()
     var deadline: Duration = .seconds(2)
     var now: @Sendable () -> Date = Date.init
+    /// The oldest uncovered row's time as last read (`.some(nil)`: every row was covered): what
+    /// `checkpointAgeSeconds` reports while storage does not answer — those rows stay uncovered,
+    /// so their age goes on growing — rather than nothing.
+    private let lastOldest = LastRead<String?>()
 
     enum Check: String, Sendable {
         case started, storage, writer, checkpoint, log
@@ -50,22 +54,25 @@ struct Readiness: Sendable {
     func check() async -> Report {
         guard started.isOpen else { return Report(failed: .started, reason: "photosd is starting (migrations, keys)") }
         let database = database
+        // While storage does not answer, the checkpoint age from the last read goes on.
+        let remembered = lastOldest.value.withLock { $0 }.map { secondsSince($0) }
         switch await Self.within(deadline, { try await database.read { try await $0.queryOne("SELECT 1") } }) {
         case .success: break
-        case .failure(let failure): return Report(failed: .storage, reason: "storage \(failure.words(deadline))")
+        case .failure(let failure): return Report(failed: .storage, reason: "storage \(failure.words(deadline))", checkpointAgeSeconds: remembered)
         }
         switch await Self.within(deadline, { try await database.write { try await $0.queryOne("SELECT 1") } }) {
         case .success: break
-        case .failure(let failure): return Report(failed: .writer, reason: "a write \(failure.words(deadline))")
+        case .failure(let failure): return Report(failed: .writer, reason: "a write \(failure.words(deadline))", checkpointAgeSeconds: remembered)
         }
         if let fork = signing.current {
-            return Report(failed: .log, reason: "refusing to sign the audit log: \(fork)")
+            return Report(failed: .log, reason: "refusing to sign the audit log: \(fork)", checkpointAgeSeconds: remembered)
         }
         let oldest: String?
         switch await Self.within(deadline, { try await database.read { try await AuditCheckpoints.oldestUncoveredRowTime(on: $0) } }) {
         case .success(let value): oldest = value
-        case .failure(let failure): return Report(failed: .storage, reason: "storage \(failure.words(deadline))")
+        case .failure(let failure): return Report(failed: .storage, reason: "storage \(failure.words(deadline))", checkpointAgeSeconds: remembered)
         }
+        lastOldest.value.withLock { $0 = .some(oldest) }
         let age = secondsSince(oldest)
         var report = Report(checkpointAgeSeconds: age)
         if age > Double(checkpointMaxAgeSeconds) {
@@ -125,4 +132,9 @@ struct Readiness: Sendable {
             }
         }
     }
+}
+
+/// A value last read, kept across checks (a `Readiness` is copied; this is shared).
+final class LastRead<Value: Sendable>: Sendable {
+    let value = Mutex<Value?>(nil)
 }

@@ -54,8 +54,13 @@ extension PhotosAPI {
             // A place among the address's long polls, given back however the poll ends.
             let address = context.clientAddress
             guard api.longPolls.take(address) else {
-                throw PhotosError.tooManyRequests(
-                    "\(api.longPolls.perKey) change-feed waits are open from this address; retry in \(wait) s", retryAfter: max(1, wait))
+                // Refused with `Connection: close`: a refused poll must not keep its connection
+                // (a client retrying on it would hold the listener's connections while it waits).
+                var refused = APIResponse.error(
+                    .tooManyAttempts, "\(api.longPolls.perKey) change-feed waits are open from this address; retry in \(max(1, wait)) s")
+                refused.headers[.retryAfter] = String(max(1, wait))
+                refused.headers[.connection] = "close"
+                return refused
             }
             defer { api.longPolls.release(address) }
             let session = try await ClientGone.unlessClosed(context.connectionClosed) {
