@@ -151,14 +151,25 @@ public actor NavigationDriver {
 
     /// Attaches to an existing session (after the app restarts, or on a second device), with the
     /// secret its creation returned, and returns it; `shown` becomes its navigation. A wrong
-    /// secret is `unauthorized`.
+    /// secret is `unauthorized`, and the driver stays on the session it had (if any).
     /// The store (if any) keeps it.
     @discardableResult
     public func attach(sessionID: String, secret: String) async throws(NavigationError) -> Session {
+        let previous = (id: self.sessionID, secret: sessionSecret)
         credential.set(secret)
         sessionSecret = secret
         self.sessionID = sessionID
-        let current = try await fetch(sessionID)
+        let current: Session
+        do {
+            current = try await fetch(sessionID)
+        } catch {
+            // A failed attach (a wrong secret, an unknown session) leaves the driver on the
+            // session it had, with that session's own secret.
+            credential.set(previous.secret)
+            sessionSecret = previous.secret
+            self.sessionID = previous.id
+            throw error
+        }
         take(id: sessionID, secret: secret, layout: current.layout, session: current)
         shown = current.navigation
         return current
@@ -417,8 +428,22 @@ public actor NavigationDriver {
         public var version: Int { session.version }
         /// The session after the change.
         public var session: Session
-        /// What to do to the app's navigation, in order.
+        /// What to do to the app's navigation, in order (empty for a change of `feed` alone).
         public var commands: [NavigationCommand]
+        /// How the feed follows the session now: `.live` (a long poll, answered within ~50 ms of
+        /// a change) or `.polling` (the server refused the long poll: too many waits from this
+        /// address; the session is read every `RetryPolicy.maxWaitSeconds` until it takes one
+        /// again, so a change shows within that time). A change of it alone is reported too.
+        public var feed: Feed = .live
+    }
+
+    /// How the change feed follows the session (`Change.feed`).
+    public enum Feed: Sendable, Equatable {
+        /// A long poll: changes show at once.
+        case live
+        /// The long poll was refused (`429`): the session is read every few seconds until
+        /// `retryAfter` has passed, then the long poll is asked for again.
+        case polling(retryAfter: Int)
     }
 
     /// The session's changes made elsewhere, as they happen, until the task iterating them is
@@ -426,19 +451,30 @@ public actor NavigationDriver {
     /// driver takes it, as `refresh()` would). Long polling on `GET /v1/sessions/{id}/changes`
     /// with the version last seen, so a lost connection resumes where it was (after a backoff
     /// that starts at `retry.transportBackoffSeconds`); a change this app's own `send` made is
-    /// not reported again; a `429` (too many waits open from one address) is waited out. Ends
+    /// not reported again; after a `429` (too many waits open from one address) the session is
+    /// read every `retry.maxWaitSeconds` until the server's `Retry-After` has passed (`Change.feed`
+    /// is `.polling` meanwhile, and the switch is reported by itself). Ends
     /// with an error the feed cannot get past (`sessionExpired`, `unauthorized`, `noSession`,
     /// `undecodable`).
     public nonisolated func changes(wait seconds: Int = 25) -> AsyncThrowingStream<Change, any Error> {
         AsyncThrowingStream { continuation in
             let task = Task {
                 var backoff = retry.transportBackoffSeconds
+                var feed = Feed.live
                 while !Task.isCancelled {
                     do {
                         guard let (id, version) = await self.followed() else { throw NavigationError.noSession }
                         let answer = try await self.waitForChange(id, after: version, wait: seconds)
                         backoff = retry.transportBackoffSeconds
-                        if let change = await self.adoptFromFeed(answer) { continuation.yield(change) }
+                        if var change = await self.adoptFromFeed(answer) {
+                            change.feed = .live
+                            feed = .live
+                            continuation.yield(change)
+                        } else if feed != .live, let current = await self.session {
+                            // Taken again: said even when nothing changed.
+                            feed = .live
+                            continuation.yield(Change(session: current, commands: [], feed: .live))
+                        }
                     } catch {
                         let failure = Task.isCancelled ? .cancelled : NavigationError(error)
                         switch failure {
@@ -446,11 +482,23 @@ public actor NavigationDriver {
                             continuation.finish()
                             return
                         case .tooManyAttempts(let retryAfter, _):
-                            // Too many waits open from this address (`limits.longPollsPerAddress`):
-                            // poll again after the server's Retry-After.
-                            let wait = retry.delay(for: Double(retryAfter ?? 1))
-                            log?(NavigationLog(level: .info, operation: "sessionChanges", message: "\(failure); polling again in \(Self.seconds(wait))", error: failure))
-                            try? await Task.sleep(for: .seconds(wait))
+                            // Too many waits open from this address (`limits.longPollsPerAddress`;
+                            // phones behind one carrier NAT share one): the app is told, and the
+                            // session is read every few seconds until the server's Retry-After has
+                            // passed, rather than nothing seen for that long.
+                            let refusedFor = max(1, retryAfter ?? 1)
+                            if feed == .live {
+                                log?(NavigationLog(
+                                    level: .warning, operation: "sessionChanges",
+                                    message: "\(failure); reading the session every \(Self.seconds(retry.maxWaitSeconds)) until the feed is taken again", error: failure))
+                            }
+                            feed = .polling(retryAfter: refusedFor)
+                            if let change = await self.poll(feed: feed, announce: true) { continuation.yield(change) }
+                            let until = ContinuousClock.now + .seconds(refusedFor)
+                            while ContinuousClock.now < until, !Task.isCancelled {
+                                try? await Task.sleep(for: .seconds(min(retry.delay(for: retry.maxWaitSeconds), Double((until - ContinuousClock.now).components.seconds) + 0.05)))
+                                if let change = await self.poll(feed: feed, announce: false) { continuation.yield(change) }
+                            }
                         case .transport, .unavailable, .server:
                             let wait = retry.delay(for: backoff)
                             log?(NavigationLog(level: .info, operation: "sessionChanges", message: "\(failure); polling again in \(Self.seconds(wait))", error: failure))
@@ -504,6 +552,20 @@ public actor NavigationDriver {
     private func adoptFromFeed(_ new: Session) -> Change? {
         guard inFlight == nil, new.id == sessionID, new.version > session?.version ?? 0 else { return nil }
         return Change(session: new, commands: adopt(new))
+    }
+
+    /// One plain read of the session while the feed is refused: a change if it moved on (or,
+    /// with `announce`, the session as it is, to say the feed is `feed` now); nil otherwise, and
+    /// on any failure (the next read tries again).
+    private func poll(feed: Feed, announce: Bool) async -> Change? {
+        guard let id = sessionID, let current = try? await fetch(id) else {
+            return announce ? session.map { Change(session: $0, commands: [], feed: feed) } : nil
+        }
+        if var change = adoptFromFeed(current) {
+            change.feed = feed
+            return change
+        }
+        return announce ? session.map { Change(session: $0, commands: [], feed: feed) } : nil
     }
 
     // MARK: Helpers

@@ -24,6 +24,12 @@ public final class NavigationModel {
     public private(set) var session: Session?
     /// The last request's error; nil again after the next one that succeeds.
     public private(set) var lastError: NavigationError?
+    /// How `follow()` follows the session: `.live`, or `.polling` while the server refuses this
+    /// address another long poll (the screen may then be a few seconds behind: a "stale" hint).
+    public private(set) var feed: NavigationDriver.Feed = .live
+    /// The step of the last action sent (`send`): its `outcome` and, after a sign-in, its
+    /// `token`; nil before the first and after one that failed.
+    public private(set) var lastStep: NavigationDriver.Step?
 
     /// The gestures sent and not yet answered, in order.
     @ObservationIgnored private var gestures: Task<Void, Never>?
@@ -98,11 +104,17 @@ public final class NavigationModel {
         await run { (driver: NavigationDriver) throws(NavigationError) in _ = try await driver.startOver() }
     }
 
-    /// Sends an action the user chose (a button, a row). After a `versionConflict` the state is
-    /// the session as it is now (and `lastError` says it changed elsewhere).
-    public func send(_ action: Action) async {
+    /// Sends an action the user chose (a button, a row) and returns its step — what happened
+    /// (`outcome`: `purchased` or `alreadyOwned`, `signedIn` …) and, after a sign-in, the bearer
+    /// token — or nil when it failed (`lastError` says why). After a `versionConflict` the state
+    /// is the session as it is now (and `lastError` says it changed elsewhere).
+    @discardableResult
+    public func send(_ action: Action) async -> NavigationDriver.Step? {
         await settle()
-        await run { (driver: NavigationDriver) throws(NavigationError) in _ = try await driver.send(action) }
+        var step: NavigationDriver.Step?
+        await run { (driver: NavigationDriver) throws(NavigationError) in step = try await driver.send(action) }
+        lastStep = step
+        return step
     }
 
     /// Reads the session again.
@@ -115,7 +127,10 @@ public final class NavigationModel {
     /// `.task { await model.follow() }` follows while the view is on screen.
     public func follow() async {
         do {
-            for try await _ in driver.changes() { await adoptDriver() }
+            for try await change in driver.changes() {
+                feed = change.feed
+                await adoptDriver()
+            }
         } catch {
             lastError = NavigationError(error)
         }
@@ -163,9 +178,11 @@ public final class NavigationModel {
             state.apply(.pop(popped))
             actions = Array(repeating: .back, count: popped)
         } else {
-            // Not a gesture the server knows: show the server's navigation again.
-            let current = state
-            state = current
+            // Not a gesture the server knows (a push by the app): show the server's navigation
+            // again. `state` has not changed, and assigning it its own value notifies nobody
+            // (@Observable skips equal values since Swift 6.2): the observers are told outright,
+            // so that a view holding the pushed screen reads the paths again.
+            _$observationRegistrar.withMutation(of: self, keyPath: \.state) {}
             return
         }
         enqueue(actions)

@@ -4,6 +4,7 @@ import OpenAPIRuntime
 import OpenAPIURLSession
 import PhotosClient
 import PhotosTestSupport
+import Synchronization
 import Testing
 
 /// Two devices on one session: each hears of the other's changes through the change feed, with
@@ -133,8 +134,8 @@ struct ChangeFeedTests {
         #expect(await phone.shown.modals.count == 1)
     }
 
-    @Test("a feed refused for too many waits from one address (429) waits out its Retry-After and goes on, logged; it does not end", .timeLimit(.minutes(2)))
-    func waitsOutTooManyPolls() async throws {
+    @Test("a feed refused for too many waits from one address (429; a limit of 1) is not starved: it says .polling, reads the session until the Retry-After (25 s) has passed, and a change shows within seconds; logged once; it does not end", .timeLimit(.minutes(2)))
+    func refusedFeedPolls() async throws {
         let server = try await LiveServer(environment: ["PHOTOSD_LIMITS_LONG_POLLS_PER_ADDRESS": "1"])
         defer { server.stop() }
         let phone = server.driver()
@@ -143,27 +144,42 @@ struct ChangeFeedTests {
         // Two followers from one address that may hold one wait: whichever comes second is
         // refused (which one depends on the machine's load, so both are watched alike).
         let logged = OpenSetTests.Recorder()
-        var feeds: [Task<NavigationDriver.Change?, any Error>] = []
+        let heard = Heard()
+        var feeds: [Task<Void, any Error>] = []
         for name in ["tablet", "watch"] {
             let follower = NavigationDriver(serverURL: server.url, retry: RetryPolicy(maxWaitSeconds: 1), log: { logged.add("\(name) \($0)") })
             try await follower.attach(sessionID: session.id, secret: secret)
-            let feed = follower.changes(wait: 3)
+            let feed = follower.changes(wait: 25)
             feeds.append(Task {
-                for try await change in feed { return change }
-                return nil
+                for try await change in feed {
+                    heard.changes.withLock { $0[name, default: []].append(change) }
+                }
             })
         }
+        defer { for feed in feeds { feed.cancel() } }
         let deadline = ContinuousClock.now + .seconds(30)
-        while !logged.values.contains(where: { $0?.contains("sessionChanges: ") == true }), ContinuousClock.now < deadline {
+        while !heard.changes.withLock({ $0.values.joined().contains { $0.feed != .live } }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
         }
-        let refusals = logged.values.compactMap { $0 }.filter { $0.contains("[info] sessionChanges: ") && $0.contains("polling again") }
-        #expect(!refusals.isEmpty, "no follower was refused: \(logged.values)")
-        // The refused follower goes on: both hear the next change.
+        let refused = try #require(heard.changes.withLock { $0.first { $0.value.contains { $0.feed == .polling(retryAfter: 25) } }?.key }, "no follower was told it is polling: \(logged.values)")
+        #expect(heard.changes.withLock { $0[refused]?.first?.commands } == [], "the signal changes nothing on screen")
+        let warnings = logged.values.compactMap { $0 }.filter { $0.hasPrefix(refused) && $0.contains("[warning] sessionChanges: ") && $0.contains("reading the session every") }
+        #expect(warnings.count == 1, "\(logged.values)")
+        // A change: both hear it — the refused one by reading, within seconds, not after 25 s.
+        let sent = ContinuousClock.now
         _ = try await phone.send(.selectPhoto(4))
-        for feed in feeds {
-            let change = try #require(try await feed.value, "a feed ended")
-            #expect(change.commands == [.push(Screen(.photo, photoId: 4, purchased: false))])
+        let push = [NavigationCommand.push(Screen(.photo, photoId: 4, purchased: false))]
+        while heard.changes.withLock({ $0.values.filter { $0.contains { $0.commands == push } }.count }) < 2, ContinuousClock.now < sent + .seconds(20) {
+            try await Task.sleep(for: .milliseconds(50))
         }
+        let took = ContinuousClock.now - sent
+        #expect(heard.changes.withLock { $0.values.filter { $0.contains { $0.commands == push } }.count } == 2, "a feed did not hear the change: \(logged.values)")
+        #expect(took < .seconds(5), "the refused feed heard the change after \(took)")
+        #expect(heard.changes.withLock { $0[refused]?.last { $0.commands == push }?.feed } == .polling(retryAfter: 25))
+    }
+
+    /// The changes each follower heard, by name.
+    final class Heard: Sendable {
+        let changes = Mutex<[String: [NavigationDriver.Change]]>([:])
     }
 }

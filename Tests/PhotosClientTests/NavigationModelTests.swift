@@ -118,4 +118,59 @@ struct NavigationModelTests {
         #expect(relaunched.path == [Screen(.photo, photoId: 2, purchased: false)])
         #expect(await relaunched.driver.sessionID == (await first.driver.sessionID))
     }
+    @Test("a push the app writes into path is put back, and an observer of the path hears it (Swift 6.2's @Observable skips an assignment of the same value)")
+    func pushedPathObserved() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let model = NavigationModel(driver: server.driver())
+        await model.start()
+        let heard = Mutex(false)
+        withObservationTracking { _ = model.path } onChange: { heard.withLock { $0 = true } }
+        model.path = [Screen(.photo, photoId: 4)]
+        #expect(heard.withLock { $0 }, "the view holding the pushed screen was not told to read the path again")
+        #expect(model.path.isEmpty)
+        await model.settle()
+        #expect(try await serverStacks(model, on: server) == [[Screen(.photos)]])
+    }
+
+    @Test("send returns the step: purchased, then already owned; a sign-in's token; lastStep keeps it, nil after a failure")
+    func stepsOfSend() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let model = NavigationModel(driver: server.driver())
+        await model.start()
+        await model.send(.selectPhoto(1))
+        await model.send(.buy)
+        let signedIn = await model.send(.submit(username: LiveServer.username, password: LiveServer.password))
+        #expect(signedIn?.outcome == .signedIn && signedIn?.token?.isEmpty == false, "\(String(describing: signedIn?.outcome))")
+        #expect(model.lastStep?.token == signedIn?.token)
+        let bought = await model.send(.buy)
+        #expect(bought?.outcome == .purchased && model.lastStep?.outcome == .purchased)
+        await model.send(.buy)
+        let again = await model.send(.buy)
+        #expect(again?.outcome == .alreadyOwned, "\(String(describing: again?.outcome))")
+        // An action the top screen does not take: no step, lastError says why.
+        let refused = await model.send(.cancel)
+        #expect(refused == nil && model.lastStep == nil && model.lastError != nil)
+    }
+
+    @Test("a failed attach (a wrong secret) leaves the driver on its own session with its own secret: the next send goes through")
+    func failedAttachKeepsTheSession() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let driver = server.driver()
+        let mine = try await driver.start()
+        let secret = try #require(await driver.sessionSecret)
+        let other = try await server.driver().start()
+        do {
+            _ = try await driver.attach(sessionID: other.id, secret: "not-its-secret")
+            Issue.record("a wrong secret was taken")
+        } catch {
+            guard case .unauthorized = error else { Issue.record("\(error)"); return }
+        }
+        #expect(await driver.sessionID == mine.id)
+        #expect(await driver.sessionSecret == secret)
+        let step = try await driver.send(.selectPhoto(2))
+        #expect(step.session.id == mine.id)
+    }
 }
