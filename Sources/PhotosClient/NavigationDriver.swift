@@ -206,11 +206,11 @@ public actor NavigationDriver {
 
     /// Starts a new session in place of one that cannot go on (after a `401` or a `410
     /// session_expired`, or whenever the user starts over), in the layout of the last one (the
-    /// store's, else `.stack`); the store keeps the new one. Returns the commands from what the
-    /// app shows to the new session's first screen (from an app just launched, as `resume()`
-    /// has them, when it shows nothing yet).
-    public func startOver() async throws(NavigationError) -> [NavigationCommand] {
-        let layout = session?.layout ?? (try? store?.load())??.layout ?? .stack
+    /// store's, else `layout`, by default `.stack`); the store keeps the new one. Returns the
+    /// commands from what the app shows to the new session's first screen (from an app just
+    /// launched, as `resume()` has them, when it shows nothing yet).
+    public func startOver(layout fallback: Layout = .stack) async throws(NavigationError) -> [NavigationCommand] {
+        let layout = session?.layout ?? (try? store?.load())??.layout ?? fallback
         let created = try await create(layout: layout, link: nil)
         if shown.stacks.isEmpty { shown = Self.launched(created.navigation) }
         return adopt(created)

@@ -85,14 +85,15 @@ public final class NavigationModel {
     }
 
     /// Resumes the session the driver's store keeps; when it cannot go on (`unauthorized`,
-    /// `sessionExpired`) or none is kept, starts over (see `NavigationDriver.resume`).
-    public func resume() async {
+    /// `sessionExpired`) or none is kept, starts over — in `layout` when none is kept (a tabs
+    /// app passes `.tabs`), else in the kept session's (see `NavigationDriver.resume`).
+    public func resume(layout: Layout = .stack) async {
         await run { (driver: NavigationDriver) throws(NavigationError) in
             do throws(NavigationError) {
                 _ = try await driver.resume()
             } catch {
                 switch error {
-                case .unauthorized, .sessionExpired, .noSession: _ = try await driver.startOver()
+                case .unauthorized, .sessionExpired, .noSession: _ = try await driver.startOver(layout: layout)
                 default: throw error
                 }
             }
@@ -114,6 +115,12 @@ public final class NavigationModel {
         var step: NavigationDriver.Step?
         await run { (driver: NavigationDriver) throws(NavigationError) in step = try await driver.send(action) }
         lastStep = step
+        if step == nil, case .undecodable? = lastError {
+            // The answer came but could not be read: the action was most likely applied. Read
+            // the session again, so that the screen and the next action's version are the
+            // server's (else the next tap is a version conflict). `lastError` still says why.
+            if (try? await driver.refresh()) != nil { await adoptDriver() }
+        }
         return step
     }
 

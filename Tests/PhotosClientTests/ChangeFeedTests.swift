@@ -166,15 +166,17 @@ struct ChangeFeedTests {
         let warnings = logged.values.compactMap { $0 }.filter { $0.hasPrefix(refused) && $0.contains("[warning] sessionChanges: ") && $0.contains("reading the session every") }
         #expect(warnings.count == 1, "\(logged.values)")
         // A change: both hear it — the refused one by reading, within seconds, not after 25 s.
-        let sent = ContinuousClock.now
         _ = try await phone.send(.selectPhoto(4))
+        let sent = ContinuousClock.now
         let push = [NavigationCommand.push(Screen(.photo, photoId: 4, purchased: false))]
         while heard.changes.withLock({ $0.values.filter { $0.contains { $0.commands == push } }.count }) < 2, ContinuousClock.now < sent + .seconds(20) {
             try await Task.sleep(for: .milliseconds(50))
         }
         let took = ContinuousClock.now - sent
         #expect(heard.changes.withLock { $0.values.filter { $0.contains { $0.commands == push } }.count } == 2, "a feed did not hear the change: \(logged.values)")
-        #expect(took < .seconds(5), "the refused feed heard the change after \(took)")
+        // Reads every ~1 s (maxWaitSeconds 1): seconds at most under a loaded machine, where the
+        // feed used to wait out the server's 25 s Retry-After before it saw anything.
+        #expect(took < .seconds(10), "the refused feed heard the change after \(took)")
         #expect(heard.changes.withLock { $0[refused]?.last { $0.commands == push }?.feed } == .polling(retryAfter: 25))
     }
 

@@ -118,6 +118,23 @@ struct NavigationModelTests {
         #expect(relaunched.path == [Screen(.photo, photoId: 2, purchased: false)])
         #expect(await relaunched.driver.sessionID == (await first.driver.sessionID))
     }
+
+    @Test("resume(layout:): with nothing kept a tabs app starts a tabs session; a kept session resumes in its own layout")
+    func resumeInLayout() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let store = FileSessionStore(path: state.file("session.json"))
+        let tabs = NavigationModel(driver: NavigationDriver(serverURL: server.url, store: store))
+        await tabs.resume(layout: .tabs)
+        #expect(tabs.lastError == nil && tabs.selectedTab == .photos && tabs.session?.layout == .tabs)
+        let relaunched = NavigationModel(driver: NavigationDriver(serverURL: server.url, store: store))
+        await relaunched.resume(layout: .stack)
+        let (kept, first) = (await relaunched.driver.sessionID, await tabs.driver.sessionID)
+        #expect(relaunched.session?.layout == .tabs && kept == first)
+    }
+
     @Test("a push the app writes into path is put back, and an observer of the path hears it (Swift 6.2's @Observable skips an assignment of the same value)")
     func pushedPathObserved() async throws {
         let server = try await LiveServer()

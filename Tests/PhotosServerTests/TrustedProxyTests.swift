@@ -2,6 +2,9 @@ import Foundation
 import PhotosListener
 import PhotosTestSupport
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `server.trustedProxies`: behind a real nginx (Debian's, started here with `deploy/nginx.conf`),
 /// each client behind it has its own limits; from any other peer, forwarding headers are ignored.
@@ -52,6 +55,42 @@ struct TrustedProxyTests {
         // The request log names the client, not the proxy.
         #expect(daemon.log.contains("client.address=127.0.0.3"), "\(daemon.log.suffix(2_000))")
         #expect(!daemon.log.contains("198.51.100.") && !daemon.log.contains("203.0.113."))
+    }
+
+    @Test("deploy/nginx.conf with two instances: one whose database does not answer (503) is taken out of rotation, every GET through nginx is answered by the other",
+          .enabled(if: TrustedProxyTests.nginxTestRuns))
+    func unreadyInstanceOutOfRotation() async throws {
+        let nginx = try #require(Self.nginx, "nginx is not installed (scripts/install-dependencies installs it)")
+        let cluster = try TemporaryDirectory()
+        let script = Daemon.packageRoot + "/scripts/postgres-test-server"
+        let started = try await runProcess(script, ["start", cluster.path], in: cluster.path)
+        try #require(started.status == 0, "\(started.output)")
+        defer { _ = try? runProcessBlocking(script, ["resume", cluster.path], in: "/"); _ = try? runProcessBlocking(script, ["stop", cluster.path], in: "/") }
+        let url = started.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (one, two) = (try TemporaryDirectory(), try TemporaryDirectory())
+        defer { one.remove(); two.remove() }
+        let healthy = try await Daemon(["--no-console", "--seed-demo"], in: one.path)
+        defer { _ = healthy.stop() }
+        let failing = try await Daemon(["--no-console", "--seed-demo"], in: two.path, environment: [
+            "PHOTOSD_DATABASE_PATH": url, "PHOTOSD_DATABASE_STATEMENT_TIMEOUT_SECONDS": "1", "PHOTOSD_DATABASE_CONNECT_TIMEOUT_SECONDS": "1",
+        ])
+        defer { _ = failing.stop() }
+        let proxy = try NginxProcess(binary: nginx, upstreamPort: healthy.port, secondPort: failing.port, in: one.path)
+        defer { proxy.stop() }
+        func photos() async throws -> (Int, Duration) {
+            let start = ContinuousClock.now
+            let (_, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(proxy.port)/v1/photos")!)
+            return ((response as? HTTPURLResponse)?.statusCode ?? 0, ContinuousClock.now - start)
+        }
+        for _ in 0..<4 { #expect(try await photos().0 == 200, "both instances serve") }
+        // The second instance's database stops answering: it answers 503 after its statement timeout.
+        await #expect(try runProcess(script, ["pause", cluster.path], in: "/").status == 0)
+        #expect(await Self.status(failing.port, "/v1/photos") == 503, "the instance itself answers 503")
+        var answers: [(Int, Duration)] = []
+        for _ in 0..<8 { answers.append(try await photos()) }
+        #expect(answers.allSatisfy { $0.0 == 200 }, "a client got the failing instance's answer: \(answers)")
+        // Once it failed, it is out of rotation: at most the first request waited for its timeout.
+        #expect(answers.filter { $0.1 > .milliseconds(800) }.count <= 1, "\(answers)")
     }
 
     @Test("a setting that is not an address or a range stops photosd with one line naming it")
@@ -170,15 +209,30 @@ struct NginxTLSConfigTests {
 }
 
 /// nginx in the foreground with `deploy/nginx.conf`, its ports and paths moved into `directory`.
+extension TrustedProxyTests {
+    /// A GET straight to a photosd's port: its status.
+    static func status(_ port: Int, _ path: String) async -> Int {
+        guard let (_, response) = try? await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(port)\(path)")!) else { return 0 }
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+}
+
 final class NginxProcess: Sendable {
     let port: Int
     private let process: Process
 
-    init(binary: String, upstreamPort: Int, in directory: String) throws {
+    /// nginx with deploy/nginx.conf in `directory`, in front of `upstreamPort` and, when given,
+    /// a second instance at `secondPort` (the file's commented second `server` line, uncommented).
+    init(binary: String, upstreamPort: Int, secondPort: Int? = nil, in directory: String) throws {
         var config = try String(contentsOfFile: BuiltProducts.packageRoot + "/deploy/nginx.conf", encoding: .utf8)
         port = try FreePort.find()
+        let second = "# server 127.0.0.1:8090 max_fails=1 fail_timeout=5s;"
+        if let secondPort {
+            #expect(config.contains(second), "deploy/nginx.conf no longer has \(second)")
+            config = config.replacingOccurrences(of: second, with: "server 127.0.0.1:\(secondPort) max_fails=1 fail_timeout=5s;")
+        }
         for (from, to) in [
-            ("server 127.0.0.1:8080;", "server 127.0.0.1:\(upstreamPort);"),
+            ("server 127.0.0.1:8080 max_fails=1 fail_timeout=5s;", "server 127.0.0.1:\(upstreamPort) max_fails=1 fail_timeout=5s;"),
             ("listen 80;", "listen 127.0.0.1:\(port);"),
             ("/run/nginx-photosd.pid", directory + "/nginx.pid"),
             ("/var/log/nginx/", directory + "/"),
