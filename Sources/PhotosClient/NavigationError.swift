@@ -49,6 +49,12 @@ public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible 
     /// applied: `refresh()` tells.
     case cancelled
 
+    /// Whether the session ended on the server (`sessionExpired`): only a new session goes on.
+    public var isSessionExpired: Bool {
+        if case .sessionExpired = self { return true }
+        return false
+    }
+
     public var description: String {
         switch self {
         case .actionNotAvailable(let allowed, let message): "\(message) (allowed: \(allowed.joined(separator: ", ")))"

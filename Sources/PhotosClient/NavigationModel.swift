@@ -24,6 +24,22 @@ public final class NavigationModel {
     public private(set) var session: Session?
     /// The last request's error; nil again after the next one that succeeds.
     public private(set) var lastError: NavigationError?
+    /// What happened to the session itself, beyond one request's error: for an app that tells
+    /// the user (or its analytics) rather than only showing the new screens.
+    public enum SessionEvent: Hashable, Sendable {
+        /// A new session took the place of one that could not go on (`resume` or a `send` that
+        /// met `unauthorized` or `sessionExpired`); `because` is what the old one answered.
+        case replaced(because: NavigationError)
+        /// The session ended on the server (`sessionExpired`: idle too long, or ended by an
+        /// operator); the model keeps showing it until `startOver()`.
+        case expired
+        /// `follow()` stopped: the change feed ended with an error it cannot get past.
+        case feedEnded(NavigationError)
+    }
+
+    /// The last `SessionEvent` (nil: none yet). Observable like the rest.
+    public private(set) var lastEvent: SessionEvent?
+
     /// How `follow()` follows the session: `.live`, or `.polling` while the server refuses this
     /// address another long poll (the screen may then be a few seconds behind: a "stale" hint).
     public private(set) var feed: NavigationDriver.Feed = .live
@@ -93,7 +109,10 @@ public final class NavigationModel {
                 _ = try await driver.resume()
             } catch {
                 switch error {
-                case .unauthorized, .sessionExpired, .noSession: _ = try await driver.startOver(layout: layout)
+                case .unauthorized, .sessionExpired:
+                    _ = try await driver.startOver(layout: layout)
+                    lastEvent = .replaced(because: error)
+                case .noSession: _ = try await driver.startOver(layout: layout)
                 default: throw error
                 }
             }
@@ -101,6 +120,7 @@ public final class NavigationModel {
     }
 
     /// Starts a new session in place of this one (see `NavigationDriver.startOver`).
+    /// After `.expired`, this is the way on.
     public func startOver() async {
         await run { (driver: NavigationDriver) throws(NavigationError) in _ = try await driver.startOver() }
     }
@@ -115,6 +135,7 @@ public final class NavigationModel {
         var step: NavigationDriver.Step?
         await run { (driver: NavigationDriver) throws(NavigationError) in step = try await driver.send(action) }
         lastStep = step
+        if let lastError, lastError.isSessionExpired { lastEvent = .expired }
         if step == nil, case .undecodable? = lastError {
             // The answer came but could not be read: the action was most likely applied. Read
             // the session again, so that the screen and the next action's version are the
@@ -139,7 +160,11 @@ public final class NavigationModel {
                 await adoptDriver()
             }
         } catch {
-            lastError = NavigationError(error)
+            let failure = NavigationError(error)
+            lastError = failure
+            if failure != .cancelled {
+                lastEvent = failure.isSessionExpired ? .expired : .feedEnded(failure)
+            }
         }
     }
 

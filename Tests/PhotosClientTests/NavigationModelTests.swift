@@ -1,6 +1,7 @@
 import Foundation
 import Observation
 import PhotosClient
+import PhotosClientTesting
 import PhotosTestSupport
 import Synchronization
 import Testing
@@ -189,5 +190,30 @@ struct NavigationModelTests {
         #expect(await driver.sessionSecret == secret)
         let step = try await driver.send(.selectPhoto(2))
         #expect(step.session.id == mine.id)
+    }
+    @Test("session events on the model: an ended session's send is .expired, follow() ends with .expired, resume() over an ended session is .replaced(because: sessionExpired) (FakePhotosServer)")
+    func sessionEvents() async throws {
+        let fake = try FakePhotosServer()
+        let state = try TemporaryDirectory()
+        defer { state.remove() }
+        let store = FileSessionStore(path: state.file("session.json"))
+        let model = NavigationModel(driver: fake.driver(store: store))
+        await model.start()
+        #expect(model.lastEvent == nil)
+        let id = try #require(await model.driver.sessionID)
+        await fake.endSession(id)
+        #expect(await model.send(.selectPhoto(1)) == nil)
+        #expect(model.lastEvent == .expired, "\(String(describing: model.lastEvent))")
+        await model.follow()
+        #expect(model.lastEvent == .expired)
+        // A relaunch over the ended session: a new one takes its place, and the model says why.
+        let relaunched = NavigationModel(driver: fake.driver(store: store))
+        await relaunched.resume()
+        guard case .replaced(because: .sessionExpired)? = relaunched.lastEvent else {
+            Issue.record("\(String(describing: relaunched.lastEvent))")
+            return
+        }
+        let (now, before) = (await relaunched.driver.sessionID, id)
+        #expect(now != before && relaunched.lastError == nil)
     }
 }
