@@ -223,10 +223,23 @@ struct FailoverTests {
         #expect(try await Self.waitUntil(10) { daemon.log.contains("none of them synchronous") }, "the start warns: \(daemon.log.suffix(1_000))")
         for _ in 0..<3 { #expect(try await daemon.request("POST", "/v1/sessions").0 == 201) }
         let signedPath = try #require(try await Self.waitUntil(10) { Self.signedHeadPath(in: directory.path) != nil } ? Self.signedHeadPath(in: directory.path) : nil)
+        // Every row so far signed before the cut (the head unchanged over two checkpoint
+        // intervals, nothing else writing): so that a head signed after the cut covers rows the
+        // standby never received. (Read at once, the head could move on once more for rows
+        // written before the cut, which the standby has: then it extends what was signed, and
+        // photosd rightly signs on — seen once in CI.)
+        var settled = try String(contentsOfFile: signedPath, encoding: .utf8)
+        for _ in 0..<20 {
+            try await Task.sleep(for: .milliseconds(2_500))
+            let now = try String(contentsOfFile: signedPath, encoding: .utf8)
+            if now == settled { break }
+            settled = now
+        }
 
         // The link cut: the standby stops receiving; the primary goes on, and the key signs more.
         _ = try await Self.server(["pause", standbyDir])
         let cut = try String(contentsOfFile: signedPath, encoding: .utf8)
+        #expect(cut == settled, "the head moved on between the settling and the cut")
         for _ in 0..<8 { #expect(try await daemon.request("POST", "/v1/sessions").0 == 201) }
         #expect(try await Self.waitUntil(30) { (try? String(contentsOfFile: signedPath, encoding: .utf8)) != cut })
 
