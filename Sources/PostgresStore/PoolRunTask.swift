@@ -16,10 +16,13 @@ struct PoolRunTask: Sendable {
     static let stopTimeout: Duration = .seconds(10)
 
     /// Starts `client.run()` and returns once the task has begun (leasing before that works,
-    /// but postgres-nio logs a warning for it).
+    /// but postgres-nio logs a warning for it). Detached: `run()` ends at a graceful shutdown
+    /// it can see through the task-local values a task inherits, and a pool started while a
+    /// request of a `ServiceGroup`'s server is handled (a replacement, `PoolRenewal`) would then
+    /// stop with the server, before the services that still need it; this one stops at `stop`.
     static func start(_ client: PostgresClient) async -> PoolRunTask {
         let (started, signal) = AsyncStream<Never>.makeStream()
-        let task = Task {
+        let task = Task.detached {
             signal.finish()
             await client.run()
         }

@@ -17,7 +17,7 @@ extension PostgresStorage: SingleStatementStore {
         guard !isClosed else { throw DatabaseClosedError() }
         let logger = self.logger
         do {
-            return try await withDeadline { deadline in
+            let rows = try await withDeadline { deadline in
                 try await self.client.withConnection { connection in
                     guard deadline.claim() else { throw CancellationError() }
                     deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
@@ -25,6 +25,8 @@ extension PostgresStorage: SingleStatementStore {
                     return try await connection.rows(of: statement, logger: logger)
                 }
             }
+            renewal.succeeded()
+            return rows
         } catch {
             if isClosed { throw DatabaseClosedError() }
             if let error = error as? PostgresStoreError { throw error }

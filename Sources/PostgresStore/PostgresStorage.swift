@@ -25,16 +25,25 @@ public final class PostgresStorage: DatabaseStore {
     /// Where the database is (its description leaves the password out).
     public let location: PostgresLocation
     /// The connection pool of the host in use; it runs from `open` until `close`.
-    public var client: PostgresClient { clients[current.load(ordering: .relaxed)] }
-    /// One pool per host of the URL (one, unless it names several): the application runs each.
+    public var client: PostgresClient { pools.withLock { $0.clients[current.load(ordering: .relaxed)] } }
+    /// One pool per host of the URL (one, unless it names several), as opened: the application
+    /// runs each. A pool replaced after an outage (`PoolRenewal`) is run by this store instead.
     public let clients: [PostgresClient]
+    /// The pool of each host in use, and the tasks of those this store runs (`open`'s with
+    /// `runsPool`, and every replacement), by host.
+    private let pools: Mutex<(clients: [PostgresClient], running: [Int: PoolRunTask])>
+    /// Each host's pool configuration, for a replacement.
+    private let configurations: [PostgresClient.Configuration]
     /// Which of `clients` is in use: the writable host, with `target_session_attrs=read-write`.
     private let current = Atomic<Int>(0)
-    /// Finds the writable host again after a failure (several hosts only).
-    private let follower: WritableHostFollower?
+    /// Finds the writable host again after a failure, and whether the host answers while its
+    /// pool fails.
+    private let follower: WritableHostFollower
+    /// Whether the pool in use has failed long enough, with its host up, to be replaced: for at
+    /// least a statement timeout (by then the server has cancelled any statement that held a
+    /// connection, so a pool that still serves nothing is not merely busy).
+    let renewal: PoolRenewal
     let logger: Logger
-    /// The pools' tasks when this store runs them (empty: the application's `ServiceGroup` does).
-    private let running: [PoolRunTask]
     private let closed = Atomic<Bool>(false)
     /// The deadlines of the operations under way (`withDeadline`).
     let deadlines = DeadlineWatch()
@@ -76,33 +85,36 @@ public final class PostgresStorage: DatabaseStore {
         } catch {
             throw PostgresStoreError.connecting(to: location, error)
         }
-        var clients: [PostgresClient] = []
+        var configurations: [PostgresClient.Configuration] = []
         for endpoint in endpoints {
             var configuration = try endpoint.clientConfiguration
             configuration.options.additionalStartupParameters = parameters
             configuration.options.maximumConnections = max(1, options.maximumConnections)
             configuration.options.connectTimeout = options.connectTimeout
-            clients.append(PostgresClient(configuration: configuration, backgroundLogger: logger))
+            configurations.append(configuration)
         }
-        var running: [PoolRunTask] = []
-        if runsPool { for client in clients { running.append(await PoolRunTask.start(client)) } }
-        let follower = endpoints.count > 1
-            ? WritableHostFollower(endpoints: endpoints, writable: location.wantsWritable, parameters: parameters, connectTimeout: options.connectTimeout, logger: logger)
-            : nil
+        let clients = configurations.map { PostgresClient(configuration: $0, backgroundLogger: logger) }
+        var running: [Int: PoolRunTask] = [:]
+        if runsPool { for (index, client) in clients.enumerated() { running[index] = await PoolRunTask.start(client) } }
+        let follower = WritableHostFollower(endpoints: endpoints, writable: location.wantsWritable, parameters: parameters, connectTimeout: options.connectTimeout, logger: logger)
         let storage = PostgresStorage(
-            location: location, clients: clients, follower: follower, running: running, statementTimeout: options.statementTimeout, logger: logger)
+            location: location, clients: clients, configurations: configurations, follower: follower, running: running,
+            statementTimeout: options.statementTimeout, logger: logger)
         storage.current.store(first, ordering: .relaxed)
         return storage
     }
 
     private init(
-        location: PostgresLocation, clients: [PostgresClient], follower: WritableHostFollower?, running: [PoolRunTask], statementTimeout: Duration?, logger: Logger
+        location: PostgresLocation, clients: [PostgresClient], configurations: [PostgresClient.Configuration], follower: WritableHostFollower,
+        running: [Int: PoolRunTask], statementTimeout: Duration?, logger: Logger
     ) {
         self.location = location
         self.statementTimeout = statementTimeout
         self.clients = clients
+        self.configurations = configurations
+        self.pools = Mutex((clients, running))
         self.follower = follower
-        self.running = running
+        self.renewal = PoolRenewal(minimumFailing: max(statementTimeout ?? .seconds(1), .seconds(1)))
         self.logger = logger
     }
 
@@ -128,11 +140,43 @@ public final class PostgresStorage: DatabaseStore {
         }
     }
 
-    /// A host's connection failed: with several hosts, look for the writable one again (at most
-    /// once a second) and use it from then on.
+    /// The pool gave no connection: look for the (writable) host again, at most once a second.
+    /// Another host found is used from then on; the host in use found answering while its pool
+    /// still fails gets a new pool (`PoolRenewal`).
     func suspectHost() {
-        guard let follower else { return }
-        follower.suspect(current: current.load(ordering: .relaxed)) { [self] found in self.current.store(found, ordering: .relaxed) }
+        renewal.failed()
+        let inUse = current.load(ordering: .relaxed)
+        follower.suspect(current: inUse) { [self] found in
+            if found != inUse {
+                current.store(found, ordering: .relaxed)
+            } else if renewal.shouldRenew() {
+                Task { await renewPool(found) }
+            }
+        }
+    }
+
+    /// Replaces host `index`'s pool by a new one, run by this store; the old one is stopped
+    /// when this store ran it (the application's `ServiceGroup` stops its own, left idle, at
+    /// shutdown). Requests still waiting on the old pool fail at their deadline, as they would
+    /// have.
+    private func renewPool(_ index: Int) async {
+        guard !isClosed else { return }
+        let client = PostgresClient(configuration: configurations[index], backgroundLogger: logger)
+        let task = await PoolRunTask.start(client)
+        let replaced = pools.withLock { pools -> PoolRunTask?? in
+            guard !closed.load(ordering: .relaxed) else { return .none }
+            let old = pools.running[index]
+            pools.clients[index] = client
+            pools.running[index] = task
+            return .some(old)
+        }
+        guard let replaced else {
+            await task.stop(logger: logger)  // closed meanwhile
+            return
+        }
+        let endpoint = location.endpoints[index]
+        logger.notice("PostgreSQL at \(endpoint.host ?? ""):\(endpoint.port) answers again while its connection pool still waits to reconnect: a new pool replaces it")
+        await replaced?.stop(logger: logger)
     }
 
     /// How long an operation waits for the server (`Options.statementTimeout`; nil: no limit).
@@ -181,7 +225,7 @@ public final class PostgresStorage: DatabaseStore {
         guard !closed.load(ordering: .relaxed) else { throw DatabaseClosedError() }
         let logger = self.logger
         do {
-            return try await withDeadline { deadline in try await self.client.withConnection { connection in
+            let result = try await withDeadline { deadline in try await self.client.withConnection { connection in
                 guard deadline.claim() else { throw CancellationError() }
                 deadline.onAbandon { let closing: EventLoopFuture<Void> = connection.close(); _ = closing }
                 defer { deadline.release() }
@@ -209,6 +253,8 @@ public final class PostgresStorage: DatabaseStore {
                 }
                 return result
             } }
+            renewal.succeeded()
+            return result
         } catch let error where error is PSQLError || error is ConnectionPoolError {
             // From the pool itself (no connection to be had), not from a statement.
             if closed.load(ordering: .relaxed) { throw DatabaseClosedError() }
@@ -238,6 +284,7 @@ public final class PostgresStorage: DatabaseStore {
     /// fails with them).
     public func close() async {
         guard closed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged else { return }
+        let running = pools.withLock { $0.running.values }
         for task in running { await task.stop(logger: logger) }
         deadlines.stop()
     }

@@ -7,6 +7,8 @@ import Synchronization
 /// host and this picks among them — the first that answers, or with `read-write` the first that
 /// is not a standby (`pg_is_in_recovery()`). After a failover the promoted standby is followed
 /// without a restart: a failed connection on the host in use asks again, at most once a second.
+/// With one host it still asks: a host that answers while its pool fails gets a new pool
+/// (`PoolRenewal`).
 final class WritableHostFollower: Sendable {
     let endpoints: [PostgresLocation]
     let writable: Bool
@@ -60,8 +62,9 @@ final class WritableHostFollower: Sendable {
     }
 
     /// Looks for the writable host again unless a search runs or one began less than a second
-    /// ago; `use` gets the index found when it is another than `current`.
-    func suspect(current: Int, use: @escaping @Sendable (Int) -> Void) {
+    /// ago; `found` gets the index of the host that answered (`current` itself when it still
+    /// does: then the host is up and its pool is what fails), nothing when none answered.
+    func suspect(current: Int, found: @escaping @Sendable (Int) -> Void) {
         let now = ContinuousClock.now
         let start = state.withLock { state -> Bool in
             guard !state.searching, state.last.map({ now - $0 >= .seconds(1) }) ?? true else { return false }
@@ -71,13 +74,13 @@ final class WritableHostFollower: Sendable {
         guard start else { return }
         Task {
             defer { state.withLock { $0.searching = false } }
-            guard let found = try? await Self.pick(
+            guard let answered = try? await Self.pick(
                 endpoints, writable: writable, parameters: parameters, connectTimeout: min(connectTimeout, .seconds(1)), logger: logger) else { return }
-            if found != current {
-                let endpoint = endpoints[found]
+            if answered != current {
+                let endpoint = endpoints[answered]
                 logger.notice("following the \(writable ? "writable " : "")PostgreSQL host to \(endpoint.host ?? ""):\(endpoint.port)")
-                use(found)
             }
+            found(answered)
         }
     }
 }
