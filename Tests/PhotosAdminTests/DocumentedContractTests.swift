@@ -11,6 +11,23 @@ struct DocumentedContractTests {
         try String(contentsOfFile: BuiltProducts.packageRoot + "/" + file, encoding: .utf8)
     }
 
+    @Test("docs/deploy.md's operator's walk names the suites scripts/operators-walk runs, and each is a suite of Tests/")
+    func operatorsWalk() throws {
+        let deploy = try Self.read("docs/deploy.md")
+        let start = try #require(deploy.range(of: "## The operator's walk, as tests"), "docs/deploy.md lost the operator's walk")
+        let end = try #require(deploy[start.upperBound...].range(of: "\n## "))
+        let documented = Set(deploy[start.upperBound..<end.lowerBound].matches(of: /`([A-Za-z]+Tests)`/).map { String($0.output.1) })
+        let script = try Self.read("scripts/operators-walk")
+        let filter = try #require(script.firstMatch(of: /--filter '([^']+)'/), "scripts/operators-walk lost its filter")
+        let run = Set(filter.output.1.split(separator: "|").map(String.init))
+        #expect(documented == run, "in the doc only: \(documented.subtracting(run)); in the script only: \(run.subtracting(documented))")
+        let sources = try FileManager.default.subpathsOfDirectory(atPath: BuiltProducts.packageRoot + "/Tests")
+            .filter { $0.hasSuffix(".swift") }
+            .map { try String(contentsOfFile: BuiltProducts.packageRoot + "/Tests/" + $0, encoding: .utf8) }
+            .joined()
+        for suite in run { #expect(sources.contains("struct \(suite) "), "no suite \(suite) in Tests/") }
+    }
+
     @Test("docs/design.md's list of steps is exactly AuditStep's cases")
     func stepList() throws {
         let design = try Self.read("docs/design.md")
