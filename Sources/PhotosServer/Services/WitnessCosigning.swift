@@ -131,19 +131,22 @@ final class WitnessCosigning: Service, Sendable {
 
     /// Brings `witness` to the newest checkpoint, if it is not there: at most three requests (a
     /// 409 names the size to start from; a second 409 may follow another instance's request).
-    /// Returns whether the witness was asked (and answered).
+    /// Returns whether the witness was asked (and answered): false when nothing was sent.
     private func round(_ witness: Witness, progress: inout Progress, http: HTTPClient) async throws -> Bool {
         guard let newest = try await database.read({ try await AuditCosignatures.newestSigned(on: $0) }) else { return false }
         if let cosigned = progress.cosigned, cosigned.checkpoint >= newest.number { return false }
         if progress.refused == newest.number { return false }
         var old = progress.witnessSize ?? progress.cosigned?.size ?? 0
+        // Whether a request went out: a refusal decided from what the database says the witness
+        // cosigned, before any request, says nothing of whether the witness can be reached.
+        var asked = false
         for _ in 1...3 {
             if old > newest.size {
                 refuse(witness, newest.number, progress: &progress, """
                     it holds a tree of \(old) leaves, larger than this log's newest checkpoint (\(newest.size)): the database is behind what the \
                     witness cosigned (a restored backup, a standby that lost rows?); nothing this log signs from here on is cosigned by it
                     """)
-                return true
+                return asked
             }
             let from = old
             let proof: [MerkleTree.Hash] = from == 0 || from == newest.size
@@ -153,6 +156,7 @@ final class WitnessCosigning: Service, Sendable {
             request.headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
             request.body = .bytes(ByteBuffer(string: AddCheckpointRequest.body(oldSize: old, proof: proof, note: newest.note)))
             let response = try await http.execute(request, timeout: .seconds(Int64(requestTimeout.components.seconds)))
+            asked = true
             let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
             switch response.status.code {
             case 200:
