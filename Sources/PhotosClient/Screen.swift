@@ -42,5 +42,3 @@ public struct Screen: Hashable, Sendable, CustomStringConvertible {
 public typealias Photo = Components.Schemas.Photo
 /// A signed-in user.
 public typealias User = Components.Schemas.User
-/// A row of a session's audit trail.
-public typealias AuditRow = Components.Schemas.AuditRow

@@ -22,22 +22,38 @@ struct UndecodableAnswerTests {
     final class RewritingServer: ClientTransport, @unchecked Sendable {
         let real = URLSessionTransport()
         let newerTabs: Bool
+        /// Whether the audit rows in `act` and `sessionEvents` answers come in a newer shape: no
+        /// `at`, `seq` as text, `detail` an object, a field this client does not know.
+        let newerEvents: Bool
         /// `@unchecked Sendable`: `brokenOperations` is read and written only under `lock`.
         private let lock = NSLock()
         private var brokenOperations: Set<String> = []
         /// Answers of the broken operations that were rewritten.
         private(set) var rewritten = 0
 
-        init(newerTabs: Bool = false) { self.newerTabs = newerTabs }
+        init(newerTabs: Bool = false, newerEvents: Bool = false) {
+            self.newerTabs = newerTabs
+            self.newerEvents = newerEvents
+        }
 
         func breakAnswers(of operations: Set<String>) { lock.withLock { brokenOperations = operations } }
 
         func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
             let (response, answer) = try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
             let broken = lock.withLock { brokenOperations.contains(operationID) }
-            guard newerTabs || broken, response.status.kind == .successful, let answer else { return (response, answer) }
+            guard newerTabs || newerEvents || broken, response.status.kind == .successful, let answer else { return (response, answer) }
             let data = try await Data(collecting: answer, upTo: 1 << 20)
             guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return (response, HTTPBody(data)) }
+            if newerEvents, let events = object["events"] as? [[String: Any]] {
+                object["events"] = events.map { row -> [String: Any] in
+                    var row = row
+                    row["at"] = nil
+                    row["seq"] = "\(row["seq"] ?? "")"
+                    row["detail"] = ["was": row["detail"] ?? ""]
+                    row["hash"] = "ab12"
+                    return row
+                }
+            }
             let nested = object["session"] != nil
             var session = nested ? object["session"] as? [String: Any] ?? [:] : object
             if newerTabs, var tabs = session["tabs"] as? [String: Any] {
@@ -72,6 +88,29 @@ struct UndecodableAnswerTests {
         _ = try await driver.refresh()
         #expect(await driver.session?.layout == .unknown("split"))
         #expect(try await driver.send(.selectTab(.photos)).commands == [.selectTab(.photos)])
+    }
+
+    @Test("audit rows of a newer shape (a field gone, another of another type, one unknown) do not break a tap: each step and the trail read, the rows say which fields they could not read")
+    func newerAuditRows() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let driver = NavigationDriver(serverURL: server.url, transport: RewritingServer(newerEvents: true))
+        _ = try await driver.start()
+        let step = try await driver.send(.selectPhoto(2))
+        #expect(step.commands == [.push(Screen(.photo, photoId: 2, purchased: false))])
+        #expect(!step.events.isEmpty)
+        for row in step.events {
+            #expect(row.unreadFields == ["seq", "at", "detail"], "\(row)")
+            #expect(row.actor == "client" && !row.step.isEmpty && row.sessionId == step.session.id, "\(row)")
+        }
+        #expect(try await driver.send(.buy).commands == [.push(Screen(.signIn))])
+        let trail = try await driver.events()
+        #expect(trail.count >= 3 && trail.allSatisfy { $0.unreadFields == ["seq", "at", "detail"] }, "\(trail)")
+        // The rows as photosd writes them read whole.
+        let plain = server.driver()
+        _ = try await plain.start()
+        let plainStep = try await plain.send(.selectPhoto(1))
+        #expect(!plainStep.events.isEmpty && plainStep.events.allSatisfy { $0.unreadFields.isEmpty && $0.seq > 0 && !$0.at.isEmpty && $0.detail.hasPrefix("{") })
     }
 
     @Test("a created session whose answer cannot be read: undecodable(createSession, version), its id and secret kept (driver and store), and refresh takes it once the answer reads")
