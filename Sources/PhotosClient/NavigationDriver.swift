@@ -678,7 +678,8 @@ public actor NavigationDriver {
         let code = body.map { $0.error.code.value1?.rawValue ?? $0.error.code.value2 ?? "" }
         switch body?.error.code.value1 {
         case .action_not_available?:
-            let allowed = (body?.error.allowed ?? []).map { ActionName($0).rawValue }
+            // Like `Session.actions`: only what this client knows (it could not send the rest).
+            let allowed = (body?.error.allowed ?? []).map(ActionName.init).filter(\.isKnown).map(\.rawValue)
             return .actionNotAvailable(allowed: allowed, message: message)
         case .version_conflict?: return .versionConflict(message: message, caughtUp: [])
         case .invalid_credentials?: return .invalidCredentials(message: message)

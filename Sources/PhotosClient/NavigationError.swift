@@ -5,7 +5,9 @@ import OpenAPIRuntime
 /// Why an action or a session request did not go through, as a value an app can switch on
 /// (never a raw body).
 public enum NavigationError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The top screen does not offer the action; `allowed` is what it offers. Nothing changed.
+    /// The top screen does not offer the action; `allowed` is what it offers that this client
+    /// knows (an action a newer server added is left out, as in `Session.actions`). Nothing
+    /// changed.
     case actionNotAvailable(allowed: [String], message: String)
     /// The session moved on since this client last saw it (another device, the operator); the
     /// action was not applied. The driver has caught up already: `caughtUp` are the commands

@@ -30,6 +30,8 @@ struct UndecodableAnswerTests {
         private var brokenOperations: Set<String> = []
         /// Answers of the broken operations that were rewritten.
         private(set) var rewritten = 0
+        /// Error answers whose allowed actions were rewritten (`newerEvents`).
+        private(set) var errorsRewritten = 0
 
         init(newerTabs: Bool = false, newerEvents: Bool = false) {
             self.newerTabs = newerTabs
@@ -41,6 +43,20 @@ struct UndecodableAnswerTests {
         func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
             let (response, answer) = try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
             let broken = lock.withLock { brokenOperations.contains(operationID) }
+            if newerEvents, response.status == .badRequest || response.status == .conflict, let answer {
+                // An error that lists the allowed actions: a newer server's own among them.
+                let data = try await Data(collecting: answer, upTo: 1 << 20)
+                guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+                      var error = object["error"] as? [String: Any], let allowed = error["allowed"] as? [String]
+                else { return (response, HTTPBody(data)) }
+                error["allowed"] = ["shareToFeed"] + allowed
+                object["error"] = error
+                lock.withLock { errorsRewritten += 1 }
+                let changed = try JSONSerialization.data(withJSONObject: object)
+                var headers = response
+                headers.headerFields[.contentLength] = String(changed.count)
+                return (headers, HTTPBody(changed))
+            }
             guard newerTabs || newerEvents || broken, response.status.kind == .successful, let answer else { return (response, answer) }
             let data = try await Data(collecting: answer, upTo: 1 << 20)
             guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return (response, HTTPBody(data)) }
@@ -90,11 +106,12 @@ struct UndecodableAnswerTests {
         #expect(try await driver.send(.selectTab(.photos)).commands == [.selectTab(.photos)])
     }
 
-    @Test("audit rows of a newer shape (a field gone, another of another type, one unknown) do not break a tap: each step and the trail read, the rows say which fields they could not read")
+    @Test("audit rows of a newer shape (a field gone, another of another type, one unknown) do not break a tap: each step and the trail read, the rows say which fields they could not read; an error's allowed actions are those the client knows")
     func newerAuditRows() async throws {
         let server = try await LiveServer()
         defer { server.stop() }
-        let driver = NavigationDriver(serverURL: server.url, transport: RewritingServer(newerEvents: true))
+        let transport = RewritingServer(newerEvents: true)
+        let driver = NavigationDriver(serverURL: server.url, transport: transport)
         _ = try await driver.start()
         let step = try await driver.send(.selectPhoto(2))
         #expect(step.commands == [.push(Screen(.photo, photoId: 2, purchased: false))])
@@ -103,6 +120,15 @@ struct UndecodableAnswerTests {
             #expect(row.unreadFields == ["seq", "at", "detail"], "\(row)")
             #expect(row.actor == "client" && !row.step.isEmpty && row.sessionId == step.session.id, "\(row)")
         }
+        // An error listing the allowed actions lists only those this client knows.
+        do {
+            _ = try await driver.send(.dismiss)
+            Issue.record("dismiss was taken on a photo")
+        } catch {
+            guard case .actionNotAvailable(let allowed, _) = error else { Issue.record("\(error)"); return }
+            #expect(allowed == ["buy", "back"])
+        }
+        #expect(transport.errorsRewritten == 1, "the error answer was not rewritten")
         #expect(try await driver.send(.buy).commands == [.push(Screen(.signIn))])
         let trail = try await driver.events()
         #expect(trail.count >= 3 && trail.allSatisfy { $0.unreadFields == ["seq", "at", "detail"] }, "\(trail)")
