@@ -1,3 +1,5 @@
+import OpenAPIRuntime
+
 /// A screen as the server describes it (`{"screen": "photo", "photoId": 3, "purchased": false}`).
 ///
 /// Two screens are the same screen (`isSameScreen`) when their name and photo are: a photo
@@ -11,18 +13,24 @@ public struct Screen: Hashable, Sendable, CustomStringConvertible {
     public var purchased: Bool?
     /// On `purchases`: the signed-in user's photos, newest first.
     public var photos: [Photo]?
+    /// The fields a newer server gave the screen that this client does not know (a screen it
+    /// does not know, above all: what its fallback can show), as JSON values; empty otherwise.
+    public var otherFields: OpenAPIObjectContainer
 
     /// Creates a screen.
-    public init(_ name: ScreenName, photoId: Int? = nil, purchased: Bool? = nil, photos: [Photo]? = nil) {
+    public init(_ name: ScreenName, photoId: Int? = nil, purchased: Bool? = nil, photos: [Photo]? = nil, otherFields: OpenAPIObjectContainer = .init()) {
         self.name = name
         self.photoId = photoId
         self.purchased = purchased
         self.photos = photos
+        self.otherFields = otherFields
     }
 
     /// The screen a decoded answer describes (for an app that uses the generated `Client` too).
     public init(_ generated: Components.Schemas.Screen) {
-        self.init(ScreenName(generated.screen), photoId: generated.photoId, purchased: generated.purchased, photos: generated.photos)
+        self.init(
+            ScreenName(generated.screen), photoId: generated.photoId, purchased: generated.purchased, photos: generated.photos,
+            otherFields: generated.additionalProperties)
     }
 
     /// Whether `other` is this screen, perhaps with new values (same name, same photo).

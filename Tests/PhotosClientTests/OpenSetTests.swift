@@ -92,7 +92,9 @@ struct OpenSetTests {
 
         let step = try await driver.send(.selectPhoto(2))
         #expect(step.outcome == .unknown("favorited"))
-        #expect(step.commands == [.push(Screen(.photo, photoId: 2, purchased: false)), .push(Screen(.unknown("share"), photoId: 2))])
+        // The unknown screen keeps the field this client does not know (for its fallback).
+        let share = Screen(.unknown("share"), photoId: 2, otherFields: try OpenAPIObjectContainer(unvalidatedValue: ["badge": 1]))
+        #expect(step.commands == [.push(Screen(.photo, photoId: 2, purchased: false)), .push(share)])
         #expect(step.session.top?.name == .unknown("share"))
         #expect(step.session.actions.allSatisfy { $0.isKnown })
         #expect("\(step.commands[1])" == "push unknown(share) 2")

@@ -73,7 +73,7 @@ struct UndecodableAnswerTests {
             let nested = object["session"] != nil
             var session = nested ? object["session"] as? [String: Any] ?? [:] : object
             if newerTabs, var tabs = session["tabs"] as? [String: Any] {
-                tabs["items"] = (tabs["items"] as? [Any] ?? []) + [["tab": "favorites", "screens": [["screen": "favorites"]]]]
+                tabs["items"] = (tabs["items"] as? [Any] ?? []) + [["tab": "favorites", "screens": [["screen": "favorites", "title": "Your favourites", "count": 3]]]]
                 session["tabs"] = tabs
                 if operationID == "getSession" { session["layout"] = "split" }
             }
@@ -89,14 +89,19 @@ struct UndecodableAnswerTests {
         }
     }
 
-    @Test("a tab and a layout the client does not know decode as unknown: start, select a tab, refresh")
+    @Test("a tab and a layout the client does not know decode as unknown, an unknown screen keeps its fields: start, select a tab, refresh")
     func newerTabsAndLayout() async throws {
         let server = try await LiveServer()
         defer { server.stop() }
         let driver = NavigationDriver(serverURL: server.url, transport: RewritingServer(newerTabs: true))
         let started = try await driver.start(layout: .tabs)
         #expect(started.layout == .tabs)
-        #expect(started.navigation.tabs[.unknown("favorites")] == [Screen(.unknown("favorites"))])
+        // The unknown screen keeps the fields this client does not know, for its fallback.
+        let favorites = try #require(started.navigation.tabs[.unknown("favorites")]?.first)
+        #expect(favorites.name == .unknown("favorites"))
+        #expect(favorites.otherFields.value["title"] as? String == "Your favourites")
+        #expect(favorites.otherFields.value["count"] as? Int == 3)
+        #expect(started.navigation.tabs[.photos]?.allSatisfy { $0.otherFields.value.isEmpty } == true, "a known screen with no other fields")
         #expect(started.navigation.selectedTab == .photos)
         let step = try await driver.send(.selectTab(.purchases))
         #expect(step.commands == [.selectTab(.purchases)])

@@ -845,6 +845,8 @@ extension Components {
                 case experiments
             }
         }
+        /// A newer server may give a screen fields this document does not list (a screen this document does not list, above all): a client keeps them for the screen it shows.
+        ///
         /// - Remark: Generated from `#/components/schemas/Screen`.
         public struct Screen: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Screen/screen`.
@@ -859,6 +861,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Screen/photos`.
             public var photos: [Components.Schemas.Photo]?
+            /// A container of undocumented properties.
+            public var additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer
             /// Creates a new `Screen`.
             ///
             /// - Parameters:
@@ -866,22 +870,70 @@ extension Components {
             ///   - photoId:
             ///   - purchased: On photo and buy: whether the signed-in user owns it (buy then charges nothing and answers alreadyOwned).
             ///   - photos: On purchases: the signed-in user's purchased photos, newest first.
+            ///   - additionalProperties: A container of undocumented properties.
             public init(
                 screen: Components.Schemas.ScreenName,
                 photoId: Swift.Int? = nil,
                 purchased: Swift.Bool? = nil,
-                photos: [Components.Schemas.Photo]? = nil
+                photos: [Components.Schemas.Photo]? = nil,
+                additionalProperties: OpenAPIRuntime.OpenAPIObjectContainer = .init()
             ) {
                 self.screen = screen
                 self.photoId = photoId
                 self.purchased = purchased
                 self.photos = photos
+                self.additionalProperties = additionalProperties
             }
             public enum CodingKeys: String, CodingKey {
                 case screen
                 case photoId
                 case purchased
                 case photos
+            }
+            public init(from decoder: any Swift.Decoder) throws {
+                let container = try decoder.container(keyedBy: CodingKeys.self)
+                self.screen = try container.decode(
+                    Components.Schemas.ScreenName.self,
+                    forKey: .screen
+                )
+                self.photoId = try container.decodeIfPresent(
+                    Swift.Int.self,
+                    forKey: .photoId
+                )
+                self.purchased = try container.decodeIfPresent(
+                    Swift.Bool.self,
+                    forKey: .purchased
+                )
+                self.photos = try container.decodeIfPresent(
+                    [Components.Schemas.Photo].self,
+                    forKey: .photos
+                )
+                additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [
+                    "screen",
+                    "photoId",
+                    "purchased",
+                    "photos"
+                ])
+            }
+            public func encode(to encoder: any Swift.Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(
+                    self.screen,
+                    forKey: .screen
+                )
+                try container.encodeIfPresent(
+                    self.photoId,
+                    forKey: .photoId
+                )
+                try container.encodeIfPresent(
+                    self.purchased,
+                    forKey: .purchased
+                )
+                try container.encodeIfPresent(
+                    self.photos,
+                    forKey: .photos
+                )
+                try encoder.encodeAdditionalProperties(additionalProperties)
             }
         }
         /// An open set: a newer server may show screens this document does not list. A client decodes them and shows a fallback of its own.
