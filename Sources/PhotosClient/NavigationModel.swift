@@ -72,8 +72,8 @@ public final class NavigationModel {
 
     /// One path per stack, bottom first: the root stack's, then each sheet's — each without the
     /// stack's first screen, which is its root view. Writing a path shorter pops (a swipe-back:
-    /// `userDid(.back)`, for the top stack only); writing fewer paths dismisses the top sheet (a
-    /// swipe-down: `userDid(.dismiss)`).
+    /// `userDid(.back)`, for the top stack only); writing fewer paths dismisses the sheets gone
+    /// (a swipe-down: one `userDid(.dismiss)` each, top first).
     public var paths: [[Screen]] {
         get { state.stacks.map { Array($0.screens.dropFirst()) } }
         set { systemChanged(paths: newValue) }
@@ -81,6 +81,44 @@ public final class NavigationModel {
 
     /// The root screen of each stack (what each `NavigationStack`'s root view shows).
     public var roots: [Screen?] { state.stacks.map(\.screens.first) }
+
+    // MARK: Level by level (a sheet over a sheet)
+
+    /// Stack `level`'s path (0: the root stack, 1: the first sheet, …), empty when there is no
+    /// such stack: what each level's `NavigationStack(path:)` binds to. SwiftUI may still read
+    /// a sheet's binding while it goes away; this never traps.
+    public func path(at level: Int) -> [Screen] {
+        let all = paths
+        return all.indices.contains(level) ? all[level] : []
+    }
+
+    /// Stack `level`'s path as the system left it: shorter is a swipe-back (on the top stack;
+    /// anything else is put back, as with `paths`).
+    public func setPath(_ path: [Screen], at level: Int) {
+        var all = paths
+        guard all.indices.contains(level) else { return }
+        all[level] = path
+        paths = all
+    }
+
+    /// The root screen of stack `level` (nil when there is none).
+    public func root(at level: Int) -> Screen? {
+        let all = roots
+        return all.indices.contains(level) ? all[level] : nil
+    }
+
+    /// Whether a sheet is shown over stack `level`: each level's `.sheet(isPresented:)`, so that
+    /// a sheet over a sheet (the terms over a purchase presented modally) is the sheet of the
+    /// level below's sheet — SwiftUI presents one sheet per view.
+    public func isSheetShown(over level: Int) -> Bool { state.stacks.count > level + 1 }
+
+    /// The system dismissed the sheet over stack `level` (a swipe-down; in SwiftUI, dismissing
+    /// a sheet dismisses every sheet over it too): one `userDid(.dismiss)` per sheet gone, top
+    /// first.
+    public func sheetDismissed(over level: Int) {
+        guard level >= 0, isSheetShown(over: level) else { return }
+        paths = Array(paths.prefix(level + 1))
+    }
 
     /// The selected tab (nil in a stack session). Writing another is a tap on the tab bar
     /// (`userDid(.selectTab)`).
@@ -201,9 +239,11 @@ public final class NavigationModel {
     private func systemChanged(paths new: [[Screen]]) {
         let old = paths
         var actions: [Action] = []
-        if new.count == old.count - 1, old.count > 1, Array(old.prefix(new.count)) == new {
-            state.apply(.dismiss)
-            actions = [.dismiss]
+        if new.count < old.count, new.count >= 1, Array(old.prefix(new.count)) == new {
+            // The top sheet dismissed, or a lower one with every sheet over it.
+            let dismissed = old.count - new.count
+            for _ in 0..<dismissed { state.apply(.dismiss) }
+            actions = Array(repeating: .dismiss, count: dismissed)
         } else if new.count == old.count, let top = old.indices.last, Array(old.prefix(top)) == Array(new.prefix(top)),
                   new[top].count < old[top].count, Array(old[top].prefix(new[top].count)) == new[top] {
             let popped = old[top].count - new[top].count

@@ -158,15 +158,27 @@ struct ShopView: View {
     @State var model: NavigationModel
 
     var body: some View {
-        @Bindable var model = model
-        NavigationStack(path: $model.path) {
-            screen(model.roots.first ?? nil)
+        StackLevel(model: model, level: 0)
+            .task { await model.follow() }  // changes made elsewhere, while the view is on screen
+    }
+}
+
+/// One stack — the root's (level 0) or a sheet's — and the sheet over it: SwiftUI presents one
+/// sheet per view, so a sheet over a sheet (the terms over a purchase presented modally) is
+/// the `.sheet` of the level below's sheet.
+@available(iOS 17, macOS 15, *)
+struct StackLevel: View {
+    let model: NavigationModel
+    let level: Int
+
+    var body: some View {
+        NavigationStack(path: Binding(get: { model.path(at: level) }, set: { model.setPath($0, at: level) })) {
+            screen(model.root(at: level))
                 .navigationDestination(for: Screen.self) { screen($0) }
         }
-        .sheet(isPresented: Binding(get: { model.paths.count > 1 }, set: { if !$0 { model.paths.removeLast() } })) {
-            NavigationStack { screen(model.state.modals.first?.screens.last) }
+        .sheet(isPresented: Binding(get: { model.isSheetShown(over: level) }, set: { if !$0 { model.sheetDismissed(over: level) } })) {
+            StackLevel(model: model, level: level + 1)
         }
-        .task { await model.follow() }  // changes made elsewhere, while the view is on screen
     }
 
     @ViewBuilder func screen(_ screen: Screen?) -> some View {

@@ -168,4 +168,62 @@ struct ReadmeExampleTests {
         #expect(coordinator.lastError == nil)
         try await matchesServer()
     }
+
+    @Test("the SwiftUI example's levels: the terms sheet over a purchase shown as a sheet is level 2's; swiped down alone and with the sheet under it, raced by a second device, the app ends on the server's screens")
+    @MainActor
+    func sheetOverSheet() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        // What StackLevel's bindings call, level by level (SwiftUI itself runs on Apple's systems).
+        let model = NavigationModel(driver: server.driver())
+        await model.start()
+        let tablet = try await Self.secondDevice(of: model.driver, on: server)
+        func matchesServer() async throws {
+            let now = try await Self.onServer(tablet)
+            #expect(model.state == now, "the app shows \(model.state.stacks.map(\.screens)), the server \(now.stacks.map(\.screens))")
+        }
+        func levels() -> [[Screen]] {
+            var shown: [[Screen]] = []
+            var level = 0
+            while true {
+                shown.append((model.root(at: level).map { [$0] } ?? []) + model.path(at: level))
+                guard model.isSheetShown(over: level) else { return shown }
+                level += 1
+            }
+        }
+        await model.send(.buyPhoto(3))  // sign-in, presented as a sheet
+        await model.send(.submit(username: LiveServer.username, password: LiveServer.password))
+        await model.send(.showTerms)
+        #expect(model.lastError == nil)
+        #expect(levels() == [[Screen(.photos)], [Screen(.buy, photoId: 3, purchased: false)], [Screen(.terms)]], "\(levels())")
+        // A sheet's bindings may be read while it goes away: nothing there, no trap.
+        #expect(model.path(at: 3) == [] && model.root(at: 3) == nil && !model.isSheetShown(over: 3))
+        try await matchesServer()
+
+        // The tablet dismisses the terms while the phone's user swipes them down: one of the
+        // two is a version conflict (or refused), and the phone shows the server's screens.
+        _ = try await tablet.send(.dismiss)
+        model.sheetDismissed(over: 1)
+        await model.settle()
+        #expect(levels() == [[Screen(.photos)], [Screen(.buy, photoId: 3, purchased: false)]], "\(levels())")
+        try await matchesServer()
+
+        // The tablet shows the terms again; the phone, which did not follow, swipes down the
+        // purchase sheet it shows: stale, caught up to the server's three levels.
+        _ = try await tablet.send(.showTerms)
+        model.sheetDismissed(over: 0)
+        await model.settle()
+        #expect(model.lastError != nil, "a dismiss on a stale version was taken")
+        #expect(levels().count == 3, "\(levels())")
+        try await matchesServer()
+
+        // Now swiped down from level 0 with the terms over it: SwiftUI dismisses both sheets,
+        // the model sends two dismisses, top first.
+        model.sheetDismissed(over: 0)
+        await model.settle()
+        #expect(model.lastError == nil, "\(String(describing: model.lastError))")
+        #expect(levels() == [[Screen(.photos)]], "\(levels())")
+        try await matchesServer()
+        #expect(try #require(await tablet.session).generated.coordinators?.children.isEmpty == true, "the purchase flow ended")
+    }
 }
