@@ -577,11 +577,15 @@ public actor NavigationDriver {
         return NavigationState(stacks: [], tabs: navigation.tabs.filter { $0.key != selected })
     }
 
-    /// Takes `new` as the session, and returns the commands from what the app shows to it.
+    /// Takes `new` as the session, and returns the commands from what the app shows to it. The
+    /// store keeps it too: an app launched offline shows its last screens from there.
     private func adopt(_ new: Session) -> [NavigationCommand] {
         let commands = NavigationCommand.diff(from: shown, to: new.navigation)
         for command in commands { shown.apply(command) }
         session = new
+        if store != nil, let sessionID, let sessionSecret, new.id == sessionID {
+            keep(StoredSession(id: sessionID, secret: sessionSecret, layout: new.layout, session: new))
+        }
         return commands
     }
 

@@ -10,9 +10,9 @@ public struct StoredSession: Codable, Hashable, Sendable {
     public var secret: String
     /// The layout it was started in (`startOver()` starts the next one in it too).
     public var layout: Layout
-    /// The session as it was when kept (at `start`, `attach`, `resume`, `startOver`: the store
-    /// is written when the session changes, not at every action); nil when its answer could
-    /// not be read.
+    /// The session as the driver last saw it (kept at `start`, `attach`, `resume`, `startOver`
+    /// and after every answer that brought a newer version: an action, a change from the feed,
+    /// a refresh): what an app launched offline can show; nil when its answer could not be read.
     public var session: Session?
 
     /// A session to keep.
@@ -25,7 +25,8 @@ public struct StoredSession: Codable, Hashable, Sendable {
 }
 
 /// Where a `NavigationDriver` keeps its session between launches of the app: written when a
-/// session is started, attached or started over; read by `NavigationDriver.resume()`. One
+/// session is started, attached or started over, and after each answer that changed it; read
+/// by `NavigationDriver.resume()`. One
 /// session per store. The secret in it is a credential: keep it as you would a password
 /// (`KeychainSessionStore` on Apple's systems, `FileSessionStore` with mode 0600 elsewhere).
 public protocol SessionStore: Sendable {

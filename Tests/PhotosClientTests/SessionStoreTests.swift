@@ -41,7 +41,7 @@ struct SessionStoreTests {
         #expect(throws: SessionStoreError.self) { try store.load() }
     }
 
-    @Test("resume: a new driver (the app restarted) attaches from the store and gets the commands that build the screens the server has, stack and tabs", arguments: [Layout.stack, .tabs])
+    @Test("resume: the store keeps the session as of the last answer (an offline launch's screens); a new driver (the app restarted) attaches from the store and gets the commands that build the screens the server has, stack and tabs", arguments: [Layout.stack, .tabs])
     func resume(layout: Layout) async throws {
         let server = try await LiveServer()
         defer { server.stop() }
@@ -54,6 +54,9 @@ struct SessionStoreTests {
         _ = try await first.send(.selectPhoto(2))
         _ = try await first.send(.buy)  // signed out: sign-in (stack) or a sheet (the variant)
         let serverSession = try #require(await first.session)
+        // The store keeps the session as of the last answer: what an app launched offline shows.
+        let kept = try #require(try store.load()?.session)
+        #expect(kept.version == serverSession.version && kept.navigation == serverSession.navigation, "the snapshot is stale: version \(kept.version) of \(serverSession.version)")
 
         let relaunched = NavigationDriver(serverURL: server.url, store: store)
         let commands = try await relaunched.resume()
