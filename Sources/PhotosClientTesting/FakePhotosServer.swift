@@ -20,27 +20,69 @@ import PhotosModel
 /// What it serves: the session API (`createSession`, `getSession`, `act` with `expectVersion`
 /// and `Idempotency-Key`, `sessionEvents`, `sessionChanges`), with session secrets, and the
 /// catalogue (`listPhotos`, `getPhoto`, without `purchased`). Anything else is answered `501`
-/// with a JSON error. What it leaves out: limits (sign-in attempts, sessions per address),
-/// receipts and the log, storage failures — script those with a `ClientTransport` of your own in
-/// front of this one. A session ends when the test says so (`endSession`), as an idle one does
-/// on a real server.
+/// with a JSON error. photosd's limits are there when asked for (`Limits`: change-feed waits
+/// open at once, sessions created per minute, failed sign-ins per username — every driver on
+/// one fake is one address, like phones behind one carrier NAT), answered `429` with
+/// `Retry-After` as photosd answers them; any operation can be refused once or more with a
+/// `429` or a `503` (`refuseNext`), for an app's retry and "try later" paths. What it leaves out:
+/// receipts and the log. A session ends when the test says so (`endSession`), as an idle one
+/// does on a real server.
 public final class FakePhotosServer: ClientTransport, Sendable {
     /// The URL drivers on this server use (nothing listens there).
     public static let serverURL = URL(string: "https://photosd.fake")!
 
     /// The world: photos, users, purchases, tokens, sessions and their audit rows.
     let world: InMemorySessions
-    /// What HTTP adds to it: secrets, idempotency, ended sessions.
-    let http = FakeHTTPState()
+    /// What HTTP adds to it: secrets, idempotency, ended sessions, limits, scripted refusals.
+    let http: FakeHTTPState
+
+    /// photosd's limits, as the fake applies them to everything its drivers send (one address).
+    /// Nil: no limit (the default, so that a test meets a limit only when it asks for one).
+    public struct Limits: Sendable, Hashable {
+        /// Change-feed waits open at once (photosd: `limits.longPollsPerAddress`, 16); beyond,
+        /// `429` with `Retry-After` = the wait asked for.
+        public var longPolls: Int?
+        /// Sessions created per minute (photosd: `limits.sessionsPerMinutePerAddress`, 120);
+        /// beyond, `429` with `Retry-After` until the oldest is a minute old.
+        public var sessionsPerMinute: Int?
+        /// Failed sign-ins per username within `signInWindowSeconds` (photosd:
+        /// `auth.signInMaxAttempts`, 5 in 300 s); beyond, `429` before the password is checked.
+        public var failedSignIns: Int?
+        /// The window failed sign-ins are counted in.
+        public var signInWindowSeconds: Int
+
+        /// Limits; nil for none.
+        public init(longPolls: Int? = nil, sessionsPerMinute: Int? = nil, failedSignIns: Int? = nil, signInWindowSeconds: Int = 300) {
+            self.longPolls = longPolls
+            self.sessionsPerMinute = sessionsPerMinute
+            self.failedSignIns = failedSignIns
+            self.signInWindowSeconds = signInWindowSeconds
+        }
+
+        /// No limits.
+        public static let none = Limits()
+        /// photosd's defaults.
+        public static let photosd = Limits(longPolls: 16, sessionsPerMinute: 120, failedSignIns: 5)
+    }
+
+    /// A refusal scripted for an operation (`refuseNext`).
+    public enum Refusal: Sendable, Hashable {
+        /// `429 too_many_attempts` with `Retry-After`.
+        case tooManyAttempts(retryAfter: Int)
+        /// `503 unavailable` with `Retry-After` (storage that cannot take the write; nothing is
+        /// applied): `NavigationDriver` retries it under its `RetryPolicy`.
+        case unavailable(retryAfter: Int)
+    }
 
     /// A server with `photos` (by default photosd's demo catalogue, photos 1–5, as
-    /// `photosd --seed-demo` has them) and `users` (username → password). Throws for a username
-    /// or password photosd would refuse.
-    public init(photos: [NewPhoto] = NewPhoto.demoCatalogue, users: [String: String] = [:]) throws {
+    /// `photosd --seed-demo` has them), `users` (username → password) and `limits` (none by
+    /// default; `.photosd` for photosd's). Throws for a username or password photosd would refuse.
+    public init(photos: [NewPhoto] = NewPhoto.demoCatalogue, users: [String: String] = [:], limits: Limits = .none) throws {
         let catalogue = photos.enumerated().map { index, photo in
             PhotosModel.Photo(id: Int64(index + 1), title: photo.title, url: photo.url ?? Self.defaultURL(photo.title), priceCents: photo.priceCents)
         }
         world = try InMemorySessions(photos: catalogue, users: users, clock: Date())
+        http = FakeHTTPState(limits: limits)
     }
 
     /// The URL photosd's catalogue gives a photo added without one (`PhotoRules.defaultURL`).
@@ -80,6 +122,13 @@ public final class FakePhotosServer: ClientTransport, Sendable {
         await http.end(id)
     }
 
+    /// Refuses the next `times` requests of `operationID` (`createSession`, `getSession`, `act`,
+    /// `sessionChanges`, …) with `refusal`, before anything is applied; the ones after are
+    /// answered as usual.
+    public func refuseNext(_ operationID: String, with refusal: Refusal, times: Int = 1) async {
+        await http.script(operationID, refusal, times: times)
+    }
+
     /// Signs `username` into a session from outside the app (an operator, another device): the
     /// session changes, and its change feed says so.
     public func signIn(_ username: String, intoSession id: String) async throws {
@@ -107,8 +156,18 @@ public final class FakePhotosServer: ClientTransport, Sendable {
     /// The answer to one request, as photosd gives it.
     private func answer(_ request: HTTPRequest, body: Data, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
         let query = Self.query(request.path ?? "")
+        switch await http.scripted(operationID) {
+        case .tooManyAttempts(let retryAfter)?:
+            throw PhotosError.tooManyRequests("refused by the test (FakePhotosServer.refuseNext); retry in \(retryAfter) s", retryAfter: retryAfter)
+        case .unavailable(let retryAfter)?:
+            throw PhotosError(.unavailable, "storage is unavailable (FakePhotosServer.refuseNext); retry in \(retryAfter) s", retryAfter: retryAfter)
+        case nil: break
+        }
         switch operationID {
         case "createSession":
+            if let wait = await http.admitSession(at: .now) {
+                throw PhotosError.tooManyRequests("too many sessions created from this address; retry in \(wait) s", retryAfter: wait)
+            }
             let fields = try Self.object(body, allowEmpty: true)
             let layout = try (fields["layout"] as? String).map(SessionLayout.init(parsing:)) ?? .stack
             let link = try (fields["link"] as? String).map(DeepLink.init(parsing:))
@@ -131,8 +190,13 @@ public final class FakePhotosServer: ClientTransport, Sendable {
                 name, photoId: (fields["photoId"] as? NSNumber)?.int64Value, username: fields["username"] as? String, password: fields["password"] as? String,
                 tab: try (fields["tab"] as? String).map(TabName.init(parsing:)), link: try (fields["link"] as? String).map(DeepLink.init(parsing:)))
             let expected = (fields["expectVersion"] as? NSNumber)?.intValue
+            let username = name == .submit ? action.username : nil
+            if let username, let wait = await http.signInRefusal(for: username, at: .now) {
+                throw PhotosError(.tooManyAttempts, "too many failed sign-ins for this username from this address; try again in \(wait) s", retryAfter: wait)
+            }
             let result = try await world.apply(action, to: id, expectVersion: expected, idempotencyKey: key, actor: .client)
             await http.changed()
+            if let username, result.error?.code == .invalidCredentials { await http.signInFailed(username, at: .now) }
             if let error = result.error {
                 return Self.error(PhotosError(error.code, error.message), allowed: error.allowed?.map(\.rawValue))
             }
@@ -149,14 +213,25 @@ public final class FakePhotosServer: ClientTransport, Sendable {
             let id = try await authorized(request)
             let after = try Self.integer(query, "after", default: 0, in: 0...Int(Int32.max))
             let wait = try Self.integer(query, "wait", default: 25, in: 0...25)
-            let deadline = ContinuousClock.now + .seconds(wait)
-            var session = try await world.session(id: id)
-            while session.version <= after, ContinuousClock.now < deadline {
-                await http.waitForChange(until: deadline)
-                if await http.hasEnded(id) { throw Self.ended() }
-                session = try await world.session(id: id)
+            guard await http.takeLongPoll() else {
+                let limit = http.limits.longPolls ?? 0
+                throw PhotosError(.tooManyAttempts, "\(limit) change-feed waits are open from this address; retry in \(max(1, wait)) s", retryAfter: max(1, wait))
             }
-            return Self.response(200, session.jsonText)
+            do {
+                let deadline = ContinuousClock.now + .seconds(wait)
+                var session = try await world.session(id: id)
+                while session.version <= after, ContinuousClock.now < deadline {
+                    await http.waitForChange(until: deadline)
+                    try Task.checkCancellation()  // a cancelled wait returns at once: no spinning
+                    if await http.hasEnded(id) { throw Self.ended() }
+                    session = try await world.session(id: id)
+                }
+                await http.releaseLongPoll()  // given back before the answer, however it ends
+                return Self.response(200, session.jsonText)
+            } catch {
+                await http.releaseLongPoll()
+                throw error
+            }
         case "listPhotos":
             let after = try Self.integer(query, "after", default: 0, in: 0...Int(Int32.max))
             let limit = try Self.integer(query, "limit", default: 50, in: 1...500)
@@ -256,7 +331,65 @@ public final class FakePhotosServer: ClientTransport, Sendable {
 /// the answers kept by idempotency key, the sessions a test ended, and a wake-up for the change
 /// feed's waits.
 actor FakeHTTPState {
+    nonisolated let limits: FakePhotosServer.Limits
     private var secrets: [String: String] = [:]
+    /// Change-feed waits open now.
+    private var longPolls = 0
+    /// When the sessions of the last minute were created.
+    private var created: [ContinuousClock.Instant] = []
+    /// Failed sign-ins by username, when.
+    private var failedSignIns: [String: [ContinuousClock.Instant]] = [:]
+    /// Refusals scripted by operation, in order.
+    private var scripts: [String: [FakePhotosServer.Refusal]] = [:]
+
+    init(limits: FakePhotosServer.Limits) { self.limits = limits }
+
+    func script(_ operation: String, _ refusal: FakePhotosServer.Refusal, times: Int) {
+        scripts[operation, default: []] += Array(repeating: refusal, count: max(0, times))
+    }
+
+    /// The next refusal scripted for `operation`, taken.
+    func scripted(_ operation: String) -> FakePhotosServer.Refusal? {
+        guard var queue = scripts[operation], !queue.isEmpty else { return nil }
+        let next = queue.removeFirst()
+        scripts[operation] = queue
+        return next
+    }
+
+    /// Counts a session created now; the seconds to wait when the limit refuses it.
+    func admitSession(at now: ContinuousClock.Instant) -> Int? {
+        guard let limit = limits.sessionsPerMinute else { return nil }
+        created.removeAll { now - $0 >= .seconds(60) }
+        guard created.count >= limit, let oldest = created.first else {
+            created.append(now)
+            return nil
+        }
+        return max(1, Int(((oldest + .seconds(60)) - now).components.seconds) + 1)
+    }
+
+    /// The seconds to wait when `username` has failed too often within the window.
+    func signInRefusal(for username: String, at now: ContinuousClock.Instant) -> Int? {
+        guard let limit = limits.failedSignIns else { return nil }
+        let window = Duration.seconds(limits.signInWindowSeconds)
+        let recent = (failedSignIns[username] ?? []).filter { now - $0 < window }
+        failedSignIns[username] = recent
+        guard recent.count >= limit, let oldest = recent.first else { return nil }
+        return max(1, Int(((oldest + window) - now).components.seconds) + 1)
+    }
+
+    func signInFailed(_ username: String, at now: ContinuousClock.Instant) {
+        failedSignIns[username, default: []].append(now)
+    }
+
+    /// A place among the open change-feed waits; false when the limit is reached.
+    func takeLongPoll() -> Bool {
+        if let limit = limits.longPolls, longPolls >= limit { return false }
+        longPolls += 1
+        return true
+    }
+
+    func releaseLongPoll() { longPolls -= 1 }
+
     private var answers: [String: String] = [:]
     private var ended: Set<String> = []
     /// The change feed's waits, by number.

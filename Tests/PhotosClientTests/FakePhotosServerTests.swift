@@ -152,4 +152,62 @@ struct FakePhotosServerTests {
             return answer
         }
     }
+
+    @Test("limits and refusals, as photosd answers them: a second change feed over longPolls 1 is told .polling (429), sessions over sessionsPerMinute and sign-ins over failedSignIns are tooManyAttempts with Retry-After, a scripted 503 is retried and a scripted 429 surfaces")
+    func limitsAndRefusals() async throws {
+        let server = try FakePhotosServer(users: ["alice": "wonderland"], limits: .init(longPolls: 1, sessionsPerMinute: 3, failedSignIns: 2))
+        let phone = server.driver(retry: RetryPolicy(maxAttempts: 3, maxWaitSeconds: 1, transportBackoffSeconds: 0.05, jitter: 0))
+        let session = try await phone.start()
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: session.id, secret: try #require(await phone.sessionSecret))
+
+        // One wait open: the phone's. The tablet's feed is refused and says so at once.
+        let phoneFeed = Task { () -> Int in
+            var count = 0
+            for try await _ in phone.changes(wait: 5) { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        var tabletFeed = tablet.changes(wait: 5).makeAsyncIterator()
+        let first = try #require(try await tabletFeed.next())
+        #expect(first.feed == .polling(retryAfter: 5), "\(first.feed)")
+        phoneFeed.cancel()
+
+        // Sessions: three a minute; the fourth is refused with the wait.
+        _ = try await server.driver().start()
+        _ = try await server.driver().start()
+        do {
+            _ = try await server.driver(retry: .never).start()
+            Issue.record("a fourth session in a minute was created")
+        } catch {
+            guard case .tooManyAttempts(let retryAfter, let message) = error else { Issue.record("\(error)"); return }
+            #expect((1...60).contains(retryAfter ?? 0) && message.contains("too many sessions"), "\(error)")
+        }
+
+        // Sign-ins: two failures, then refused before the password is checked (the right one too).
+        _ = try await phone.send(.signIn)
+        for _ in 0..<2 {
+            await #expect(throws: NavigationError.self) { _ = try await phone.send(.submit(username: "alice", password: "wrong")) }
+        }
+        do {
+            _ = try await phone.send(.submit(username: "alice", password: "wonderland"))
+            Issue.record("a third sign-in went through")
+        } catch {
+            guard case .tooManyAttempts(let retryAfter, let message) = error else { Issue.record("\(error)"); return }
+            #expect((290...301).contains(retryAfter ?? 0) && message.contains("failed sign-ins"), "\(error)")
+        }
+        #expect(await phone.shown.top == Screen(.signIn), "the refused sign-in changed nothing on screen")
+
+        // Scripted: a 503 twice is retried (the policy allows 3 attempts), a 429 surfaces.
+        await server.refuseNext("act", with: .unavailable(retryAfter: 0), times: 2)
+        #expect(try await phone.send(.cancel).commands == [.dismiss])
+        await server.refuseNext("act", with: .tooManyAttempts(retryAfter: 7))
+        do {
+            _ = try await phone.send(.selectPhoto(1))
+            Issue.record("a scripted 429 was not answered")
+        } catch {
+            #expect(error == .tooManyAttempts(retryAfter: 7, message: "refused by the test (FakePhotosServer.refuseNext); retry in 7 s"))
+        }
+        #expect(try await phone.send(.selectPhoto(1)).commands == [.push(Screen(.photo, photoId: 1, purchased: false))], "the next one is answered")
+    }
 }
