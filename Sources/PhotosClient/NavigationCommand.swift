@@ -3,7 +3,7 @@
 /// shows what the server decided.
 ///
 /// `push`, `pop`, `popToRoot`, `replaceTop` and `update` act on the topmost stack (the one the
-/// user sees);
+/// user sees; `update` on the screen it names there, the top or one below);
 /// `present` shows a new modal stack over it and `dismiss` removes the topmost modal stack;
 /// `selectTab` shows a tab's stack as it was left. `NavigationState.apply(_:)` is the plain model.
 public enum NavigationCommand: Hashable, Sendable, CustomStringConvertible {
@@ -22,8 +22,10 @@ public enum NavigationCommand: Hashable, Sendable, CustomStringConvertible {
     /// Replace the topmost stack's top screen by another without a pop (sign-in giving way to
     /// buy, so that back never lands on sign-in again): a new view controller in its place.
     case replaceTop(Screen)
-    /// The topmost stack's top screen stays, with new values (a photo now owned, a purchases
-    /// list with one more): the same view controller, updated.
+    /// A screen of the topmost stack stays, with new values (a photo now owned, a purchases
+    /// list with one more): the same view controller, updated. The screen is the one that is
+    /// the same screen (`isSameScreen`: name and photo) nearest the top — the top itself, or,
+    /// when sign-in gave way to buy on a photo the user turned out to own, the photo below it.
     case update(Screen)
 
     /// `push photo 3`, `pop 2`, `present modal [buy 3]`, `update photo 3 (owned)`.
@@ -51,11 +53,12 @@ extension NavigationCommand {
     /// 2. The lowest stack that differs (by its presentation, tab or screens) is found; every
     ///    stack above it is dismissed, top first. If it is a modal stack the new navigation does
     ///    not have at its place, it is dismissed too.
-    /// 3. A stack kept at its place is edited: its screens equal to the new ones from the bottom
-    ///    stay; of the rest, all but one are popped (`popToRoot` when only the root stays and more
-    ///    than one goes), the one left is replaced by the first new screen (`replaceTop`), and the
-    ///    remaining new screens are pushed. With nothing to remove it is pushes only; with nothing
-    ///    to add, pops only.
+    /// 3. A stack kept at its place is edited: its screens that are the same screens as the new
+    ///    ones from the bottom stay (each with new values gets an `update`, as soon as it is on
+    ///    top, else once the top is done: never popped and pushed again); of the rest, all but
+    ///    one are popped (`popToRoot` when only the root stays and more than one goes), the one
+    ///    left is replaced by the first new screen (`replaceTop`), and the remaining new screens
+    ///    are pushed. With nothing to remove it is pushes only; with nothing to add, pops only.
     /// 4. The new modal stacks above it are presented, bottom first.
     public static func diff(from old: NavigationState, to new: NavigationState) -> [NavigationCommand] {
         var commands: [NavigationCommand] = []
@@ -87,20 +90,33 @@ extension NavigationCommand {
     /// Step 3 of `diff`: the commands that make a stack showing `old` show `new`.
     private static func edit(_ old: [Screen], into new: [Screen], emit: (NavigationCommand) -> Void) {
         guard old != new else { return }
+        // The screens that stay: the same screens from the bottom (their values may change).
         var common = 0
-        while common < old.count, common < new.count, old[common] == new[common] { common += 1 }
+        while common < old.count, common < new.count, old[common].isSameScreen(as: new[common]) { common += 1 }
+        // Those whose values change, bottom first; each is updated when it is on top.
+        var changed = (0..<common).filter { old[$0] != new[$0] }
+        func updateTop(height: Int) {
+            if let last = changed.last, last == height - 1 {
+                emit(.update(new[last]))
+                changed.removeLast()
+            }
+        }
+        if common == old.count, common < new.count { updateTop(height: old.count) }  // before pushing over it
         let removed = old.count - common
         let added = Array(new[common...])
         if removed > 0, !added.isEmpty {
             // Keep one screen to replace: the root can never be popped.
             popping(removed - 1, from: old.count, emit: emit)
-            emit(old[common].isSameScreen(as: added[0]) ? .update(added[0]) : .replaceTop(added[0]))
+            emit(.replaceTop(added[0]))
             for screen in added.dropFirst() { emit(.push(screen)) }
         } else if removed > 0 {
             popping(removed, from: old.count, emit: emit)
+            updateTop(height: common)
         } else {
             for screen in added { emit(.push(screen)) }
         }
+        // The rest, below the top now (the nearest to the top first).
+        for index in changed.reversed() { emit(.update(new[index])) }
     }
 
     /// `pop(count)`, or `popToRoot` when it leaves only the root and takes more than one screen.

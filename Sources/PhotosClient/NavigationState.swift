@@ -91,7 +91,8 @@ public struct NavigationState: Hashable, Sendable, CustomStringConvertible {
 
     /// Applies one command: what an app's navigation does.
     ///
-    /// `push`, `pop`, `popToRoot`, `replaceTop` and `update` act on the topmost stack; `present` adds a
+    /// `push`, `pop`, `popToRoot`, `replaceTop` and `update` act on the topmost stack (`update` on
+    /// the same screen nearest its top); `present` adds a
     /// modal stack over it and `dismiss` removes it; `selectTab` shows the tab's stack as it was
     /// left (there are no modal stacks then).
     public mutating func apply(_ command: NavigationCommand) {
@@ -102,8 +103,13 @@ public struct NavigationState: Hashable, Sendable, CustomStringConvertible {
             stacks[stacks.count - 1].screens.removeLast(min(count, stacks[stacks.count - 1].screens.count - 1))
         case .popToRoot:
             stacks[stacks.count - 1].screens.removeLast(stacks[stacks.count - 1].screens.count - 1)
-        case .replaceTop(let screen), .update(let screen):
+        case .replaceTop(let screen):
             stacks[stacks.count - 1].screens[stacks[stacks.count - 1].screens.count - 1] = screen
+        case .update(let screen):
+            // The same screen nearest the top (the top itself, unless it is another screen).
+            let screens = stacks[stacks.count - 1].screens
+            let index = screens.lastIndex { $0.isSameScreen(as: screen) } ?? screens.count - 1
+            stacks[stacks.count - 1].screens[index] = screen
         case .present(let stack):
             stacks.append(stack)
         case .dismiss:

@@ -56,6 +56,26 @@ struct FlowTests {
         #expect(journey.session.tree == "app")
     }
 
+    @Test("signing in on the way to buy a photo the user owns: buy replaces sign-in and the photo below is updated in place — no pop and push again")
+    func signInOnAnOwnedPhoto() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let journey = try await Journey(server.driver())
+        try await journey.send(.selectPhoto(1))
+        try await journey.send(.buy)
+        try await journey.send(alice)
+        try await journey.send(.buy)
+        #expect(journey.outcome == .purchased)
+        try await journey.send(.back)
+        try await journey.send(.signOut)
+        // Signed out, the photo shows as not owned; signing in shows it is.
+        #expect(try await journey.send(.selectPhoto(1)) == [.push(photo(1, purchased: false))])
+        #expect(try await journey.send(.buy) == [.push(screen(.signIn))])
+        let signedIn = try await journey.send(alice)
+        #expect(signedIn == [.replaceTop(Screen(.buy, photoId: 1, purchased: true)), .update(photo(1, purchased: true))], "\(signedIn)")
+        #expect(journey.stacks == [[.photos, .photo, .buy]])
+    }
+
     @Test("flows 7–9: terms over buy, vertical purchase in three stacks, back and dismiss finish children")
     func verticalPurchaseAndTerms() async throws {
         let server = try await LiveServer()

@@ -94,8 +94,13 @@ struct StackModel: Equatable {
             #expect(!stacks[stacks.count - 1].last!.isSameScreen(as: screen), "replaceTop of the same screen: an update")
             stacks[stacks.count - 1][stacks[stacks.count - 1].count - 1] = screen
         case .update(let screen):
-            #expect(stacks[stacks.count - 1].last!.isSameScreen(as: screen), "update of another screen: a replaceTop")
-            stacks[stacks.count - 1][stacks[stacks.count - 1].count - 1] = screen
+            // The same screen nearest the top: the top, or one below it.
+            let index = stacks[stacks.count - 1].lastIndex { $0.isSameScreen(as: screen) }
+            #expect(index != nil, "update of a screen the stack does not hold: a replaceTop")
+            if let index {
+                #expect(stacks[stacks.count - 1][index] != screen, "update without new values")
+                stacks[stacks.count - 1][index] = screen
+            }
         case .present(let stack):
             #expect(stack.presentation == .modal)
             stacks.append(stack.screens)

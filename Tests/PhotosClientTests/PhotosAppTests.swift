@@ -210,8 +210,8 @@ struct PhotosAppTests {
         let secret = stored.secret
         #expect(stored.id == id)
         #expect(secret.utf8.count == 43)
-        // The session as it was kept (at its start), for an app to show before the network answers.
-        #expect(stored.session?.top == Screen(.photos), "\(String(describing: stored.session))")
+        // The session as of its last answer, for an app to show before the network answers.
+        #expect(stored.session?.top == Screen(.photo, photoId: 3, purchased: false), "\(String(describing: stored.session))")
         let mode = (try FileManager.default.attributesOfItem(atPath: kept)[.posixPermissions] as? NSNumber)?.intValue
         #expect(mode == 0o600, "the kept secret is readable by others: \(String(describing: mode))")
         #expect(!(try pane.history()).contains(secret), "the secret was shown")

@@ -75,8 +75,10 @@ final class ShopCoordinator {
         case .push(let screen): paths[paths.count - 1].append(screen)
         case .pop(let count): paths[paths.count - 1].removeLast(count)
         case .popToRoot: paths[paths.count - 1].removeLast(paths[paths.count - 1].count - 1)
-        case .replaceTop(let screen), .update(let screen):  // update: same view, new values
-            paths[paths.count - 1][paths[paths.count - 1].count - 1] = screen
+        case .replaceTop(let screen): paths[paths.count - 1][paths[paths.count - 1].count - 1] = screen
+        case .update(let screen):  // the same view, new values: the top, or the same screen below it
+            let index = paths[paths.count - 1].lastIndex { $0.isSameScreen(as: screen) } ?? paths[paths.count - 1].count - 1
+            paths[paths.count - 1][index] = screen
         case .present(let stack): paths.append(stack.screens)
         case .dismiss: paths.removeLast()
         case .selectTab: break  // tabs: see TabsCoordinator
