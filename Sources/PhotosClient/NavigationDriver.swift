@@ -257,6 +257,11 @@ public actor NavigationDriver {
         try await send(action, userDid: true)
     }
 
+    /// Returns once no send is in flight (`shown` is then the last answer's).
+    func idle() async {
+        while let current = inFlight { _ = try? await current.task.value }
+    }
+
     private func send(_ action: Action, userDid: Bool) async throws(NavigationError) -> Step {
         while let current = inFlight {
             // A double tap joins the send in flight, unless every caller of that one has gone

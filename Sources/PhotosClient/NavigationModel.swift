@@ -50,6 +50,15 @@ public final class NavigationModel {
     /// The gestures sent and not yet answered, in order.
     @ObservationIgnored private var gestures: Task<Void, Never>?
 
+    /// What the system did on screen, as where it left the app: the sheets left, and how many
+    /// screens the top stack kept (a swipe-back). Sent as `userDid` once no request is in
+    /// flight, against the navigation as it is then — so that a swipe-back while a tap is on its
+    /// way pops what the user saw, not the screen the tap brings.
+    private enum Gesture {
+        case leave(stacks: Int, depth: Int?)
+        case select(Tab)
+    }
+
     /// A model over `driver` (which may be attached already: the model shows what it shows).
     public init(driver: NavigationDriver) {
         self.driver = driver
@@ -127,7 +136,7 @@ public final class NavigationModel {
         set {
             guard let tab = newValue, tab != state.selectedTab else { return }
             state.apply(.selectTab(tab))
-            enqueue([.selectTab(tab)])
+            enqueue(.select(tab))
         }
     }
 
@@ -225,7 +234,10 @@ public final class NavigationModel {
         } catch {
             lastError = error
         }
-        await adoptDriver()
+        // A gesture made while the request was on its way is still to be sent: showing this
+        // answer now would put back the screen the user just left (a bounce). The gesture's
+        // own answer shows the navigation.
+        if gestures == nil { await adoptDriver() }
     }
 
     /// Takes the driver's view of the navigation and the session.
@@ -238,17 +250,15 @@ public final class NavigationModel {
     /// sheet dismissed. Anything else (a push by the app, a change below the top) is put back.
     private func systemChanged(paths new: [[Screen]]) {
         let old = paths
-        var actions: [Action] = []
+        let gesture: Gesture
         if new.count < old.count, new.count >= 1, Array(old.prefix(new.count)) == new {
             // The top sheet dismissed, or a lower one with every sheet over it.
-            let dismissed = old.count - new.count
-            for _ in 0..<dismissed { state.apply(.dismiss) }
-            actions = Array(repeating: .dismiss, count: dismissed)
+            for _ in 0..<(old.count - new.count) { state.apply(.dismiss) }
+            gesture = .leave(stacks: new.count, depth: nil)
         } else if new.count == old.count, let top = old.indices.last, Array(old.prefix(top)) == Array(new.prefix(top)),
                   new[top].count < old[top].count, Array(old[top].prefix(new[top].count)) == new[top] {
-            let popped = old[top].count - new[top].count
-            state.apply(.pop(popped))
-            actions = Array(repeating: .back, count: popped)
+            state.apply(.pop(old[top].count - new[top].count))
+            gesture = .leave(stacks: new.count, depth: new[top].count + 1)  // the path and its root
         } else {
             // Not a gesture the server knows (a push by the app): show the server's navigation
             // again. `state` has not changed, and assigning it its own value notifies nobody
@@ -257,25 +267,44 @@ public final class NavigationModel {
             _$observationRegistrar.withMutation(of: self, keyPath: \.state) {}
             return
         }
-        enqueue(actions)
+        enqueue(gesture)
     }
 
-    /// Sends `actions` as what the user did, after the gestures before them; when one is
-    /// refused, the screens the server has are shown again.
-    private func enqueue(_ actions: [Action]) {
+    /// Sends `gesture` as what the user did, after the gestures before it and once no request
+    /// is in flight: as many `dismiss` and `back` as take the navigation then to where the user
+    /// left it. When one is refused, the screens the server has are shown again.
+    private func enqueue(_ gesture: Gesture) {
         let previous = gestures
         gestures = Task { [driver] in
             await previous?.value
-            for action in actions {
+            await driver.idle()
+            var sent = 0
+            sending: while sent < 32 {  // bounded: a server that answers a back with something else
+                let shown = await driver.shown
+                let action: Action
+                switch gesture {
+                case .select(let tab):
+                    if sent > 0 { break sending }
+                    action = .selectTab(tab)
+                case .leave(let stacks, let depth):
+                    if shown.stacks.count > stacks {
+                        action = .dismiss
+                    } else if let depth, shown.stacks.count == stacks, (shown.stacks.last?.screens.count ?? 0) > depth {
+                        action = .back
+                    } else {
+                        break sending
+                    }
+                }
                 do {
                     _ = try await driver.userDid(action)
                     self.lastError = nil
+                    sent += 1
                 } catch {
                     let failure = NavigationError(error)
                     self.lastError = failure
                     // A conflict has caught up already; anything else: show the server's screens.
                     if case .versionConflict = failure {} else { _ = try? await driver.refresh() }
-                    break
+                    break sending
                 }
             }
             await self.adoptDriver()

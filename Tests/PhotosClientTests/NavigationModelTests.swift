@@ -1,5 +1,7 @@
 import Foundation
 import Observation
+import OpenAPIRuntime
+import HTTPTypes
 import PhotosClient
 import PhotosClientTesting
 import PhotosTestSupport
@@ -215,5 +217,51 @@ struct NavigationModelTests {
         }
         let (now, before) = (await relaunched.driver.sessionID, id)
         #expect(now != before && relaunched.lastError == nil)
+    }
+
+    /// A fake photosd whose action answers take `delay`: a tap stays in flight long enough for
+    /// the user to swipe.
+    final class SlowActions: ClientTransport {
+        let server: FakePhotosServer
+        let delay: Duration
+        init(_ server: FakePhotosServer, delay: Duration) {
+            self.server = server
+            self.delay = delay
+        }
+        func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+            if operationID == "act" { try await Task.sleep(for: delay) }
+            return try await server.send(request, body: body, baseURL: baseURL, operationID: operationID)
+        }
+    }
+
+    @Test("a swipe-back while a tap is on its way: the screen left never comes back (no bounce), and the app and the server end where the user went")
+    func swipeBackDuringTap() async throws {
+        let server = try FakePhotosServer()
+        let model = NavigationModel(driver: NavigationDriver(serverURL: FakePhotosServer.serverURL, transport: SlowActions(server, delay: .milliseconds(300))))
+        await model.start()
+        await model.send(.selectPhoto(2))
+        #expect(model.path == [Screen(.photo, photoId: 2, purchased: false)])
+        // Every state the view could draw, from the swipe on.
+        let seen = Mutex<[[[Screen]]]>([])
+        let tap = Task { await model.send(.buy) }  // sign-in, on its way
+        try await Task.sleep(for: .milliseconds(100))
+        model.path = []  // the user swipes back from the photo meanwhile
+        let watcher = Task { @MainActor in
+            while !Task.isCancelled {
+                let paths = model.paths
+                seen.withLock { $0.append(paths) }
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+        }
+        await tap.value
+        await model.settle()
+        watcher.cancel()
+        await watcher.value
+        let states = seen.withLock { $0 }
+        #expect(states.allSatisfy { $0 == [[]] }, "the view was shown \(Set(states.map { "\($0)" }))")
+        #expect(model.paths == [[]] && model.lastError == nil, "\(String(describing: model.lastError))")
+        let reader = server.driver()
+        let onServer = try await reader.attach(sessionID: try #require(await model.driver.sessionID), secret: try #require(await model.driver.sessionSecret))
+        #expect(onServer.navigation.stacks.map(\.screens) == [[Screen(.photos)]], "the server is at \(onServer.navigation)")
     }
 }
