@@ -36,7 +36,7 @@ public struct Session: Hashable, Sendable {
         user = generated.user?.value1
         layout = Layout(generated.layout)
         navigation = NavigationState(generated)
-        actions = (generated.top?.actions ?? []).map(ActionName.init).filter(\.isKnown)
+        actions = generated.top.actions.map(ActionName.init).filter(\.isKnown)
         experiments = generated.experiments.map { Experiment(name: $0.name, variant: $0.variant) }
         self.generated = generated
     }

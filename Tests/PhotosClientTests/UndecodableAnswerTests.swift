@@ -28,6 +28,8 @@ struct UndecodableAnswerTests {
         /// `@unchecked Sendable`: `brokenOperations` is read and written only under `lock`.
         private let lock = NSLock()
         private var brokenOperations: Set<String> = []
+        /// The operations whose session answers come without `top` (the screen's actions).
+        private var toplessOperations: Set<String> = []
         /// Answers of the broken operations that were rewritten.
         private(set) var rewritten = 0
         /// Error answers whose allowed actions were rewritten (`newerEvents`).
@@ -40,9 +42,12 @@ struct UndecodableAnswerTests {
 
         func breakAnswers(of operations: Set<String>) { lock.withLock { brokenOperations = operations } }
 
+        func dropTop(in operations: Set<String>) { lock.withLock { toplessOperations = operations } }
+
         func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
             let (response, answer) = try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
             let broken = lock.withLock { brokenOperations.contains(operationID) }
+            let topless = lock.withLock { toplessOperations.contains(operationID) }
             if newerEvents, response.status == .badRequest || response.status == .conflict, let answer {
                 // An error that lists the allowed actions: a newer server's own among them.
                 let data = try await Data(collecting: answer, upTo: 1 << 20)
@@ -57,7 +62,7 @@ struct UndecodableAnswerTests {
                 headers.headerFields[.contentLength] = String(changed.count)
                 return (headers, HTTPBody(changed))
             }
-            guard newerTabs || newerEvents || broken, response.status.kind == .successful, let answer else { return (response, answer) }
+            guard newerTabs || newerEvents || broken || topless, response.status.kind == .successful, let answer else { return (response, answer) }
             let data = try await Data(collecting: answer, upTo: 1 << 20)
             guard var object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return (response, HTTPBody(data)) }
             if newerEvents, let events = object["events"] as? [[String: Any]] {
@@ -77,6 +82,7 @@ struct UndecodableAnswerTests {
                 session["tabs"] = tabs
                 if operationID == "getSession" { session["layout"] = "split" }
             }
+            if topless { session["top"] = nil }
             if broken {
                 session["version"] = "v\(session["version"] ?? "")"
                 lock.withLock { rewritten += 1 }
@@ -233,6 +239,26 @@ struct UndecodableAnswerTests {
         transport.breakAnswers(of: [])
         #expect(await model.send(.back)?.commands == [.pop(1)])
         #expect(model.lastError == nil && model.path.isEmpty)
+    }
+
+    @Test("a session answer without top (the screen's actions) is undecodable naming top, not a screen without buttons; the model reads the session again and has its actions")
+    @MainActor
+    func missingTop() async throws {
+        let server = try await LiveServer()
+        defer { server.stop() }
+        let transport = RewritingServer()
+        let model = NavigationModel(driver: NavigationDriver(serverURL: server.url, transport: transport))
+        await model.start()
+        #expect(model.session?.actions.isEmpty == false)
+        transport.dropTop(in: ["act"])
+        let step = await model.send(.selectPhoto(2))
+        guard step == nil, case .undecodable("act", let field, _)? = model.lastError, field.contains("top") else {
+            Issue.record("\(String(describing: model.lastError))")
+            return
+        }
+        // Read again (its answer has top): the photo's actions, not none.
+        #expect(model.path == [Screen(.photo, photoId: 2, purchased: false)])
+        #expect(model.session?.actions.contains(.buy) == true, "\(String(describing: model.session?.actions))")
     }
 
     @Test("the change feed ends with undecodable(sessionChanges, version) instead of polling again in silence")

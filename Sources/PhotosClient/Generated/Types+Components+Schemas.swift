@@ -740,6 +740,8 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Session/navigation`.
             public var navigation: Components.Schemas.Session.navigationPayload
+            /// The screen on top of everything and the actions it offers (what a client's buttons are): always present, so that a client never mistakes a missing field for a screen without actions.
+            ///
             /// - Remark: Generated from `#/components/schemas/Session/top`.
             public struct topPayload: Codable, Hashable, Sendable {
                 /// - Remark: Generated from `#/components/schemas/Session/top/screen`.
@@ -763,8 +765,10 @@ extension Components {
                     case actions
                 }
             }
+            /// The screen on top of everything and the actions it offers (what a client's buttons are): always present, so that a client never mistakes a missing field for a screen without actions.
+            ///
             /// - Remark: Generated from `#/components/schemas/Session/top`.
-            public var top: Components.Schemas.Session.topPayload?
+            public var top: Components.Schemas.Session.topPayload
             /// - Remark: Generated from `#/components/schemas/Session/coordinators`.
             public var coordinators: Components.Schemas.Coordinator?
             /// - Remark: Generated from `#/components/schemas/Session/experimentsPayload`.
@@ -809,7 +813,7 @@ extension Components {
             ///   - layout:
             ///   - tabs: Null for a stack session. Every tab's stack exactly as it was left.
             ///   - navigation: What the user sees, bottom first; in the tabs layout the selected tab's stack, then modal stacks.
-            ///   - top:
+            ///   - top: The screen on top of everything and the actions it offers (what a client's buttons are): always present, so that a client never mistakes a missing field for a screen without actions.
             ///   - coordinators:
             ///   - experiments: The flow experiments this session's purchase flows were exposed to, and the variant each took, in the order of exposure (empty when none): what an app tags its own analytics with.
             public init(
@@ -819,7 +823,7 @@ extension Components {
                 layout: Components.Schemas.Layout,
                 tabs: Components.Schemas.Session.tabsPayload? = nil,
                 navigation: Components.Schemas.Session.navigationPayload,
-                top: Components.Schemas.Session.topPayload? = nil,
+                top: Components.Schemas.Session.topPayload,
                 coordinators: Components.Schemas.Coordinator? = nil,
                 experiments: Components.Schemas.Session.experimentsPayload
             ) {
