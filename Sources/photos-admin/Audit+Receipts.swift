@@ -118,7 +118,8 @@ extension PhotosAdmin.Audit {
                 }
                 return verifier
             }
-            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("\(file): no such file") }
+            // A file it cannot read is a command that could not do its work (1), not a usage error.
+            guard let data = FileManager.default.contents(atPath: file) else { throw PhotosError.notFound("\(file): no such file") }
             do {
                 // One reading only: a key twice or a field no check covers is refused (exit 3).
                 let receipt = try AuditReceipt.decodeStrictly(data)
@@ -196,7 +197,17 @@ extension PhotosAdmin.Audit.Witness {
                 // log's rotation notes leads there from a trusted key.
                 guard let rotationsURL = URL(string: base + "/v1/log/rotations") else { throw notSigned }
                 let followed = try Self.follow(String(decoding: try await Self.get(rotationsURL), as: UTF8.self), from: trusted)
-                guard !followed.isEmpty else { throw notSigned }
+                guard !followed.isEmpty else {
+                    // A checkpoint of this log (its origin is a trusted key's name) that no trusted
+                    // key signed and no rotation leads to: forged. Another origin is another log
+                    // (a wrong --key or --url): the checkpoint cannot be read as this one's (1).
+                    if let note = try? SignedNote(parsing: fetched), let tree = try? LogCheckpoint(parsing: note.text),
+                       trusted.contains(where: { $0.name == tree.origin }) {
+                        Output.note("witness FAILED: the log's checkpoint at size \(tree.size) is not signed by its key \(trusted.filter { $0.name == tree.origin }.map(\.description).joined(separator: " or ")) and no rotation note leads to another: it is forged")
+                        throw PhotosAdmin.foundTampering
+                    }
+                    throw notSigned
+                }
                 trusted += followed
                 new = try Self.open(fetched, with: trusted, what: "the fetched checkpoint")
                 let kept = (learned + followed).map(\.description).joined(separator: "\n") + "\n"

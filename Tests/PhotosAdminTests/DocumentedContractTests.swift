@@ -55,6 +55,10 @@ struct DocumentedContractTests {
             (["users", "erase", "nobody", "--yes"], 1),
             (["purchase", "nobody", "1"], 1),
         ]
+        // A file the command cannot read: 1, as the doc says (it was 64), with a good key.
+        let noteKey = try await AdminProcess.admin(["audit", "key", "--note"] + db, in: directory.path).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let missingReceipt = try await AdminProcess.admin(["audit", "check-receipt", directory.file("no-such-receipt.json"), "--key", noteKey], in: directory.path)
+        #expect(missingReceipt.status == 1 && missingReceipt.stderr.contains("no such file"), "\(missingReceipt.status) \(missingReceipt.output)")
         for (arguments, status) in cases {
             let result = try await AdminProcess.admin(arguments + db, in: directory.path)
             #expect(result.status == status, "\(arguments): \(result.status) \(result.output)")

@@ -155,7 +155,7 @@ struct ReceiptEndpointTests {
         #expect(past.0 != 0 && past.0 != 3 && past.1.contains("past the trail's newest row"), "\(past.1)")
     }
 
-    @Test("audit witness keeps the first checkpoint, accepts one that extends it, and exits 3 for a log rewritten under the same key and origin")
+    @Test("audit witness keeps the first checkpoint, accepts one that extends it, and exits 3 for a log rewritten under the same key and origin and for a forged checkpoint; another origin is 1")
     func witness() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -198,5 +198,16 @@ struct ReceiptEndpointTests {
         // Another key's log is not read as this one's.
         let otherKey = try await runTool(Self.admin, ["audit", "witness", "--state", "other.note", "--url", again.baseURL, "--key", "other+00000000+AQ=="], in: directory.path)
         #expect(otherKey.0 != 0 && otherKey.0 != 3, "\(otherKey.1)")
+
+        // A checkpoint of this log that its key did not sign (the root changed under the
+        // signature), served where the log was: forged, exit 3.
+        let genuine = String(decoding: try await URLSession.shared.data(from: URL(string: again.baseURL + "/v1/log/checkpoint")!).0, as: UTF8.self)
+        var lines = genuine.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.count > 3, "\(genuine)")
+        lines[2] = Data(repeating: 7, count: 32).base64EncodedString()
+        let forger = try await StaticTextServer.start(["/v1/log/checkpoint": lines.joined(separator: "\n"), "/v1/log/rotations": ""])
+        defer { forger.stop() }
+        let forged = try await runTool(Self.admin, ["audit", "witness", "--state", "forged.note", "--url", forger.baseURL, "--key", noteKey], in: directory.path)
+        #expect(forged.0 == 3 && forged.1.contains("forged"), "\(forged.0) \(forged.1)")
     }
 }
