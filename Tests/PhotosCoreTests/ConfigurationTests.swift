@@ -35,6 +35,41 @@ struct ConfigurationTests {
         #expect(read.subtracting(inFile).isEmpty, "read but missing from the file: \(read.subtracting(inFile).sorted())")
     }
 
+    @Test("docs/configuration.md's table is the settings table: every key once, with its default and its environment variable")
+    func documentedTable() throws {
+        let root = URL(fileURLWithPath: Self.shippedFile).deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        var rows: [String: (default: String, environment: String)] = [:]
+        for line in doc.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count > 4 else { continue }
+            let key = cells[1].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
+            #expect(rows[key] == nil, "\(key) twice")
+            rows[key] = (cells[2], cells[3])
+        }
+        let read = PhotosConfiguration.defaultValues.mapValues(\.content)
+        let keys = Set(read.keys.map { $0.components.joined(separator: ".") })
+        #expect(Set(rows.keys) == keys, "documented only: \(Set(rows.keys).subtracting(keys).sorted()); read only: \(keys.subtracting(rows.keys).sorted())")
+        for (key, content) in read {
+            let name = key.components.joined(separator: ".")
+            guard let row = rows[name] else { continue }
+            // PHOTOSD_ + the key path in upper snake case.
+            let snake = key.components.map { $0.replacing(/([a-z0-9])([A-Z])/) { "\($0.1)_\($0.2)" }.uppercased() }.joined(separator: "_")
+            #expect(row.environment.hasPrefix("`PHOTOSD_\(snake)`"), "\(name): \(row.environment), expected PHOTOSD_\(snake)")
+            let shown: String = switch content {
+            case .string(let value): value
+            case .int(let value): "\(value)"
+            case .bool(let value): "\(value)"
+            case .stringArray(let value): "[" + value.map { "\"\($0)\"" }.joined(separator: ", ") + "]"
+            default: "?"
+            }
+            // The cell's first code span (a note in words may follow it).
+            let documented = row.default.firstMatch(of: /^`([^`]*)`/).map { String($0.1) } ?? row.default
+            // An empty string is written `""`.
+            #expect(documented == shown || (shown.isEmpty && documented == "\"\""), "\(name): documented default \(row.default), the code's \(shown)")
+        }
+    }
+
     @Test("environment variables override the file; flags override both")
     func overrides() async throws {
         let loaded = try await PhotosConfiguration.load(
