@@ -253,7 +253,7 @@ struct NavigationModelTests {
                 try? await Task.sleep(for: .milliseconds(5))
             }
         }
-        await tap.value
+        _ = await tap.value
         await model.settle()
         watcher.cancel()
         await watcher.value
