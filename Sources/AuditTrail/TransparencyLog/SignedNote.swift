@@ -26,6 +26,24 @@ public struct SignedNote: Sendable, Equatable {
         /// The signature's bytes after the key id: 64 for an Ed25519 note signature; another
         /// length for another algorithm (a C2SP cosignature: 8 bytes of time and 64 of signature).
         public var signature: [UInt8]
+
+        /// One signature line without its newline, `— <key name> <base64(4-byte key id ‖
+        /// signature)>`; nil for anything else.
+        public init?(line: some StringProtocol) {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard fields.count == 3, fields[0] == "\u{2014}", SignedNote.isKeyName(String(fields[1])),
+                  let bytes = Data(base64Encoded: String(fields[2])), bytes.count > 4 else { return nil }
+            keyName = String(fields[1])
+            keyID = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            signature = Array(bytes.dropFirst(4))
+        }
+
+        /// A signature of `keyName`'s key `keyID`.
+        public init(keyName: String, keyID: UInt32, signature: [UInt8]) {
+            self.keyName = keyName
+            self.keyID = keyID
+            self.signature = signature
+        }
     }
 
     /// A note's verifier key: a name and an Ed25519 public key, written
@@ -139,13 +157,8 @@ public struct SignedNote: Sendable, Equatable {
         guard lines.count - 1 <= Self.maxSignatures else { throw Problem(description: "more than \(Self.maxSignatures) signatures") }
         var signatures: [Signature] = []
         for line in lines.dropLast() {
-            let fields = line.split(separator: " ", omittingEmptySubsequences: false)
-            guard fields.count == 3, fields[0] == "\u{2014}", Self.isKeyName(String(fields[1])),
-                  let bytes = Data(base64Encoded: String(fields[2])), bytes.count > 4 else {
-                throw Problem(description: "a malformed signature line")
-            }
-            let id = bytes.prefix(4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            signatures.append(Signature(keyName: String(fields[1]), keyID: id, signature: Array(bytes.dropFirst(4))))
+            guard let signature = Signature(line: line) else { throw Problem(description: "a malformed signature line") }
+            signatures.append(signature)
         }
         guard !signatures.isEmpty else { throw Problem(description: "no signature") }
         self.init(text: text, signatures: signatures)

@@ -13,7 +13,8 @@ public enum AddCheckpointRequest {
     /// each with its newline; the body may carry lines of other keys, which are left out.
     public static func cosignatureLines(in body: String, of witness: CosignerKey) -> [String] {
         body.split(separator: "\n").compactMap { line in
-            guard let note = try? SignedNote(parsing: "x\n\n" + line + "\n"), let signature = note.signatures.first,
+            guard !line.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }),
+                  let signature = SignedNote.Signature(line: line),
                   signature.keyName == witness.name, signature.keyID == witness.keyID else { return nil }
             return String(line) + "\n"
         }
