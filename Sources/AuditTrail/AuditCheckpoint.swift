@@ -252,7 +252,7 @@ public enum AuditCheckpoints {
     }
 
     /// The PostgreSQL advisory lock a checkpoint's `write` holds ("ckpt" in ASCII).
-    static let writeLockKey: Int64 = 0x63_6B_70_74
+    static let writeLockKey: Int64 = TransactionLock.Key.Fixed.checkpointWrite.rawValue
 
     /// The newest checkpoint, if any. `withHeads: false` leaves its heads out (empty): what the
     /// next checkpoint needs of it is its number, hash, coverage and signer, and decoding the

@@ -69,7 +69,7 @@ public enum AuditLog {
     /// trail (`api`, `operator`; a session's trail is already held by its row lock) take turns
     /// instead of both reading the same head. Different trails never wait for each other.
     public static func head(of sessionID: String, on connection: any DatabaseConnection) async throws -> (seq: Int, hash: String) {
-        try await connection.hold([.shared(.number(appendLockKey)), .exclusive(.name("audit trail " + sessionID))])
+        try await connection.hold([.shared(.number(appendLockKey)), .exclusive(.auditTrail(sessionID))])
         guard let row = try await connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
             // No live row: a trail whose rows all went to an archive goes on from its archived
             // head (`audit archive` may take the whole `operator` or `api` trail), else it is new.

@@ -5,7 +5,7 @@ extension AuditRowValues {
 
     /// The key of the audit trail's append lock (PostgreSQL: an advisory lock every appending
     /// transaction holds shared; see `AuditLog.settledNewestID`).
-    public static let appendLockKey: Int64 = 0x61_75_64_69_74
+    public static let appendLockKey: Int64 = TransactionLock.Key.Fixed.auditAppend.rawValue
 
     /// The insert of `rows` rows.
     static func insertStatement(rows: Int) -> String {

@@ -1,3 +1,4 @@
+import DatabaseAccess
 import Logging
 import PostgresNIO
 import SchemaMigrations
@@ -15,7 +16,7 @@ public struct PostgresMigrator: Sendable {
     public let migrations: [Migration]
 
     /// The advisory lock's key ("photos" in ASCII): one per database.
-    static let lockKey: Int64 = 0x70_68_6F_74_6F_73
+    static let lockKey: Int64 = TransactionLock.Key.Fixed.migrations.rawValue
 
     /// Creates a migrator for `migrations` (sorted here).
     public init(migrations: [Migration]) {

@@ -137,7 +137,7 @@ public enum AuditLogTree {
 
     /// The PostgreSQL advisory lock `integrate` holds, so that two instances never number the
     /// same rows ("tree" in ASCII).
-    static let integrateLockKey: Int64 = 0x74_72_65_65
+    static let integrateLockKey: Int64 = TransactionLock.Key.Fixed.logIntegrate.rawValue
 
     /// A node's place: the 2^level leaves from index·2^level.
     struct Coordinate: Hashable {

@@ -38,7 +38,7 @@ final class SharedSignInLimiter: Sendable {
         let trustedSince = ISO8601Timestamp.string(from: at.addingTimeInterval(-TimeInterval(limits.trustedAddressSeconds)))
         return try await database.write { connection in
             // Address first, then username, in every transaction: no lock cycle.
-            try await connection.hold([.exclusive(.name("sign-in address " + place)), .exclusive(.name("sign-in username " + user))])
+            try await connection.hold([.exclusive(.signInAddress(place)), .exclusive(.signInUsername(user))])
             try await connection.execute(
                 """
                 DELETE FROM sign_in_attempts WHERE (username_key = ? OR address = ?)
