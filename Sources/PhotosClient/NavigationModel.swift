@@ -47,8 +47,10 @@ public final class NavigationModel {
     /// `token`; nil before the first and after one that failed.
     public private(set) var lastStep: NavigationDriver.Step?
 
-    /// The gestures sent and not yet answered, in order.
+    /// The gestures sent and not yet answered, in order (nil once the last has its answer).
     @ObservationIgnored private var gestures: Task<Void, Never>?
+    /// How many gestures were enqueued: the last one's number clears `gestures` as it ends.
+    @ObservationIgnored private var gesturesEnqueued = 0
 
     /// What the system did on screen, as where it left the app: the sheets left, and how many
     /// screens the top stack kept (a swipe-back). Sent as `userDid` once no request is in
@@ -275,7 +277,12 @@ public final class NavigationModel {
     /// left it. When one is refused, the screens the server has are shown again.
     private func enqueue(_ gesture: Gesture) {
         let previous = gestures
+        gesturesEnqueued += 1
+        let number = gesturesEnqueued
         gestures = Task { [driver] in
+            // However it ends: none pending once the last gesture has its answer (`run` shows a
+            // request's answer only then).
+            defer { if self.gesturesEnqueued == number { self.gestures = nil } }
             await previous?.value
             await driver.idle()
             var sent = 0

@@ -264,4 +264,31 @@ struct NavigationModelTests {
         let onServer = try await reader.attach(sessionID: try #require(await model.driver.sessionID), secret: try #require(await model.driver.sessionSecret))
         #expect(onServer.navigation.stacks.map(\.screens) == [[Screen(.photos)]], "the server is at \(onServer.navigation)")
     }
+
+    @Test("after a gesture has its answer, a later refresh shows what it reads (no gesture is left pending without settle())")
+    func refreshAfterGesture() async throws {
+        let server = try FakePhotosServer()
+        let model = NavigationModel(driver: server.driver())
+        await model.start()
+        await model.send(.selectPhoto(2))
+        model.path = []  // a swipe-back; the app never calls settle()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline, let stacks = try? await Self.stacksOnFake(server, model), stacks != [[Screen(.photos)]] {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        // Another device opens photo 3; the app reads the session again.
+        let tablet = server.driver()
+        try await tablet.attach(sessionID: try #require(await model.driver.sessionID), secret: try #require(await model.driver.sessionSecret))
+        _ = try await tablet.send(.selectPhoto(3))
+        await model.refresh()
+        #expect(model.path == [Screen(.photo, photoId: 3, purchased: false)], "the refresh was not shown: \(model.path)")
+    }
+
+    /// The stacks the fake server has for the model's session.
+    static func stacksOnFake(_ server: FakePhotosServer, _ model: NavigationModel) async throws -> [[Screen]] {
+        let reader = server.driver()
+        return try await reader.attach(sessionID: try #require(await model.driver.sessionID), secret: try #require(await model.driver.sessionSecret))
+            .navigation.stacks.map(\.screens)
+    }
 }
