@@ -122,6 +122,12 @@ public final class FakePhotosServer: ClientTransport, Sendable {
         await http.end(id)
     }
 
+    /// How many change-feed waits are open now (an app's `follow()` holds one): what a test
+    /// waits for before it counts on the app following.
+    public var openChangeFeedWaits: Int {
+        get async { await http.openLongPolls }
+    }
+
     /// Refuses the next `times` requests of `operationID` (`createSession`, `getSession`, `act`,
     /// `sessionChanges`, …) with `refusal`, before anything is applied; the ones after are
     /// answered as usual.
@@ -389,6 +395,8 @@ actor FakeHTTPState {
     }
 
     func releaseLongPoll() { longPolls -= 1 }
+
+    var openLongPolls: Int { longPolls }
 
     private var answers: [String: String] = [:]
     private var ended: Set<String> = []
