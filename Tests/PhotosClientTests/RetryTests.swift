@@ -16,7 +16,8 @@ final class FaultyTransport: ClientTransport, Sendable {
         case unavailable
         /// Wait 60 s (or until the task is cancelled) before sending it.
         case slow
-        /// Wait 10 s (or until the task is cancelled) before sending it, noting when it went.
+        /// Wait 30 s (or until the task is cancelled) before sending it, noting when it went (10 s
+        /// was not always enough for the test's steps on CI's loaded machine: 10.7 s there).
         case delayed
     }
 
@@ -53,7 +54,7 @@ final class FaultyTransport: ClientTransport, Sendable {
             try await Task.sleep(for: .seconds(60))
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
         case .delayed?:
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(30))
             delayedSentAt.withLock { $0 = .now }
             return try await real.send(request, body: body, baseURL: baseURL, operationID: operationID)
         case nil:
@@ -181,7 +182,7 @@ struct RetryTests {
         let driver = NavigationDriver(serverURL: server.url, transport: transport)
         try await driver.start()
         let first = Task { try await driver.send(.selectPhoto(1)) }
-        // The first send's request is in flight (in its 10 s wait) before the second joins it.
+        // The first send's request is in flight (in its 30 s wait) before the second joins it.
         let limit = ContinuousClock.now + .seconds(30)
         while !transport.operations.withLock({ $0.contains("act") }), ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(20)) }
         let second = Task { try await driver.send(.selectPhoto(1)) }
@@ -198,7 +199,7 @@ struct RetryTests {
         case .failure(let error): Issue.record("the caller still waiting got \(error)")
         }
         // Ordered, not timed: the cancelled caller was answered before the request even went
-        // (it waits 10 s first), so it did not wait for the answer.
+        // (it waits 30 s first), so it did not wait for the answer.
         let sentAt = try #require(transport.delayedSentAt.withLock { $0 }, "the request never went")
         #expect(goneAt < sentAt, "the cancelled caller waited for the request")
         #expect(transport.operations.withLock { $0.filter { $0 == "act" }.count } == 1, "a double tap sent twice")
