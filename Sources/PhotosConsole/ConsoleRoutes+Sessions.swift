@@ -130,6 +130,16 @@ extension ConsoleRoutes {
 
     // MARK: One session
 
+    /// The state `rows` replay to; a trail that cannot be replayed (an edited row) is refused,
+    /// naming the step, never shown as a default.
+    static func replayed(_ rows: [AuditRow], of id: String) throws -> SessionState {
+        do {
+            return try SessionReplay.state(from: rows)
+        } catch let error as SessionReplay.ReplayError {
+            throw ConsoleRefusal(status: .conflict, message: "Session \(id)'s trail cannot be replayed: \(error). Read its rows on the audit page.")
+        }
+    }
+
     private func sessionPage(_ request: Request, context: ConsoleRequestContext) async throws -> Response {
         let session = try context.requireSession()
         let id = try context.parameters.require("id")
@@ -144,16 +154,17 @@ extension ConsoleRoutes {
             return from
         } ?? 1
         let view: SessionView
-        var ended: String?
-        do {
-            view = try await services.sessions.session(id: id)
-        } catch let error as PhotosError where error.code == .notFound {
-            throw ConsoleRefusal(status: .notFound, message: "There is no session \(id).")
-        } catch let error as PhotosError where error.code == .sessionExpired {
+        var endedAt: String?
+        switch try await services.sessions.lookup(id: id) {
+        case .live(let live):
+            view = live
+        case .ended(let at):
             // Its row keeps no state: show where its trail left it.
             let rows = try await services.sessions.events(sessionID: id, after: 0, limit: 100_000)
-            view = SessionView(id: id, version: 0, state: try SessionReplay.state(from: rows), owned: [])
-            ended = error.message
+            view = SessionView(id: id, version: 0, state: try Self.replayed(rows, of: id), owned: [])
+            endedAt = at
+        case .missing:
+            throw ConsoleRefusal(status: .notFound, message: "There is no session \(id).")
         }
         let steps = try await services.sessions.events(sessionID: id, after: from - 1, limit: Self.stepsPerPage + 1)
         let lastSeq = try await services.database.read { connection in try await ConsoleQueries.lastSeq(of: id, on: connection) }
@@ -161,14 +172,14 @@ extension ConsoleRoutes {
         if let at {
             guard at <= lastSeq else { throw ConsoleRefusal(status: .notFound, message: "Session \(id) has \(lastSeq) steps, not \(at).") }
             let rows = try await services.sessions.events(sessionID: id, after: 0, limit: at)
-            shown = SessionView(id: id, version: 0, state: try SessionReplay.state(from: rows), owned: [])
+            shown = SessionView(id: id, version: 0, state: try Self.replayed(rows, of: id), owned: [])
         }
         var values = SessionPresentation.values(shown, csrf: session.csrfToken)
         values["id"] = id
         values["version"] = view.version
         values["lastSeq"] = lastSeq
         values["asOf"] = at as Any
-        values["canAct"] = session.operator.role == .operator && at == nil && ended == nil
+        values["canAct"] = session.operator.role == .operator && at == nil && endedAt == nil
         values["groups"] = SessionPresentation.timeline(Array(steps.prefix(Self.stepsPerPage)), current: at)
         let more = steps.count > Self.stepsPerPage
         values["olderSteps"] = more ? "/console/sessions/\(id)?from=\(from + Self.stepsPerPage)" as Any : nil as Any?
@@ -179,7 +190,7 @@ extension ConsoleRoutes {
         case "purchased": "Purchase completed." as Any
         default: nil as Any?
         }
-        values["ended"] = ended.map { "Ended: \($0.replacingOccurrences(of: "; start a new one", with: "")). Shown as its trail left it." } as Any
+        values["ended"] = endedAt.map { "Ended at \($0) after being idle. Shown as its trail left it." } as Any
         return pages.page("session", title: "Session \(id.prefix(8))", values: values, session: session)
     }
 

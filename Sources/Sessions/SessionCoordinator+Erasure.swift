@@ -18,7 +18,7 @@ extension SessionCoordinator {
         }
         let erasure = UserErasure(database: database, now: auth.now)
         var signedOut = 0
-        for round in 1...Self.rounds {
+        for _ in 1...Self.rounds {
             for sessionID in try await erasure.signedInSessions(userID: user.id) {
                 do {
                     _ = try await operatorSignOut(sessionID: sessionID, reason: "userErased", actor: actor)
@@ -27,11 +27,13 @@ extension SessionCoordinator {
                     continue  // gone meanwhile
                 }
             }
-            do {
-                let report = try await erasure.erase(user, signedOut: signedOut, actor: actor)
+            switch try await erasure.erase(user, signedOut: signedOut, actor: actor) {
+            case .erased(let report):
                 try await database.purgeDeletedContent(tables: UserErasure.touchedTables)
                 return report
-            } catch let error as PhotosError where error.code == .conflict && round < Self.rounds {
+            case .missing:
+                throw PhotosError.notFound("no user named \(username)")
+            case .signedInMeanwhile:
                 continue
             }
         }

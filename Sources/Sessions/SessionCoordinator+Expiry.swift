@@ -20,10 +20,10 @@ extension SessionCoordinator {
                 sessionID: sessionID, heldVersion: cache.entry(sessionID)?.version, facts: FactsWanted(), answerKey: nil,
                 answersSince: ""))
             let loaded: LoadedSession
-            do {
-                loaded = try self.loaded(snapshot, sessionID: sessionID, cached: cache.entry(sessionID))
-            } catch let error as PhotosError where error.code == .sessionExpired {
-                return true  // ended before this looked
+            switch try found(snapshot, sessionID: sessionID, cached: cache.entry(sessionID)) {
+            case .live(let live): loaded = live
+            case .ended: return true  // ended before this looked
+            case .missing: throw PhotosError.notFound("no session \(sessionID.prefix(64))")
             }
             guard let idleSince = idleSince(loaded, now: now) else { return false }
             if let written = try await writeExpiry(of: sessionID, loaded: loaded, idleSince: idleSince, on: database, stamp: stamp) {

@@ -121,25 +121,55 @@ public struct SessionCoordinator: Sendable {
         }
     }
 
-    /// The session as it is now. Throws `not_found`, and `session_expired` for a session that
-    /// has ended — or that this read finds idle past the expiry, which ends it.
-    public func session(id: String) async throws -> SessionView {
+    /// What a lookup of a session finds.
+    public enum SessionLookup: Sendable, Equatable {
+        /// The session as it is now.
+        case live(SessionView)
+        /// It ended at this time (idle past the expiry); its row keeps no state, its trail stays.
+        case ended(at: String)
+        /// No session has this id.
+        case missing
+
+        /// The live session; `not_found` or `session_expired` (the client's answers) otherwise.
+        public func view(id: String) throws -> SessionView {
+            switch self {
+            case .live(let view): view
+            case .ended(let at): throw SessionCoordinator.ended(at: at)
+            case .missing: throw PhotosError.notFound("no session \(id.prefix(64))")
+            }
+        }
+    }
+
+    /// The session as it is now: live, ended, or missing. A session this read finds idle past the
+    /// expiry is ended by it.
+    public func lookup(id: String) async throws -> SessionLookup {
         let now = auth.now()
         let stamp = ISO8601Timestamp.string(from: now)
         let cached = cache.entry(id)
         let snapshot = try await database.readForAction(ActionRead(
             sessionID: id, heldVersion: cached?.version, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: stamp))
-        let loaded = try loaded(snapshot, sessionID: id, cached: cached)
+        let loaded: LoadedSession
+        switch try found(snapshot, sessionID: id, cached: cached) {
+        case .live(let live): loaded = live
+        case .ended(let at): return .ended(at: at)
+        case .missing: return .missing
+        }
         if idleSince(loaded, now: now) != nil {
             _ = try await expireIfIdle(sessionID: id)
-            return try await session(id: id)
+            return try await lookup(id: id)
         }
         let needs = SessionMachine.needs(state: loaded.state, action: nil)
         guard let facts = try await facts(for: needs, of: id, on: loaded, from: snapshot, store: database, now: stamp) else {
             // Moved between the two reads: the newest is as good an answer.
-            return try await session(id: id)
+            return try await lookup(id: id)
         }
-        return SessionMachine.view(id: id, version: loaded.version, state: loaded.state, facts: facts)
+        return .live(SessionMachine.view(id: id, version: loaded.version, state: loaded.state, facts: facts))
+    }
+
+    /// The session as it is now. Throws `not_found`, and `session_expired` for a session that
+    /// has ended — or that this read finds idle past the expiry, which ends it.
+    public func session(id: String) async throws -> SessionView {
+        try await lookup(id: id).view(id: id)
     }
 
     /// Audit rows of one client session after `seq`. Throws `not_found` for an unknown session
@@ -184,20 +214,36 @@ public struct SessionCoordinator: Sendable {
         var updatedAt: String?
     }
 
+    /// What a read found of a session's row.
+    enum Found {
+        case live(LoadedSession)
+        case ended(at: String)
+        case missing
+    }
+
     /// The session `snapshot` read, its state decoded (or, when the read left it out because
-    /// the row is at the version held, the state of `cached`). Throws `not_found`.
-    /// Throws `session_expired` for a session that has ended.
-    func loaded(_ snapshot: ActionSnapshot, sessionID: String, cached: StateCache.Entry?) throws -> LoadedSession {
-        guard let row = snapshot.session else { throw PhotosError.notFound("no session \(sessionID.prefix(64))") }
-        if let endedAt = row.endedAt { throw Self.ended(at: endedAt) }
+    /// the row is at the version held, the state of `cached`); or that it ended, or is not there.
+    func found(_ snapshot: ActionSnapshot, sessionID: String, cached: StateCache.Entry?) throws -> Found {
+        guard let row = snapshot.session else { return .missing }
+        if let endedAt = row.endedAt { return .ended(at: endedAt) }
         if let text = row.stateText {
-            return try Self.loaded(
-                sessionID, version: row.version, text: text, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt, cache: cache)
+            return .live(try Self.loaded(
+                sessionID, version: row.version, text: text, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt, cache: cache))
         }
         guard let cached, cached.version == row.version else {
             throw SessionStateError(sessionID: sessionID, problem: "the read left out a state it was not given")
         }
-        return LoadedSession(version: row.version, state: cached.state, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt)
+        return .live(LoadedSession(version: row.version, state: cached.state, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt))
+    }
+
+    /// The live session `snapshot` read, for a request on it: `not_found` or `session_expired`
+    /// (the client's answers) otherwise.
+    func loaded(_ snapshot: ActionSnapshot, sessionID: String, cached: StateCache.Entry?) throws -> LoadedSession {
+        switch try found(snapshot, sessionID: sessionID, cached: cached) {
+        case .live(let loaded): loaded
+        case .ended(let at): throw Self.ended(at: at)
+        case .missing: throw PhotosError.notFound("no session \(sessionID.prefix(64))")
+        }
     }
 
     /// What every request on an ended session is answered (`410`).

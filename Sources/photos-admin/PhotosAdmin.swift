@@ -4,6 +4,7 @@ import PhotosBuildInfo
 import PhotosModel
 import DatabaseAccess
 import Foundation
+import Navigation
 import PhotosCore
 import PostgresStore
 import SQLiteStore
@@ -55,8 +56,9 @@ struct PhotosAdmin: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            // A signature refused over a database the key did not sign is found tampering (3).
-            let code = error is LogFork ? foundTampering : exitCode(for: error)
+            // A signature refused over a database the key did not sign, and a trail that cannot
+            // be replayed (`sessions show --at` on an edited row), are found tampering (3).
+            let code = error is LogFork || error is SessionReplay.ReplayError ? foundTampering : exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))  // --help, --version: the full text, on stdout
             } else if let line = operatorMessage(for: error).split(separator: "\n").first {

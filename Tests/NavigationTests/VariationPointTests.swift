@@ -22,7 +22,7 @@ struct VariationPointTests {
 
     @Test("a flow's values are read typed from what it took; a point it did not take is the default")
     func flowValues() {
-        var flow = BuyFlow(presentation: .push, photoId: 1)
+        var flow = BuyFlow(presentation: .push, photoId: 1, stackIndex: 0, initialDepth: 2)
         #expect(flow.value(TermsRequired.self) == .no && flow.value(SignInWhen.self) == .atBuy)
         flow.variants = ["terms.required": "yes", "signIn.when": "atPurchase"]
         #expect(flow.value(TermsRequired.self) == .yes && flow.value(SignInWhen.self) == .atPurchase)

@@ -49,6 +49,28 @@ struct AdminSessionTests {
         #expect(decoded.session.version == 3)
     }
 
+    @Test("an edited trail is not replayed with defaults: sessions show --at names the step it cannot follow and exits 3")
+    func editedTrail() async throws {
+        let (directory, db, id) = try await prepared()
+        defer { directory.remove() }
+        // The purchase flow's start loses its photo (as by hand, past the trigger).
+        let edit = try await AdminProcess.shell(
+            "sqlite3 \(db[1]) \"DROP TRIGGER audit_events_no_update; UPDATE audit_events SET detail = json_remove(detail, '$.photoId') "
+                + "WHERE session_id = '\(id)' AND step = 'coordinator.start' AND coordinator = 'app/buy' RETURNING seq;\"",
+            in: directory.path)
+        #expect(edit.status == 0, "\(edit.stderr)")
+        let seq = edit.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Int(seq) != nil, "\(edit.stdout)")
+        let shown = try await AdminProcess.admin(["sessions", "show", id, "--at", seq] + db, in: directory.path)
+        #expect(shown.status == 3, "\(shown.status) \(shown.output)")
+        #expect(shown.stderr.contains("audit seq \(seq): coordinator.start of a purchase flow without its presentation and photoId"), "\(shown.stderr)")
+        #expect(shown.stderr.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "\n").count == 1, "\(shown.stderr)")
+        #expect(!shown.stdout.contains("buy(0)"), "\(shown.stdout)")
+        // Before the edited step the trail replays as it was.
+        let before = try await AdminProcess.admin(["sessions", "show", id, "--at", "3"] + db, in: directory.path)
+        #expect(before.status == 0, "\(before.output)")
+    }
+
     struct Snapshot: Decodable {
         let session: SessionView
         let asOfSeq: Int?

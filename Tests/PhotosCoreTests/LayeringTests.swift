@@ -202,6 +202,38 @@ struct LayeringTests {
 
     /// The string literals of one line of Swift (multi-line literals' lines count as literals
     /// when they are inside one: the line itself is taken whole).
+    @Test("a coordinator's role is total: no optional field in a role or a flow, so nothing is re-defaulted where it is read")
+    func totalRoles() throws {
+        let text = try String(contentsOfFile: Self.sources + "/Navigation/Model/CoordinatorState.swift", encoding: .utf8)
+        var offences: [String] = []
+        for declaration in ["public enum Role", "public struct BuyFlow"] {
+            let body = try #require(Self.body(of: declaration, in: text), "\(declaration) in CoordinatorState.swift")
+            for line in body.split(separator: "\n") {
+                let code = line.trimmingCharacters(in: .whitespaces)
+                guard code.hasPrefix("case ") || code.hasPrefix("public var ") || code.hasPrefix("public let ") || code.hasPrefix("var ")
+                    || code.hasPrefix("let ")
+                else { continue }
+                if code.contains("?") { offences.append("\(declaration): \(code)") }
+            }
+        }
+        #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
+    }
+
+    /// The text between the braces of `declaration`'s body (its first occurrence), nested bodies
+    /// (methods, initializers) left out.
+    static func body(of declaration: String, in text: String) -> String? {
+        guard let start = (text.range(of: declaration + ":") ?? text.range(of: declaration + " "))?.upperBound, let open = text[start...].firstIndex(of: "{")
+        else { return nil }
+        var depth = 0
+        var kept = ""
+        for character in text[open...] {
+            if character == "{" { depth += 1; if depth == 1 { continue } }
+            if character == "}" { depth -= 1; if depth == 0 { return kept } }
+            if depth == 1 { kept.append(character) }
+        }
+        return nil
+    }
+
     static func stringLiterals(in line: String) -> [String] {
         if !line.contains("\"") { return [line] }
         var literals: [String] = []

@@ -205,10 +205,21 @@ struct ConsoleTests {
         try await f.console.signIn("otto", password: Self.operatorPassword)
         let page = try await f.console.get("/console/sessions/\(id)")
         #expect(page.status == 200)
-        #expect(page.body.contains("Ended:") && !page.body.contains("data-action=\"purchase\""), "\(page.body.prefix(2_000))")
+        let endedAt = try #require(try await f.harness.query("SELECT ended_at FROM sessions WHERE id = '\(id)'").first?.string(0))
+        #expect(page.body.contains("Ended at \(endedAt) after being idle.") && !page.body.contains("data-action=\"purchase\""), "\(page.body.prefix(2_000))")
         #expect(page.body.contains("signIn"), "the page should show the screens the trail left")
         let list = try await f.console.get("/console/sessions")
         #expect(list.body.contains(">ended<"), "\(list.body.prefix(3_000))")
+
+        // A trail edited by hand (the flow's start loses its photo) is refused, naming the step,
+        // never drawn with a default ("photo 0").
+        try await f.harness.execute(
+            store == .postgres ? "ALTER TABLE audit_events DISABLE TRIGGER USER" : "DROP TRIGGER audit_events_no_update")
+        try await f.harness.execute(
+            "UPDATE audit_events SET detail = replace(detail, '\"photoId\":', '\"photo\":') WHERE session_id = '\(id)' AND step = 'coordinator.start' AND coordinator = 'app/buy'")
+        let edited = try await f.console.get("/console/sessions/\(id)")
+        #expect(edited.status == 409, "\(edited.status) \(edited.body.prefix(2_000))")
+        #expect(edited.body.contains("trail cannot be replayed: audit seq") && edited.body.contains("without its presentation and photoId"), "\(edited.body.prefix(2_000))")
     }
 
     @Test("a viewer sees no action and is refused when it posts one; an operator's actions need the CSRF token and are audited as operator:<name>", arguments: TestStore.all)

@@ -59,8 +59,9 @@ class ContentCoordinator: Coordinator {
         let (values, exposures) = context.take(points)
         let shown = BuyPresentation(named: values[BuyPresentation.point.rawValue])
         let presentation: FlowPresentation = fromPhotoScreen && shown == .push ? .push : .modal
-        let child = CoordinatorState(id: newChildID(.buy), role: .buy(BuyFlow(presentation: presentation, photoId: photoId, variants: values)))
-        let flow = BuyCoordinator(model: child, path: childPath(child), context: context)
+        let buyFlow = BuyFlow(presentation: presentation, photoId: photoId, variants: values, beginningOn: context.state.stacks)
+        let child = CoordinatorState(id: newChildID(.buy), role: .buy(buyFlow))
+        let flow = BuyCoordinator(id: child.id, flow: buyFlow, path: childPath(child), context: context)
         flow.exposures = exposures
         pushCoordinator(flow)
     }

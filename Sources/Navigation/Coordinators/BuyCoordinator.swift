@@ -9,8 +9,17 @@ import PhotosModel
 /// purchase, on cancel, on back past its first screen, or when its modal stack is dismissed,
 /// and puts the navigation back the way it found it.
 final class BuyCoordinator: Coordinator {
-    /// What the flow carries (a buy coordinator's model is always a flow).
-    private var flow: BuyFlow { model.flow ?? BuyFlow(presentation: .push, photoId: 0) }
+    /// What the flow carries: a buy coordinator is made with a flow, and the interpreter keeps
+    /// it one (the parent made it with `BuyFlow(…beginningOn:)`, the rule the interpreter
+    /// follows at its `coordinator.start`).
+    private let flowAtStart: BuyFlow
+    private var flow: BuyFlow { model.flow ?? flowAtStart }
+
+    /// A flow coordinator with id `id` running `flow`.
+    init(id: String, flow: BuyFlow, path: String, context: NavigationContext) {
+        flowAtStart = flow
+        super.init(model: CoordinatorState(id: id, role: .buy(flow)), path: path, context: context)
+    }
     private var photoId: Int64 { flow.photoId }
     /// The experiments' exposures its start records (set by the parent that took the points).
     var exposures: [NavigationContext.Exposure] = []
@@ -64,7 +73,7 @@ final class BuyCoordinator: Coordinator {
             finish(.cancelled)
         case (.buy, .showTerms):
             // (Under terms.required: yes, the terms' coordinator.start marks them seen.)
-            let child = CoordinatorState(id: newChildID(.terms), role: .terms(stackIndex: nil))
+            let child = CoordinatorState(id: newChildID(.terms), role: .terms(presentedOver: context.state.stacks))
             pushCoordinator(TermsCoordinator(model: child, path: childPath(child), context: context))
         default:
             break
@@ -83,12 +92,12 @@ final class BuyCoordinator: Coordinator {
     }
     override func restoreNavigation() {
         let flow = self.flow
-        let stackIndex = flow.stackIndex ?? 0
+        let stackIndex = flow.stackIndex
         switch flow.presentation {
         case .push:
             guard stackIndex < context.state.stacks.count else { return }
             // Back to the initial screen, or to the root if that is gone.
-            let depth = flow.initialDepth ?? 1
+            let depth = flow.initialDepth
             let target = context.state.stacks[stackIndex].screens.count >= depth ? depth : 1
             context.dismiss(downTo: stackIndex + 1, by: path)
             context.pop(stack: stackIndex, toDepth: target, by: path)

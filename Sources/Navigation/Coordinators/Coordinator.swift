@@ -84,10 +84,10 @@ class Coordinator {
 
     /// Builds the coordinator object for a persisted state (without children).
     static func make(_ state: CoordinatorState, path: String, context: NavigationContext) -> Coordinator {
-        switch state.kind {
+        switch state.role {
         case .app: AppCoordinator(model: state, path: path, context: context)
         case .tab: TabCoordinator(model: state, path: path, context: context)
-        case .buy: BuyCoordinator(model: state, path: path, context: context)
+        case .buy(let flow): BuyCoordinator(id: state.id, flow: flow, path: path, context: context)
         case .terms: TermsCoordinator(model: state, path: path, context: context)
         }
     }

@@ -12,8 +12,9 @@ final class TermsCoordinator: Coordinator {
     }
 
     override func restoreNavigation() {
-        var presentedAt: Int?
-        if case .terms(let stackIndex) = model.role { presentedAt = stackIndex }
-        context.dismiss(downTo: presentedAt ?? context.state.stacks.count - 1, by: path)
+        // A terms coordinator's model is always `.terms` (made so by its parent, kept so by
+        // the interpreter).
+        guard case .terms(let stackIndex) = model.role else { return }
+        context.dismiss(downTo: stackIndex, by: path)
     }
 }

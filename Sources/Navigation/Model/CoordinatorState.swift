@@ -42,9 +42,8 @@ public struct CoordinatorState: Sendable, Equatable {
         case tab(TabName)
         /// A purchase flow.
         case buy(BuyFlow)
-        /// The terms sheet, presented as stack `stackIndex` (nil in states written before the
-        /// interpreter kept it: the top stack is taken then).
-        case terms(stackIndex: Int?)
+        /// The terms sheet, presented as stack `stackIndex`.
+        case terms(stackIndex: Int)
     }
 
     /// Creates a coordinator state.
@@ -99,12 +98,11 @@ public struct BuyFlow: Sendable, Equatable {
     /// The photo being bought.
     public var photoId: Int64
     /// Where it began, for putting the navigation back when it finishes: the stack it works on
-    /// (push) or presented (modal). Taken from the stacks by the interpreter at its
-    /// `coordinator.start`; nil before.
-    public var stackIndex: Int?
-    /// For push: how many screens that stack had when it started (its initial screen is the
-    /// top of those).
-    public var initialDepth: Int?
+    /// (push) or presents (modal).
+    public var stackIndex: Int
+    /// How many screens that stack had when the flow began: for push, its initial screen is the
+    /// top of those; for modal, 0 (the stack did not exist).
+    public var initialDepth: Int
     /// The values it took, as it started, of the variation points an experiment governed then
     /// (point → value, e.g. `terms.required: yes`), kept for the flow's life whatever the
     /// experiment does meanwhile. Empty when no experiment governed any.
@@ -112,10 +110,10 @@ public struct BuyFlow: Sendable, Equatable {
     /// Under `terms.required: yes`: the terms were shown in this flow, so buy is offered.
     public var termsSeen: Bool
 
-    /// A flow about to start.
+    /// A flow and where it began.
     public init(
-        presentation: FlowPresentation, photoId: Int64, stackIndex: Int? = nil, initialDepth: Int? = nil,
-        variants: [String: String] = [:], termsSeen: Bool = false
+        presentation: FlowPresentation, photoId: Int64, stackIndex: Int, initialDepth: Int, variants: [String: String] = [:],
+        termsSeen: Bool = false
     ) {
         self.presentation = presentation
         self.photoId = photoId
@@ -125,6 +123,20 @@ public struct BuyFlow: Sendable, Equatable {
         self.termsSeen = termsSeen
     }
 
+    /// A flow beginning now on `stacks` (the stacks as shown): a push works on the top stack,
+    /// at its depth; a sheet presents the next stack. The one rule for where a flow begins, as
+    /// the coordinator making it and the interpreter reading its `coordinator.start` both take it.
+    public init(presentation: FlowPresentation, photoId: Int64, variants: [String: String] = [:], beginningOn stacks: [StackState]) {
+        switch presentation {
+        case .push:
+            self.init(
+                presentation: presentation, photoId: photoId, stackIndex: max(stacks.count - 1, 0), initialDepth: stacks.last?.screens.count ?? 0,
+                variants: variants)
+        case .modal:
+            self.init(presentation: presentation, photoId: photoId, stackIndex: stacks.count, initialDepth: 0, variants: variants)
+        }
+    }
+
     /// The value this flow took of the point of `Value` (the behaviour with no experiment when
     /// none governed it).
     public func value<Value: VariationValue>(_: Value.Type) -> Value {
@@ -132,28 +144,23 @@ public struct BuyFlow: Sendable, Equatable {
     }
 }
 
+extension CoordinatorState.Role {
+    /// The terms sheet about to be presented over `stacks` (the stacks as shown).
+    public static func terms(presentedOver stacks: [StackState]) -> Self {
+        .terms(stackIndex: stacks.count)
+    }
+}
+
 extension CoordinatorState: Codable {
-    private enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey {
         case children, id, initialDepth, kind, photoId, presentation, stackIndex, tab, termsSeen, variants
     }
 
+    /// A tree as stored, whole: a tree written before every coordinator kept where it began
+    /// (no `stackIndex`) is refused here, and read within its `SessionState`, whose stacks
+    /// tell (`CoordinatorState(stored:stacks:)`).
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        children = try container.decodeIfPresent([CoordinatorState].self, forKey: .children) ?? []
-        switch try container.decode(CoordinatorKind.self, forKey: .kind) {
-        case .app: role = .app
-        case .tab: role = .tab(try container.decodeIfPresent(TabName.self, forKey: .tab) ?? .photos)
-        case .terms: role = .terms(stackIndex: try container.decodeIfPresent(Int.self, forKey: .stackIndex))
-        case .buy:
-            role = .buy(BuyFlow(
-                presentation: try container.decodeIfPresent(FlowPresentation.self, forKey: .presentation) ?? .push,
-                photoId: try container.decodeIfPresent(Int64.self, forKey: .photoId) ?? 0,
-                stackIndex: try container.decodeIfPresent(Int.self, forKey: .stackIndex),
-                initialDepth: try container.decodeIfPresent(Int.self, forKey: .initialDepth),
-                variants: try container.decodeIfPresent([String: String].self, forKey: .variants) ?? [:],
-                termsSeen: try container.decodeIfPresent(Bool.self, forKey: .termsSeen) ?? false))
-        }
+        self = try CoordinatorState(stored: StoredCoordinator(from: decoder), stacks: nil)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -164,83 +171,15 @@ extension CoordinatorState: Codable {
         switch role {
         case .app: break
         case .tab(let tab): try container.encode(tab, forKey: .tab)
-        case .terms(let stackIndex): try container.encodeIfPresent(stackIndex, forKey: .stackIndex)
+        case .terms(let stackIndex): try container.encode(stackIndex, forKey: .stackIndex)
         case .buy(let flow):
-            try container.encodeIfPresent(flow.initialDepth, forKey: .initialDepth)
+            // A sheet's depth is 0 by definition: stored as every version stored it, absent.
+            if flow.presentation == .push { try container.encode(flow.initialDepth, forKey: .initialDepth) }
             try container.encode(flow.photoId, forKey: .photoId)
             try container.encode(flow.presentation, forKey: .presentation)
-            try container.encodeIfPresent(flow.stackIndex, forKey: .stackIndex)
+            try container.encode(flow.stackIndex, forKey: .stackIndex)
             if flow.termsSeen { try container.encode(true, forKey: .termsSeen) }
             if !flow.variants.isEmpty { try container.encode(flow.variants, forKey: .variants) }
         }
-    }
-}
-
-/// The signed-in user of a session.
-public struct SessionUser: Codable, Sendable, Equatable {
-    /// User id.
-    public var id: Int64
-    /// Username.
-    public var username: String
-
-    /// Creates a user reference.
-    public init(id: Int64, username: String) {
-        self.id = id
-        self.username = username
-    }
-}
-
-/// Everything about a session that survives a restart: plain JSON in `sessions.state`.
-public struct SessionState: Codable, Sendable, Equatable {
-    /// The signed-in user, if any.
-    public var user: SessionUser?
-    /// The token the session signed in with (row id in `tokens`, never the token).
-    public var tokenId: Int64?
-    /// The stacks, bottom (root) first.
-    public var stacks: [StackState]
-    /// The coordinator tree.
-    public var coordinators: CoordinatorState?
-    /// The top screen and its actions (derived; stored so SQL readers can see it).
-    public var top: TopScreen?
-    /// `tabs` for a tab-bar session; nil for the stack layout (as every session before tabs).
-    public var layout: SessionLayout?
-    /// Tabs layout: the selected tab and the other tabs' stacks.
-    public var tabs: TabsState?
-    /// The experiments its purchase flows were exposed to, and the variant each took, in the
-    /// order of exposure (each pair once). Nil until the first.
-    public var experiments: [ExperimentExposure]?
-
-    /// An empty session before `session.start`.
-    public static let empty = SessionState(user: nil, tokenId: nil, stacks: [], coordinators: nil, top: nil)
-
-    /// The top screen of the top stack.
-    public var topScreen: ScreenState? { stacks.last?.screens.last }
-
-    /// Recomputes `top`.
-    public mutating func refreshTop() {
-        top = topScreen.map { TopScreen(screen: $0.screen, actions: availableActions()) }
-    }
-
-    /// What the top screen accepts now (docs/design.md, "The coordinator model" table).
-    public func availableActions() -> [ActionName] {
-        guard let stack = stacks.last, let screen = stack.screens.last else { return [] }
-        var actions: [ActionName]
-        switch screen.screen {
-        case .photos: actions = [.selectPhoto, .buyPhoto, user == nil ? .signIn : .signOut]
-        case .purchases: actions = user == nil ? [.selectPhoto, .signIn] : [.selectPhoto]
-        case .photo: actions = [.buy]
-        case .signIn: actions = [.submit, .cancel]
-        case .buy:
-            // Under terms.required: yes, buy is offered once the terms were shown in this flow.
-            let flow = coordinators?.node(id: screen.owner)?.flow
-            let termsFirst = flow.map { $0.value(TermsRequired.self) == .yes && !$0.termsSeen } ?? false
-            actions = termsFirst ? [.cancel, .showTerms] : [.buy, .cancel, .showTerms]
-        case .terms: actions = [.cancel]
-        }
-        if stack.screens.count > 1 { actions.append(.back) }
-        if stack.presentation == .modal && stack.screens.count == 1 { actions.append(.dismiss) }
-        // The tab bar is reachable from every screen of the selected tab, not under a modal.
-        if tabs != nil && stacks.count == 1 { actions.append(.selectTab) }
-        return actions
     }
 }

@@ -81,7 +81,8 @@ extension CoordinatorState {
         json.endArray()
         json.field("id", id)
         let flow = self.flow
-        json.field("initialDepth", flow?.initialDepth)
+        // A sheet's depth is 0 by definition: stored as every version stored it, absent.
+        json.field("initialDepth", flow?.presentation == .push ? flow?.initialDepth : nil)
         json.field("kind", kind.rawValue)
         json.field("photoId", flow?.photoId)
         json.field("presentation", flow?.presentation.rawValue)

@@ -54,26 +54,35 @@ public struct UserErasure: Sendable {
         }
     }
 
+    /// What an erasure round did.
+    public enum Outcome: Sendable {
+        /// Erased: what it removed.
+        case erased(ErasureReport)
+        /// A session was signed in as the user meanwhile: nothing was written (the caller signs
+        /// it out and tries again).
+        case signedInMeanwhile
+        /// The user is gone, or erased already: nothing was written.
+        case missing
+    }
+
     /// Erases `user` and records a `user.erased` step by `actor` (with no name); `signedOut` is
-    /// what the caller already did, for the report and the step. Throws `not_found` when the user
-    /// is gone or erased already, and `conflict` when a session was signed in as them meanwhile
-    /// (the caller signs it out and tries again).
-    public func erase(_ user: User, signedOut: Int, actor: AuditActor) async throws -> ErasureReport {
+    /// what the caller already did, for the report and the step.
+    public func erase(_ user: User, signedOut: Int, actor: AuditActor) async throws -> Outcome {
         let at = ISO8601Timestamp.string(from: now())
         let erasedName = NameCommitment.erasedName(userID: user.id)
         return try await database.write { connection in
-            // The user's lock and row first (PostgreSQL; SQLite's one writer needs neither): a
-            // sign-in that got there before commits first and is seen below (a session signed
-            // in: `conflict`, the caller signs it out and tries again; a token: deleted below);
-            // one that comes after waits, then finds the user erased and issues nothing.
+            // The user's lock first (PostgreSQL; SQLite's one writer needs none): a sign-in that
+            // got there before commits first and is seen here (a session signed in: nothing is
+            // written, the caller signs it out and tries again; a token: deleted below); one
+            // that comes after waits, then finds the user erased and issues nothing.
             try await connection.hold([.exclusive(.user(user.id))])
+            guard try await connection.queryOne("SELECT id FROM sessions WHERE user_id = ? LIMIT 1", user.id) == nil else {
+                return .signedInMeanwhile
+            }
             let renamed = try await connection.execute(
                 "UPDATE users SET username = ?, password_hash = '', name_salt = NULL, erased_at = ? WHERE id = ? AND username = ? AND erased_at IS NULL",
                 erasedName, at, user.id, user.username)
-            guard renamed == 1 else { throw PhotosError.notFound("no user named \(user.username)") }
-            guard try await connection.queryOne("SELECT id FROM sessions WHERE user_id = ? LIMIT 1", user.id) == nil else {
-                throw PhotosError(.conflict, "a session was signed in as user \(user.id) meanwhile")
-            }
+            guard renamed == 1 else { return .missing }
             var report = ErasureReport(userId: user.id, sessionsSignedOut: signedOut)
             report.tokensDeleted = try await connection.execute("DELETE FROM tokens WHERE user_id = ?", user.id)
             report.signInRowsDeleted = try await connection.execute("DELETE FROM sign_in_attempts WHERE username_key = ?", user.username)
@@ -86,7 +95,7 @@ public struct UserErasure: Sendable {
                 "userId": .int(user.id), "sessionsSignedOut": .int(Int64(signedOut)), "auditRowsRedacted": .int(Int64(report.auditRowsRedacted)),
             ]
             try await AuditLog.append([AuditEntry(actor: actor, userID: user.id, step: .userErased, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
-            return report
+            return .erased(report)
         }
     }
 
