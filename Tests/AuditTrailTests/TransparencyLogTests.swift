@@ -80,6 +80,50 @@ struct TransparencyLogTests {
         }
     }
 
+    @Test("the pure core: appending leaf by leaf from nothing yields every complete subtree once, as it completes, and the right edge; a root or a proof reads exactly the subtrees computed from the sizes")
+    func pureCore() throws {
+        let leaves = Leaves((0..<70).map { [UInt8(truncatingIfNeeded: $0), 0xCD] })
+        var frontier: [MerkleTree.Subtree: MerkleTree.Hash] = [:]
+        var stored: [MerkleTree.Subtree: MerkleTree.Hash] = [:]
+        for size in 0..<70 {
+            let appended = try MerkleTree.append(leaf: leaves.hashes[size], at: Int64(size), frontier: frontier)
+            for (node, hash) in appended.nodes {
+                #expect(stored[node] == nil, "(\(node.level), \(node.index)) stored twice")
+                #expect(hash == leaves.subtree(node.level, node.index), "(\(node.level), \(node.index))")
+                stored[node] = hash
+            }
+            frontier = appended.frontier
+            #expect(Set(frontier.keys) == Set(MerkleTree.rightEdge(of: Int64(size + 1))), "right edge of \(size + 1)")
+            // The tree of size + 1 from what was stored alone.
+            let root = try MerkleTree.root(size: Int64(size + 1)) { level, index in
+                try #require(stored[MerkleTree.Subtree(level: level, index: index)])
+            }
+            #expect(root == leaves.reference(0..<size + 1))
+        }
+        // Without its left sibling, a right child cannot complete its parent.
+        #expect(throws: MerkleTree.MissingSubtree.self) { try MerkleTree.append(leaf: leaves.hashes[1], at: 1, frontier: [:]) }
+
+        func read(_ compute: ((Int, Int64) throws -> MerkleTree.Hash) throws -> Any) rethrows -> Set<MerkleTree.Subtree> {
+            var seen = Set<MerkleTree.Subtree>()
+            _ = try compute { level, index in
+                seen.insert(MerkleTree.Subtree(level: level, index: index))
+                return leaves.subtree(level, index)
+            }
+            return seen
+        }
+        for size in Int64(1)...70 {
+            #expect(try read { try MerkleTree.root(size: size, subtree: $0) } == Set(MerkleTree.subtreesForRoot(size: size)))
+            for index in stride(from: Int64(0), to: size, by: 3) {
+                #expect(try read { try MerkleTree.inclusionProof(index: index, size: size, subtree: $0) }
+                    == Set(MerkleTree.subtreesForInclusionProof(index: index, size: size)), "inclusion \(index) in \(size)")
+            }
+            for old in stride(from: Int64(1), through: size, by: 2) {
+                #expect(try read { try MerkleTree.consistencyProof(old: old, new: size, subtree: $0) }
+                    == Set(MerkleTree.subtreesForConsistencyProof(old: old, new: size)), "consistency \(old) → \(size)")
+            }
+        }
+    }
+
     @Test("a signed note: the Go note package's own example verifies, and ours signs the same bytes the same way")
     func goExample() throws {
         // golang.org/x/mod/sumdb/note's documentation: PeterNeumann's key and note.

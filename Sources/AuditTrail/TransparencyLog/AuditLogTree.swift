@@ -80,7 +80,7 @@ public enum AuditLogTree {
             step.to.integratedUntilID = settledUntil
             return step
         }
-        var frontier = try await nodes(rightEdgeOf: head.size, on: connection)
+        var frontier = try await nodes(MerkleTree.rightEdge(of: head.size), on: connection)
         step.leaves.reserveCapacity(taken.count)
         step.nodes.reserveCapacity(taken.count * 2)
         var size = head.size
@@ -90,21 +90,9 @@ public enum AuditLogTree {
                 throw PhotosError(.internal, "audit row \(eventID) has no 32-byte hex hash")
             }
             step.leaves.append((size, eventID))
-            var hash = MerkleTree.leafHash(rowHash)
-            var level = 0
-            var index = size
-            step.nodes.append((level, index, hash))
-            // A right child completes its parent: hash upwards while the index is odd.
-            while index & 1 == 1 {
-                guard let left = frontier[Coordinate(level: level, index: index - 1)] else {
-                    throw PhotosError(.internal, "the audit log's node (\(level), \(index - 1)) is missing")
-                }
-                hash = MerkleTree.nodeHash(left, hash)
-                level += 1
-                index >>= 1
-                step.nodes.append((level, index, hash))
-            }
-            frontier[Coordinate(level: level, index: index)] = hash
+            let appended = try MerkleTree.append(leaf: MerkleTree.leafHash(rowHash), at: size, frontier: frontier)
+            for (node, hash) in appended.nodes { step.nodes.append((node.level, node.index, hash)) }
+            frontier = appended.frontier
             size += 1
         }
         step.to.size = size
@@ -119,14 +107,14 @@ public enum AuditLogTree {
         try await connection.hold([.exclusive(.number(integrateLockKey))])
         guard try await head(on: connection) == step.from else { return nil }
         guard !step.isEmpty else { return step.to }
-        for start in stride(from: 0, to: step.leaves.count, by: 400) {
-            let part = step.leaves[start..<min(start + 400, step.leaves.count)]
+        for start in stride(from: 0, to: step.leaves.count, by: Self.leavesPerInsert) {
+            let part = step.leaves[start..<min(start + Self.leavesPerInsert, step.leaves.count)]
             try await connection.execute(
                 "INSERT INTO audit_log_leaves (event_id, log_index) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
                 arguments: part.flatMap { [$0.eventID, $0.index] as [any DatabaseBindable] })
         }
-        for start in stride(from: 0, to: step.nodes.count, by: 300) {
-            let part = step.nodes[start..<min(start + 300, step.nodes.count)]
+        for start in stride(from: 0, to: step.nodes.count, by: Self.nodesPerInsert) {
+            let part = step.nodes[start..<min(start + Self.nodesPerInsert, step.nodes.count)]
             try await connection.execute(
                 "INSERT INTO audit_log_nodes (level, idx, hash) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
                 arguments: part.flatMap { [$0.level, $0.index, DatabaseValue.blob($0.hash)] as [any DatabaseBindable] })
@@ -139,53 +127,42 @@ public enum AuditLogTree {
     /// same rows ("tree" in ASCII).
     static let integrateLockKey: Int64 = TransactionLock.Key.Fixed.logIntegrate.rawValue
 
-    /// A node's place: the 2^level leaves from index·2^level.
-    struct Coordinate: Hashable {
-        var level: Int
-        var index: Int64
-    }
+    /// Rows per multi-row statement: each bound value is a parameter, and SQLite allows 32,766
+    /// in one statement, PostgreSQL 65,535; these stay far below both with few round trips.
+    static let leavesPerInsert = 400
+    static let nodesPerInsert = 300
+    static let nodesPerSelect = 200
+    static let eventsPerSelect = 500
 
-    /// The complete subtrees along the right edge of a tree of `size` leaves: one per set bit.
-    static func nodes(rightEdgeOf size: Int64, on connection: any DatabaseConnection) async throws -> [Coordinate: MerkleTree.Hash] {
-        var wanted: [Coordinate] = []
-        for level in 0..<63 where (size >> level) & 1 == 1 {
-            wanted.append(Coordinate(level: level, index: (size >> level) - 1))
-        }
-        return try await nodes(wanted, on: connection)
-    }
-
-    /// The stored hashes of `coordinates`, read in one statement; a missing one is an error.
-    static func nodes(_ coordinates: [Coordinate], on connection: any DatabaseConnection) async throws -> [Coordinate: MerkleTree.Hash] {
-        let unique = Array(Set(coordinates))
-        var found: [Coordinate: MerkleTree.Hash] = [:]
-        for start in stride(from: 0, to: unique.count, by: 200) {
-            let part = unique[start..<min(start + 200, unique.count)]
+    /// The stored hashes of `subtrees`, read in one statement per `nodesPerSelect`; a missing one
+    /// is an error.
+    static func nodes(_ subtrees: [MerkleTree.Subtree], on connection: any DatabaseConnection) async throws -> [MerkleTree.Subtree: MerkleTree.Hash] {
+        let unique = Array(Set(subtrees))
+        var found: [MerkleTree.Subtree: MerkleTree.Hash] = [:]
+        for start in stride(from: 0, to: unique.count, by: nodesPerSelect) {
+            let part = unique[start..<min(start + nodesPerSelect, unique.count)]
             let rows = try await connection.query(
                 "SELECT level, idx, hash FROM audit_log_nodes WHERE " + Array(repeating: "(level = ? AND idx = ?)", count: part.count).joined(separator: " OR "),
                 arguments: part.flatMap { [$0.level, $0.index] as [any DatabaseBindable] })
             for row in rows {
-                found[Coordinate(level: try row.int("level"), index: try row.int64("idx"))] = try row.blob("hash")
+                found[MerkleTree.Subtree(level: try row.int("level"), index: try row.int64("idx"))] = try row.blob("hash")
             }
         }
         if let missing = unique.first(where: { found[$0] == nil }) {
-            throw PhotosError(.internal, "the audit log's node (\(missing.level), \(missing.index)) is missing")
+            throw PhotosError(.internal, MerkleTree.MissingSubtree(subtree: missing).description)
         }
         return found
     }
 
-    /// Runs `compute` over the stored nodes: first to learn which complete subtrees it reads
-    /// (the proofs' shapes depend on the sizes only), then, with those read in one statement,
-    /// for its answer.
-    static func withNodes<T>(on connection: any DatabaseConnection, _ compute: ((Int, Int64) throws -> MerkleTree.Hash) throws -> T) async throws -> T {
-        var wanted: [Coordinate] = []
-        _ = try compute { level, index in
-            wanted.append(Coordinate(level: level, index: index))
-            return MerkleTree.Hash(repeating: 0, count: 32)
-        }
-        let found = try await nodes(wanted, on: connection)
+    /// Runs `compute` over the stored hashes of `subtrees` (what it reads, computed from the
+    /// sizes alone by `MerkleTree.subtreesFor…`), read in one statement.
+    static func withNodes<T>(
+        _ subtrees: [MerkleTree.Subtree], on connection: any DatabaseConnection, _ compute: ((Int, Int64) throws -> MerkleTree.Hash) throws -> T
+    ) async throws -> T {
+        let found = try await nodes(subtrees, on: connection)
         return try compute { level, index in
-            guard let hash = found[Coordinate(level: level, index: index)] else {
-                throw PhotosError(.internal, "the audit log's node (\(level), \(index)) is missing")
+            guard let hash = found[MerkleTree.Subtree(level: level, index: index)] else {
+                throw PhotosError(.internal, MerkleTree.MissingSubtree(subtree: MerkleTree.Subtree(level: level, index: index)).description)
             }
             return hash
         }
@@ -193,24 +170,28 @@ public enum AuditLogTree {
 
     /// The root of the tree of the first `size` leaves (size ≤ the head's).
     public static func root(size: Int64, on connection: any DatabaseConnection) async throws -> MerkleTree.Hash {
-        try await withNodes(on: connection) { try MerkleTree.root(size: size, subtree: $0) }
+        try await withNodes(MerkleTree.subtreesForRoot(size: size), on: connection) { try MerkleTree.root(size: size, subtree: $0) }
     }
 
     /// The inclusion proof of leaf `index` in the tree of `size` leaves.
     public static func inclusionProof(index: Int64, size: Int64, on connection: any DatabaseConnection) async throws -> [MerkleTree.Hash] {
-        try await withNodes(on: connection) { try MerkleTree.inclusionProof(index: index, size: size, subtree: $0) }
+        try await withNodes(MerkleTree.subtreesForInclusionProof(index: index, size: size), on: connection) {
+            try MerkleTree.inclusionProof(index: index, size: size, subtree: $0)
+        }
     }
 
     /// The consistency proof from the tree of `old` leaves to the tree of `new` (0 < old ≤ new ≤ the head's size).
     public static func consistencyProof(old: Int64, new: Int64, on connection: any DatabaseConnection) async throws -> [MerkleTree.Hash] {
-        try await withNodes(on: connection) { try MerkleTree.consistencyProof(old: old, new: new, subtree: $0) }
+        try await withNodes(MerkleTree.subtreesForConsistencyProof(old: old, new: new), on: connection) {
+            try MerkleTree.consistencyProof(old: old, new: new, subtree: $0)
+        }
     }
 
     /// The leaf index of each of `eventIDs` that is a leaf.
     public static func logIndexes(of eventIDs: [Int64], on connection: any DatabaseConnection) async throws -> [Int64: Int64] {
         var found: [Int64: Int64] = [:]
-        for start in stride(from: 0, to: eventIDs.count, by: 500) {
-            let part = Array(eventIDs[start..<min(start + 500, eventIDs.count)])
+        for start in stride(from: 0, to: eventIDs.count, by: eventsPerSelect) {
+            let part = Array(eventIDs[start..<min(start + eventsPerSelect, eventIDs.count)])
             for row in try await connection.query(
                 "SELECT event_id, log_index FROM audit_log_leaves WHERE event_id IN (\(SQLPlaceholders.list(part.count)))", arguments: SQLPlaceholders.arguments(part)) {
                 found[try row.int64("event_id")] = try row.int64("log_index")

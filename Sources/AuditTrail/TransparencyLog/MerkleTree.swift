@@ -28,6 +28,82 @@ public enum MerkleTree {
         return Array(hasher.finalize())
     }
 
+    /// A complete subtree: the 2^level leaves from index·2^level (a stored node of the tree).
+    public struct Subtree: Hashable, Sendable {
+        /// Its height: 0 for a leaf.
+        public var level: Int
+        /// Its place among the subtrees of its level.
+        public var index: Int64
+
+        /// The subtree of the 2^level leaves from index·2^level.
+        public init(level: Int, index: Int64) {
+            self.level = level
+            self.index = index
+        }
+    }
+
+    /// The complete subtrees along the right edge of a tree of `size` leaves, lowest first: one
+    /// per set bit of the size. What appending needs, and all it needs.
+    public static func rightEdge(of size: Int64) -> [Subtree] {
+        (0..<63).filter { (size >> $0) & 1 == 1 }.map { Subtree(level: $0, index: (size >> $0) - 1) }
+    }
+
+    /// Appending leaf `size` (its hash `leaf`) to the tree of `size` leaves whose right edge is
+    /// `frontier` (`rightEdge(of: size)`'s hashes): the nodes it completes, the leaf first, each
+    /// parent as its right child completes it, and the right edge of the tree of `size + 1`.
+    /// Pure: no store, no dummy run; the caller stores the nodes (Go's `tlog.StoredHashes`).
+    public static func append(leaf: Hash, at size: Int64, frontier: [Subtree: Hash]) throws -> (nodes: [(Subtree, Hash)], frontier: [Subtree: Hash]) {
+        var hash = leaf
+        var node = Subtree(level: 0, index: size)
+        var nodes = [(node, hash)]
+        var edge = frontier
+        // A right child completes its parent: hash upwards while the index is odd.
+        while node.index & 1 == 1 {
+            let sibling = Subtree(level: node.level, index: node.index - 1)
+            guard let left = edge.removeValue(forKey: sibling) else { throw MissingSubtree(subtree: sibling) }
+            hash = nodeHash(left, hash)
+            node = Subtree(level: node.level + 1, index: node.index >> 1)
+            nodes.append((node, hash))
+        }
+        edge[node] = hash
+        return (nodes, edge)
+    }
+
+    /// A subtree a computation needs and was not given.
+    public struct MissingSubtree: Error, CustomStringConvertible {
+        /// The subtree.
+        public let subtree: Subtree
+        public var description: String { "the audit log's node (\(subtree.level), \(subtree.index)) is missing" }
+    }
+
+    /// The complete subtrees whose hashes make the hash of the leaves `start ..< start + count`,
+    /// left to right: one per set bit of `count`, highest first (`start` aligned as in `hash`).
+    public static func subtrees(from start: Int64, count: Int64) -> [Subtree] {
+        var found: [Subtree] = []
+        var offset = start
+        for level in stride(from: 62, through: 0, by: -1) where (count >> level) & 1 == 1 {
+            found.append(Subtree(level: level, index: offset >> level))
+            offset += Int64(1) << level
+        }
+        return found
+    }
+
+    /// The subtrees the root of the tree of `size` leaves is computed from.
+    public static func subtreesForRoot(size: Int64) -> [Subtree] {
+        subtrees(from: 0, count: size)
+    }
+
+    /// The subtrees the inclusion proof of leaf `index` in the tree of `size` leaves is
+    /// computed from.
+    public static func subtreesForInclusionProof(index: Int64, size: Int64) -> [Subtree] {
+        inclusionRanges(index, from: 0, count: size).flatMap { subtrees(from: $0.start, count: $0.count) }
+    }
+
+    /// The subtrees the consistency proof from `old` to `new` leaves is computed from.
+    public static func subtreesForConsistencyProof(old: Int64, new: Int64) -> [Subtree] {
+        consistencyRanges(old, from: 0, count: new, complete: true).flatMap { subtrees(from: $0.start, count: $0.count) }
+    }
+
     /// The largest power of two below `n` (n > 1).
     static func split(_ n: Int64) -> Int64 {
         var k: Int64 = 1
@@ -41,12 +117,12 @@ public enum MerkleTree {
     /// takes is).
     public static func hash(from start: Int64, count: Int64, subtree: (Int, Int64) throws -> Hash) rethrows -> Hash {
         precondition(count > 0, "a Merkle range is not empty")
-        if count & (count - 1) == 0 {
-            let level = count.trailingZeroBitCount
-            return try subtree(level, start >> level)
-        }
-        let k = split(count)
-        return nodeHash(try hash(from: start, count: k, subtree: subtree), try hash(from: start + k, count: count - k, subtree: subtree))
+        // The subtrees left to right; RFC 6962 splits off the left one each time, so the hash
+        // folds from the right.
+        let parts = subtrees(from: start, count: count)
+        var hash = try subtree(parts[parts.count - 1].level, parts[parts.count - 1].index)
+        for part in parts.dropLast().reversed() { hash = nodeHash(try subtree(part.level, part.index), hash) }
+        return hash
     }
 
     /// The root of the tree of the first `size` leaves (for size 0, SHA-256 of nothing).
@@ -55,36 +131,40 @@ public enum MerkleTree {
         return try hash(from: 0, count: size, subtree: subtree)
     }
 
+    /// A range of leaves whose hash is one element of a proof.
+    struct LeafRange {
+        var start: Int64
+        var count: Int64
+    }
+
     /// The inclusion proof of leaf `index` in the tree of `size` leaves (RFC 6962 §2.1.1, PATH),
     /// from the leaf up.
     public static func inclusionProof(index: Int64, size: Int64, subtree: (Int, Int64) throws -> Hash) rethrows -> [Hash] {
         precondition(index >= 0 && index < size, "the leaf is in the tree")
-        return try path(index, from: 0, count: size, subtree: subtree)
+        return try inclusionRanges(index, from: 0, count: size).map { try hash(from: $0.start, count: $0.count, subtree: subtree) }
     }
 
-    private static func path(_ m: Int64, from start: Int64, count n: Int64, subtree: (Int, Int64) throws -> Hash) rethrows -> [Hash] {
+    /// PATH(m, D[start ..< start + n]) as the ranges whose hashes it lists, from the leaf up.
+    static func inclusionRanges(_ m: Int64, from start: Int64, count n: Int64) -> [LeafRange] {
         guard n > 1 else { return [] }
         let k = split(n)
-        if m < k {
-            return try path(m, from: start, count: k, subtree: subtree) + [hash(from: start + k, count: n - k, subtree: subtree)]
-        }
-        return try path(m - k, from: start + k, count: n - k, subtree: subtree) + [hash(from: start, count: k, subtree: subtree)]
+        if m < k { return inclusionRanges(m, from: start, count: k) + [LeafRange(start: start + k, count: n - k)] }
+        return inclusionRanges(m - k, from: start + k, count: n - k) + [LeafRange(start: start, count: k)]
     }
 
     /// The consistency proof from the tree of `old` leaves to the tree of `new` leaves (RFC 6962
     /// §2.1.2, PROOF), 0 < old ≤ new.
     public static func consistencyProof(old: Int64, new: Int64, subtree: (Int, Int64) throws -> Hash) rethrows -> [Hash] {
         precondition(old > 0 && old <= new, "0 < old ≤ new")
-        return try subproof(old, from: 0, count: new, complete: true, subtree: subtree)
+        return try consistencyRanges(old, from: 0, count: new, complete: true).map { try hash(from: $0.start, count: $0.count, subtree: subtree) }
     }
 
-    private static func subproof(_ m: Int64, from start: Int64, count n: Int64, complete: Bool, subtree: (Int, Int64) throws -> Hash) rethrows -> [Hash] {
-        if m == n { return complete ? [] : [try hash(from: start, count: n, subtree: subtree)] }
+    /// SUBPROOF(m, D[start ..< start + n], complete) as the ranges whose hashes it lists.
+    static func consistencyRanges(_ m: Int64, from start: Int64, count n: Int64, complete: Bool) -> [LeafRange] {
+        if m == n { return complete ? [] : [LeafRange(start: start, count: n)] }
         let k = split(n)
-        if m <= k {
-            return try subproof(m, from: start, count: k, complete: complete, subtree: subtree) + [hash(from: start + k, count: n - k, subtree: subtree)]
-        }
-        return try subproof(m - k, from: start + k, count: n - k, complete: false, subtree: subtree) + [hash(from: start, count: k, subtree: subtree)]
+        if m <= k { return consistencyRanges(m, from: start, count: k, complete: complete) + [LeafRange(start: start + k, count: n - k)] }
+        return consistencyRanges(m - k, from: start + k, count: n - k, complete: false) + [LeafRange(start: start, count: k)]
     }
 
     /// Whether `proof` shows `leaf` (a leaf hash) at `index` in the tree of `size` leaves with
