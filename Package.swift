@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "photosd", targets: ["photosd"]),
         .executable(name: "photos-admin", targets: ["photos-admin"]),
         .executable(name: "photos-bench", targets: ["photos-bench"]),
+        .executable(name: "photos-bench-peer", targets: ["photos-bench-peer"]),
         .library(name: "PhotosCore", targets: ["PhotosCore"]),
         // For app teams: the generated API client and the NavigationDriver (docs: README).
         .library(name: "PhotosClient", targets: ["PhotosClient"]),
@@ -301,6 +302,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
+        ),
+        // The raw peer photosd is measured against (scripts/bench-peer): Hummingbird and SQLite,
+        // one transaction per request.
+        .executableTarget(
+            name: "photos-bench-peer",
+            dependencies: ["CSQLite", .product(name: "Hummingbird", package: "hummingbird")]
         ),
         .testTarget(
             name: "SQLiteStoreTests",

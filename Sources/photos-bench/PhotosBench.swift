@@ -42,6 +42,8 @@ extension PhotosBench {
         @Option(help: "Photos in the catalogue.") var photos = 100
         @Option(help: "Journeys: stack, tabs (tab switches and deep links), or mixed (every fourth user tabs).") var journeys = HTTPBenchmark.Journeys.mixed
         @Option(help: "Durability of the daemon started here: full or normal.") var durability = "full"
+        @Option(help: "log.level of the daemon started here: notice writes no request line, info (photosd's default) one per request.")
+        var logLevel = "notice"
         @Option(help: "Target a running photosd instead (users bench-0… must exist: see `photos-bench http --help`).") var url: String?
         @Option(help: "The photosd binary to start (default: next to photos-bench).") var photosd: String?
         @Option(help: "Directory for the temporary database (default: a new one under .build-bench/).") var directory: String?
@@ -155,7 +157,7 @@ extension PhotosBench {
                     // 127.0.0.1: the per-address session limit (120 a minute) would count them as
                     // one client and refuse the 121st user's session, or `--journeys create`.
                     environment: [
-                        "PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": "notice",
+                        "PHOTOSD_DATABASE_DURABILITY": durability, "PHOTOSD_LOG_LEVEL": logLevel,
                         "PHOTOSD_LIMITS_SESSIONS_PER_MINUTE_PER_ADDRESS": "0",
                         "PHOTOSD_AUTH_SECRET_KEY_PATH": configuration.secretKeyPath,
                         "PHOTOSD_AUDIT_SIGNING_KEY_PATH": configuration.auditSigningKeyPath,

@@ -74,4 +74,53 @@ struct BenchSmokeTests {
             #expect((run["receiptsPerSecond"] as? Double ?? 0) > 0 && (run["distinctReceiptsPerSecond"] as? Double ?? 0) > 0 && (run["aloneP95Ms"] as? Double ?? 0) > 0)
         }
     }
+
+    @Test("scripts/bench-peer, short form: photosd and the raw peer walk the same journey with the same client, no errors on either, the ratio printed")
+    func againstThePeer() async throws {
+        let result = try await runProcess(
+            "/bin/bash", [BuiltProducts.packageRoot + "/scripts/bench-peer", "1", BuiltProducts.binDirectory], in: BuiltProducts.packageRoot,
+            environment: ["VUS": "4", "ROUNDS": "1", "LOG_LEVEL": "info"])
+        #expect(result.status == 0, "\(result.output)")
+        let row = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("    1  ") }, "\(result.output)")
+        let cells = row.split(separator: " ").compactMap { Double($0) }
+        #expect(cells.count >= 4 && cells[1] > 0 && cells[2] > 0 && cells[3] > 0, "\(row)")
+        #expect(result.stdout.contains("median ratio photosd / peer: "), "\(result.output)")
+    }
+
+    @Test("the peer keeps what it answered: each action one committed transaction in WAL mode at synchronous FULL, an unknown session 404")
+    func peerCommits() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let json = directory.file("figures.json")
+        let log = directory.file("peer.log")
+        let peer = try await runProcess(
+            "/bin/bash", ["-c", "\(BuiltProducts.binDirectory)/photos-bench-peer --db \(directory.file("peer.db")) --port 0 > \(log) 2>&1 & echo $!"],
+            in: directory.path)
+        let pid = peer.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        defer { _ = kill(pid_t(pid) ?? 0, SIGKILL) }
+        var port: String?
+        for _ in 0..<100 where port == nil {
+            try await Task.sleep(for: .milliseconds(100))
+            port = (try? String(contentsOfFile: log, encoding: .utf8))?.firstMatch(of: /peer listening on port (\d+)/).map { String($0.1) }
+        }
+        let listening = try #require(port, "\((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+        let run = try await runProcess(
+            BuiltProducts.binDirectory + "/photos-bench",
+            ["http", "--url", "http://127.0.0.1:\(listening)", "--vus", "4", "--duration", "1", "--journeys", "stack", "--json", json], in: directory.path)
+        #expect(run.status == 0, "\(run.output)")
+        let data = try #require(FileManager.default.contents(atPath: json), "\(run.output)")
+        let figures = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        let actions = try #require(figures.first?["actions"] as? Int)
+        #expect(actions > 0 && figures.first?["errors"] as? Int == 0)
+        let missing = try await runProcess(
+            "/bin/bash", ["-c", "curl -s -o /dev/null -w '%{http_code}' -X POST http://127.0.0.1:\(listening)/v1/sessions/nope/actions"], in: directory.path)
+        #expect(missing.stdout == "404")
+        _ = kill(pid_t(pid) ?? 0, SIGKILL)
+        // Every answered action is a committed row (the warm-up's and the sign-ins' too), in WAL mode.
+        let rows = try await runProcess(
+            "/bin/bash", ["-c", "sqlite3 \(directory.file("peer.db")) 'PRAGMA journal_mode; SELECT count(*) FROM events; SELECT sum(version) FROM sessions'"], in: directory.path)
+        let lines = rows.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "wal", "\(rows.output)")
+        #expect((Int(lines.dropFirst().first ?? "") ?? 0) >= actions && lines.dropFirst().first == lines.last, "\(rows.output)")
+    }
 }
