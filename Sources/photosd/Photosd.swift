@@ -54,11 +54,12 @@ struct Photosd: AsyncParsableCommand {
         let configuration = try await PhotosConfiguration.load(filePath: config, overrides: overrides)
         let level = Logger.Level(rawValue: configuration.logLevel) ?? .info
         let json = configuration.logFormat == "json"
+        LogLineSink.standard.setFlushMilliseconds(configuration.logFlushMilliseconds)
         // Before logging: log lines written inside a span carry its trace_id.
         let tracing = try PhotosTracing.bootstrap(configuration)
         LoggingSystem.bootstrap({ label, metadataProvider in
             var handler: any LogHandler = json
-                ? JSONLogHandler(label: label) : StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+                ? JSONLogHandler(label: label) : TextLogHandler(label: label, metadataProvider: metadataProvider)
             handler.metadataProvider = metadataProvider
             handler.logLevel = level
             return handler
@@ -75,6 +76,8 @@ struct Photosd: AsyncParsableCommand {
         var group = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         group.maximumGracefulShutdownDuration = .seconds(configuration.shutdownTimeoutSeconds)
         group.maximumCancellationDuration = .seconds(5)
+        // Whatever waits in the log's buffer is written last, however the group ends.
+        defer { LogLineSink.standard.flush() }
         do {
             try await ServiceGroup(configuration: group).run()
         } catch {

@@ -123,4 +123,20 @@ struct BenchSmokeTests {
         #expect(lines.first == "wal", "\(rows.output)")
         #expect((Int(lines.dropFirst().first ?? "") ?? 0) >= actions && lines.dropFirst().first == lines.last, "\(rows.output)")
     }
+
+    @Test("scripts/bench-growth, short form (100 sessions, random ids): both databases prepared, grown, checkpointed under their own keys, every journey measured with no error, the ratios printed")
+    func growth() async throws {
+        let result = try await runProcess(
+            "/bin/bash", [BuiltProducts.packageRoot + "/scripts/bench-growth", "100", "1000", "1", BuiltProducts.binDirectory], in: BuiltProducts.packageRoot,
+            environment: ["VUS": "4", "ROUNDS": "1", "IDLE_SECONDS": "1", "SWEEP_EXPIRY": "2", "GROWN_IDS": "random"])
+        #expect(result.status == 0, "\(result.output.suffix(3_000))")
+        #expect(result.stderr.contains("grown: ") && result.stderr.contains(", 100 sessions, "), "\(result.stderr.suffix(2_000))")
+        for journey in ["create", "stack", "sweep-create", "sweep-stack"] {
+            let median = result.stdout.split(separator: "\n").first { $0.hasPrefix(journey + " ") && $0.contains(" median ratio grown / empty: ") }
+            #expect(median != nil, "\(journey): \(result.stdout)")
+            // Its row: journey, round, the two rates, …, the errors of both runs last.
+            let row = result.stdout.split(separator: "\n").first { $0.hasPrefix(journey + " ") && !$0.contains("median") }
+            #expect(row?.split(separator: " ").last == "0", "\(journey): \(row ?? "no row")")
+        }
+    }
 }

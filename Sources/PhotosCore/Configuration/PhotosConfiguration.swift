@@ -129,6 +129,9 @@ public struct PhotosConfiguration: Sendable, Equatable {
     /// `text` (swift-log's lines) or `json`: one JSON object per line, with `time`, `level`,
     /// `message` and the metadata as fields (a request's line with `durationMs`).
     public var logFormat = "text"
+    /// How long a line below `notice` (a request's line) may wait to be written with others; 0:
+    /// every line is written at once.
+    public var logFlushMilliseconds = 10
     /// Sessions one client address may create per minute (`429` past it); 0: no limit.
     public var sessionsPerMinutePerAddress = 120
     /// Change-feed long polls one client address may hold open at once (`429` past it).
@@ -275,6 +278,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             "limits.longPollsPerAddress": .init(.int(defaults.longPollsPerAddress), isSecret: false),
             "log.level": .init(.string(defaults.logLevel), isSecret: false),
             "log.format": .init(.string(defaults.logFormat), isSecret: false),
+            "log.flushMilliseconds": .init(.int(defaults.logFlushMilliseconds), isSecret: false),
             "demo.seed": .init(.bool(defaults.seedDemoData), isSecret: false),
             "console.enabled": .init(.bool(defaults.consoleEnabled), isSecret: false),
             "console.host": .init(.string(defaults.consoleHost), isSecret: false),
@@ -500,6 +504,7 @@ public struct PhotosConfiguration: Sendable, Equatable {
             throw PhotosError.badRequest("configuration log.level must be one of \(levels.joined(separator: ", "))")
         }
         logFormat = try string("log.format")
+        logFlushMilliseconds = try int("log.flushMilliseconds", 0...1_000)
         guard ["text", "json"].contains(logFormat) else {
             throw PhotosError.badRequest("configuration log.format must be text or json, not \(logFormat.prefix(32))")
         }

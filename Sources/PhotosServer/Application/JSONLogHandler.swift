@@ -5,22 +5,22 @@ import PhotosModel
 /// `log.format: json`: one JSON object per line on standard error, for log collectors —
 /// `time` (UTC, milliseconds), `level`, `message`, `label`, `source`, then the metadata as
 /// fields (numbers as numbers, nested metadata as objects; a metadata key that would shadow one of
-/// these is left out). A line is written with one `write(2)`, so lines from several threads
+/// these is left out). Lines go whole to `LogLineSink.standard`, so lines from several threads
 /// never interleave.
 public struct JSONLogHandler: LogHandler {
     public var metadata: Logger.Metadata = [:]
     public var logLevel: Logger.Level = .info
     public var metadataProvider: Logger.MetadataProvider?
     private let label: String
-    private let sink: @Sendable ([UInt8]) -> Void
+    private let sink: @Sendable ([UInt8], Logger.Level) -> Void
 
-    /// A handler for `label` writing to standard error.
+    /// A handler for `label` writing to standard error (`LogLineSink.standard`).
     public init(label: String) {
-        self.init(label: label, sink: JSONLogHandler.standardError)
+        self.init(label: label, sink: { LogLineSink.standard.take($0, level: $1) })
     }
 
-    /// A handler for `label` handing each line (with its newline) to `sink`.
-    public init(label: String, sink: @escaping @Sendable ([UInt8]) -> Void) {
+    /// A handler for `label` handing each line (with its newline) and its level to `sink`.
+    public init(label: String, sink: @escaping @Sendable ([UInt8], Logger.Level) -> Void) {
         self.label = label
         self.sink = sink
     }
@@ -56,7 +56,7 @@ public struct JSONLogHandler: LogHandler {
         json.endObject()
         var line = json.bytes
         line.append(UInt8(ascii: "\n"))
-        sink(line)
+        sink(line, event.level)
     }
 
     private static func write(_ value: Logger.Metadata.Value, to json: inout JSONBuilder) {
@@ -85,19 +85,4 @@ public struct JSONLogHandler: LogHandler {
         }
     }
 
-    /// Writes `line` to standard error in one call (looping only on a short write).
-    private static let standardError: @Sendable ([UInt8]) -> Void = { line in
-        line.withUnsafeBytes { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(2, base + offset, buffer.count - offset)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
-            }
-        }
-    }
 }

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PhotosListener
 import PhotosModel
+import Synchronization
 
 /// Logs each request once it is answered: the client's address (`ClientAddressMiddleware`),
 /// method, path and status — never headers, bodies or
@@ -48,6 +49,21 @@ struct RequestLogMiddleware<Context: ClientAddressContext>: RouterMiddleware {
     /// the path, and here `v1` and `sessions` are also recognised percent-encoded or in capitals
     /// (a path the router does not serve still carries what a client meant as an id).
     static func loggedPath(_ path: String) -> String {
+        // The usual spelling, read without splitting the path (every session request's line).
+        let prefix = "/v1/sessions/"
+        if path.utf8.starts(with: prefix.utf8) {
+            let rest = path.utf8.dropFirst(prefix.utf8.count)
+            let idEnd = rest.firstIndex(of: UInt8(ascii: "/")) ?? rest.endIndex
+            let tail = path.utf8[idEnd...]
+            if idEnd > rest.startIndex, !zip(tail, tail.dropFirst()).contains(where: { $0 == UInt8(ascii: "/") && $1 == UInt8(ascii: "/") }) {
+                return prefix + SessionLogForms.shared.logForm(Substring(path.utf8[rest.startIndex..<idEnd])) + Substring(tail)
+            }
+        }
+        return loggedPathAnySpelling(path)
+    }
+
+    /// `loggedPath` for any spelling (capitals, percent-encoding, empty segments).
+    static func loggedPathAnySpelling(_ path: String) -> String {
         var parts = path.split(separator: "/", omittingEmptySubsequences: true)
         func spells(_ part: Substring, _ word: String) -> Bool {
             part == word  // the usual spelling, without allocating
@@ -56,5 +72,24 @@ struct RequestLogMiddleware<Context: ClientAddressContext>: RouterMiddleware {
         guard parts.count >= 3, spells(parts[0], "v1"), spells(parts[1], "sessions") else { return path }
         parts[2] = Substring(SessionIDs.logForm(parts[2]))
         return "/" + parts.joined(separator: "/") + (path.hasSuffix("/") ? "/" : "")
+    }
+}
+
+/// The log forms of the sessions seen lately: a session's requests come again and again, and its
+/// digest (a SHA-256) need not be computed for each. Bounded: forgotten whole when full.
+final class SessionLogForms: Sendable {
+    static let shared = SessionLogForms()
+    private let known = Mutex<[Substring: String]>([:])
+    static let capacity = 4_096
+
+    /// `SessionIDs.logForm(id)`.
+    func logForm(_ id: Substring) -> String {
+        if let form = known.withLock({ $0[id] }) { return form }
+        let form = SessionIDs.logForm(id)
+        known.withLock { known in
+            if known.count >= Self.capacity { known.removeAll(keepingCapacity: true) }
+            known[id] = form
+        }
+        return form
     }
 }
