@@ -28,6 +28,74 @@ struct DocumentedContractTests {
         for suite in run { #expect(sources.contains("struct \(suite) "), "no suite \(suite) in Tests/") }
     }
 
+    /// The subcommand a command without one runs (`audit` lists rows, `audit witness` monitors),
+    /// which docs/cli.md writes as the command itself or with the name in brackets.
+    static let defaultSubcommands = ["audit": "show", "audit witness": "monitor"]
+    /// Options every command that opens a database or prints takes, documented once above the table.
+    static let sharedOptions: Set<String> = ["db", "config", "format", "version", "help"]
+
+    @Test("docs/cli.md's table of commands is photos-admin's parsers: every command with each of its own options, and no command they do not have")
+    func commandTable() async throws {
+        // The parsers' own description of every command and option (swift-argument-parser).
+        let dump = try await AdminProcess.admin(["--experimental-dump-help"], in: BuiltProducts.packageRoot)
+        #expect(dump.status == 0, "\(dump.output.prefix(500))")
+        let tool = try #require(try JSONSerialization.jsonObject(with: Data(dump.stdout.utf8)) as? [String: Any])
+        var commands: [String: Set<String>] = [:]  // leaf command path → its own long options
+        func walk(_ command: [String: Any], _ path: [String]) {
+            let subcommands = command["subcommands"] as? [[String: Any]] ?? []
+            if subcommands.isEmpty, !path.isEmpty, path != ["help"] {
+                let options = (command["arguments"] as? [[String: Any]] ?? []).flatMap { argument -> [String] in
+                    // Hidden options (a test's knobs) are the parsers' own business.
+                    guard ["option", "flag"].contains(argument["kind"] as? String), argument["shouldDisplay"] as? Bool != false else { return [] }
+                    return (argument["names"] as? [[String: Any]] ?? []).filter { $0["kind"] as? String == "long" }.compactMap { $0["name"] as? String }
+                }
+                commands[path.joined(separator: " ")] = Set(options).subtracting(Self.sharedOptions)
+            }
+            for subcommand in subcommands { walk(subcommand, path + [subcommand["commandName"] as? String ?? "?"]) }
+        }
+        walk(try #require(tool["command"] as? [String: Any]), [])
+        #expect(commands.count > 30, "\(commands.keys.sorted())")
+
+        // Each table row's first cell: one or more `command words ARGS [--options]` in backticks.
+        var documented: [String: Set<String>] = [:]
+        var usages: [String: Set<String>] = [:]
+        let cli = try Self.read("docs/cli.md")
+        for line in cli.split(separator: "\n") where line.hasPrefix("| `") {
+            // The first cell, its escaped pipes (`A \| B`) kept.
+            let cells = line.replacingOccurrences(of: "\\|", with: "\u{1}").split(separator: "|", omittingEmptySubsequences: false)
+            let cell = cells.count > 1 ? cells[1].replacingOccurrences(of: "\u{1}", with: "|") : ""
+            for usage in cell.matches(of: /`([^`]+)`/).map({ String($0.output.1) }) {
+                var words: [String] = []
+                for token in usage.split(separator: " ") {
+                    if token.allSatisfy({ $0.isLowercase || $0 == "-" }), !token.hasPrefix("-") {
+                        words.append(String(token))
+                    } else if token.hasPrefix("["), token.hasSuffix("]"), token.dropFirst().dropLast().allSatisfy({ $0.isLowercase }) {
+                        continue  // `[monitor]`: the default subcommand, named or not
+                    } else {
+                        break
+                    }
+                }
+                var path = words.joined(separator: " ")
+                if let fallback = Self.defaultSubcommands[path] { path += " " + fallback }
+                // Its options: in the usage (each must be one it takes), or named in the row's
+                // description (which may name another command's too).
+                usages[path, default: []].formUnion(usage.matches(of: /--([a-z][a-z-]*)/).map { String($0.output.1) })
+                documented[path, default: []].formUnion(line.matches(of: /--([a-z][a-z-]*)/).map { String($0.output.1) })
+            }
+        }
+        #expect(Set(documented.keys).subtracting(commands.keys).isEmpty, "in docs/cli.md's table, not a command: \(Set(documented.keys).subtracting(commands.keys).sorted())")
+        for (path, options) in commands.sorted(by: { $0.key < $1.key }) {
+            guard let written = documented[path] else {
+                Issue.record("photos-admin \(path) has no row in docs/cli.md's table")
+                continue
+            }
+            let missing = options.subtracting(written)
+            #expect(missing.isEmpty, "photos-admin \(path): docs/cli.md's table does not name --\(missing.sorted().joined(separator: ", --"))")
+            let unknown = (usages[path] ?? []).subtracting(options).subtracting(Self.sharedOptions)
+            #expect(unknown.isEmpty, "photos-admin \(path): docs/cli.md's table names --\(unknown.sorted().joined(separator: ", --")), which it does not take")
+        }
+    }
+
     @Test("docs/design.md's list of steps is exactly AuditStep's cases")
     func stepList() throws {
         let design = try Self.read("docs/design.md")

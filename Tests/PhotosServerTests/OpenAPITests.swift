@@ -66,6 +66,34 @@ struct OpenAPITests {
 
     @Test("every route the router serves is in the document, and vice versa")
     func routesMatchDocument() async throws {
+        let served = try await Self.servedRoutes()
+        let documented = try Self.documentedOperations()
+        #expect(served.count == 16)  // /metrics is the metrics listener's, not the API's
+        #expect(served.subtracting(documented) == [], "served but not documented")
+        #expect(documented.subtracting(served) == [], "documented but not served")
+    }
+
+    @Test("docs/api.md's table of routes names every route the router serves, and no other (the metrics listener's /metrics aside)")
+    func routesMatchAPIPage() async throws {
+        let served = try await Self.servedRoutes()
+        let page = try String(contentsOfFile: Self.document.replacingOccurrences(of: "openapi.yaml", with: "api.md"), encoding: .utf8)
+        // Each table row's first cell: one or more `METHOD /path?query` in backticks.
+        var listed = Set<String>()
+        for line in page.split(separator: "\n") where line.hasPrefix("| `") {
+            let cell = line.dropFirst(2).prefix { $0 != "|" }
+            for match in cell.matches(of: /`(GET|POST|PUT|PATCH|DELETE) (\/[^`?]*)[^`]*`/) {
+                listed.insert("\(match.1) \(match.2)")
+            }
+        }
+        listed.remove("GET /metrics")
+        // A path parameter's name is the page's prose (`{id}` for `{photoId}`): compared without it.
+        func shape(_ routes: Set<String>) -> Set<String> { Set(routes.map { $0.replacing(/\{[A-Za-z]+\}/, with: "{}") }) }
+        #expect(shape(served).subtracting(shape(listed)) == [], "served but not in docs/api.md's table")
+        #expect(shape(listed).subtracting(shape(served)) == [], "in docs/api.md's table but not served")
+    }
+
+    /// `METHOD /path/{param}` for every route the API's router serves (Hummingbird's own list).
+    static func servedRoutes() async throws -> Set<String> {
         let h = try await ServerHarness.make()
         defer { h.close() }
         let database = try PhotosDatabase.open(path: h.configuration.databasePath)
@@ -76,13 +104,9 @@ struct OpenAPITests {
             sessionsPerAddress: AddressLimiter(limit: 0, window: .seconds(60)), longPolls: HeldSlots(perKey: 1),
             readiness: Readiness(database: database, started: ReadyGate(), checkpointMaxAgeSeconds: 60))
         // Hummingbird's own list of what the router serves.
-        let served = Set(buildRouter(api).routes.map { route -> String in
+        return Set(buildRouter(api).routes.map { route -> String in
             let path = route.path.description.split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }.joined(separator: "/")
             return "\(route.method.rawValue) /\(path)"
         })
-        let documented = try Self.documentedOperations()
-        #expect(served.count == 16)  // /metrics is the metrics listener's, not the API's
-        #expect(served.subtracting(documented) == [], "served but not documented")
-        #expect(documented.subtracting(served) == [], "documented but not served")
     }
 }
