@@ -16,7 +16,7 @@ public struct AuditArchiveStatement: Sendable, Equatable, Codable {
     public var at: String
     /// What it moved ended (a session's trail) or was written (a reserved trail's rows) before this.
     public var before: String
-    /// The previous archive's hash (`AuditLog.genesisHash` for the first).
+    /// The previous archive's hash (`AuditChains.genesisHash` for the first).
     public var prevHash: String
     /// Rows it holds.
     public var rows: Int

@@ -290,7 +290,7 @@ public struct AuditArchiver: Sendable {
             if cutover > 0, try await connection.queryOne("SELECT 1 FROM audit_events WHERE session_id = ? AND id <= ? LIMIT 1", trail, cutover) != nil {
                 return nil
             }
-            let archived = try await AuditLog.archivedHead(of: trail, on: connection)
+            let archived = try await AuditChains.archivedHead(of: trail, on: connection)
             let from = archived?.seq ?? 0
             // Rows of one trail are written in seq order, but on PostgreSQL not always in `at`
             // order: move only the seqs before the first row at or after `before`.
@@ -333,7 +333,7 @@ public struct AuditArchiver: Sendable {
                 last.lastHash = row.hash
                 segments[segments.count - 1] = last
             } else {
-                let start = archived[row.trail] ?? (0, AuditLog.genesisHash)
+                let start = archived[row.trail] ?? (0, AuditChains.genesisHash)
                 guard row.seq == start.seq + 1, prevHash == start.hash else { throw brokenTrail(row) }
                 segments.append(AuditArchiveSegment(trail: row.trail, firstSeq: row.seq, lastSeq: row.seq, lastHash: row.hash))
             }
@@ -467,7 +467,7 @@ public struct AuditArchiver: Sendable {
             throw PhotosError(.internal, "archive \(number): the segments in \(archive.path).partial differ from those this database recorded; nothing more was changed")
         }
         var statement = AuditArchiveStatement(
-            number: number, at: ISO8601Timestamp.string(from: now()), before: archive.before, prevHash: previous ?? AuditLog.genesisHash,
+            number: number, at: ISO8601Timestamp.string(from: now()), before: archive.before, prevHash: previous ?? AuditChains.genesisHash,
             rows: rows.count, rowsDigest: rows.hex, segments: segments.count, segmentsDigest: segments.hex,
             sessions: sessions.count, sessionsDigest: sessions.hex,
             publicKey: "", signature: "", hash: "")

@@ -25,7 +25,7 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
     public var number: Int
     /// When it was made (ISO-8601 UTC with milliseconds).
     public var at: String
-    /// The previous checkpoint's `hash` (`AuditLog.genesisHash` for the first).
+    /// The previous checkpoint's `hash` (`AuditChains.genesisHash` for the first).
     public var prevHash: String
     /// It covers the rows with ids up to this one: every row committed before it was made.
     public var coversUntilID: Int64
@@ -108,7 +108,7 @@ public struct AuditCheckpoint: Codable, Sendable, Equatable {
 /// checkpoint's `coversUntilID` — and then written (`write`) if no other checkpoint came in
 /// between. Row ids grow in commit order behind SQLite's single writer, so a snapshot's newest
 /// id says exactly what it covers. On PostgreSQL they do not: the snapshot is taken after the
-/// newest settled id is known (`AuditLog.readSettled`), and `write` takes a lock of its own, so
+/// newest settled id is known (`AuditChains.readSettled`), and `write` takes a lock of its own, so
 /// that instances write their checkpoints one at a time (the second finds the first's and reads
 /// again).
 public enum AuditCheckpoints {
@@ -123,12 +123,12 @@ public enum AuditCheckpoints {
     }
 
     /// Reads what a new checkpoint would cover, up to row `settledUntil` (from
-    /// `AuditLog.readSettled`), inside the caller's read transaction; without it, up to
-    /// `AuditLog.settledNewestID` (on PostgreSQL then in a write transaction).
+    /// `AuditChains.readSettled`), inside the caller's read transaction; without it, up to
+    /// `AuditChains.settledNewestID` (on PostgreSQL then in a write transaction).
     public static func changes(on connection: any DatabaseConnection, settledUntil: Int64? = nil) async throws -> Changes {
         let previous = try await newest(on: connection, withHeads: false)
         let since = previous?.coversUntilID ?? 0
-        let newestID = if let settledUntil { settledUntil } else { try await AuditLog.settledNewestID(on: connection) }
+        let newestID = if let settledUntil { settledUntil } else { try await AuditChains.settledNewestID(on: connection) }
         // A trail's newest row has its largest id (a trail's rows are appended in seq order).
         let heads = try await connection.query(
             """
@@ -205,7 +205,7 @@ public enum AuditCheckpoints {
             LogCheckpoint(origin: logOrigin, size: head.size, root: root, extensions: extensions).body,
             with: signers.map { (logOrigin, $0.privateKey) })
         var checkpoint = AuditCheckpoint(
-            number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditLog.genesisHash,
+            number: (changes.previous?.number ?? 0) + 1, at: at, prevHash: changes.previous?.hash ?? AuditChains.genesisHash,
             coversUntilID: coversUntilID,
             heads: changes.heads, publicKey: key.publicKeyHex, signature: "", hash: "", nextPublicKey: next?.publicKeyHex,
             treeSize: head.size, treeRoot: Hex.encode(root), note: note.encoded)

@@ -193,7 +193,7 @@ public struct AuditService: Sendable {
                 }
                 if written == nil { return nil }
             } else {
-                let changes = try await AuditLog.readSettled(database) { try await AuditCheckpoints.changes(on: $0, settledUntil: $1) }
+                let changes = try await AuditChains.readSettled(database) { try await AuditCheckpoints.changes(on: $0, settledUntil: $1) }
                 guard always || !changes.heads.isEmpty else { return nil }
                 try await integrate(until: changes.newestID)
                 written = try await database.write {
@@ -316,9 +316,9 @@ public struct AuditService: Sendable {
         archives: [String] = [], openArchive: (@Sendable (String) throws -> any DatabaseConnection)? = nil,
         openScratch: (@Sendable () throws -> any DatabaseConnection)? = nil,
         progress: (@Sendable (Int) -> Void)? = nil
-    ) async throws -> AuditLog.Verification {
+    ) async throws -> AuditChains.Verification {
         var verification = try await database.read {
-            try await AuditLog.verify(
+            try await AuditChains.verify(
                 on: $0, publicKey: publicKey, against: against, archives: archives, openArchive: openArchive, openScratch: openScratch, progress: progress)
         }
         // The key this database signs with now must be where the checkpoints' chain of keys,
@@ -329,7 +329,7 @@ public struct AuditService: Sendable {
         if verification.isIntact, let reached = verification.currentKey, FileManager.default.fileExists(atPath: signingKeyPath),
            !FileManager.default.fileExists(atPath: nextKeyPath),
            let signing = try? AuditSigningKey.load(path: signingKeyPath), AuditPublicKey(of: signing) != reached {
-            verification.problem = AuditLog.Problem(reason: """
+            verification.problem = AuditChains.Problem(reason: """
                 the signing key \(signingKeyPath) (\(AuditPublicKey(of: signing).hex.prefix(16))…) is not the key the checkpoints lead to from \
                 the trusted key (\(reached.hex.prefix(16))…): the key history, the key file or the checkpoints were replaced
                 """)
@@ -339,7 +339,7 @@ public struct AuditService: Sendable {
         // (Asked even when something else failed first: `check` names both.)
         if let fork = try await logFork() {
             verification.logFork = fork
-            if verification.isIntact { verification.problem = AuditLog.Problem(reason: "the transparency log: \(fork)") }
+            if verification.isIntact { verification.problem = AuditChains.Problem(reason: "the transparency log: \(fork)") }
         }
         return verification
     }

@@ -25,7 +25,7 @@ public final class AuditTrailWriter {
     public init(sessionID: String, on connection: any DatabaseConnection) async throws {
         self.sessionID = sessionID
         self.connection = connection
-        let head = try await AuditLog.head(of: sessionID, on: connection)
+        let head = try await AuditChains.head(of: sessionID, on: connection)
         self.nextSeq = head.seq + 1
         self.headHash = head.hash
     }
@@ -45,7 +45,7 @@ public final class AuditTrailWriter {
         let fields = recorded.map { seq, entry in AuditRecord(entry, sessionID: sessionID, seq: seq, at: at) }
         recorded.removeAll()
         guard !fields.isEmpty else { return [] }
-        headHash = try await AuditLog.insert(fields, after: headHash, on: connection)
+        headHash = try await AuditChains.insert(fields, after: headHash, on: connection)
         return fields.map(\.row)
     }
 }

@@ -17,7 +17,7 @@ extension AuditVerifier {
     }
 
     private func archiveFailure(_ number: Int, _ reason: String) -> Failure {
-        Failure(problem: AuditLog.Problem(archive: number, reason: reason))
+        Failure(problem: AuditChains.Problem(archive: number, reason: reason))
     }
 
     /// The archives the live database recorded: numbered without gaps, chained, signed by the
@@ -26,10 +26,10 @@ extension AuditVerifier {
     /// interrupted is a problem until `audit archive` finishes it.
     /// `keys`: the chain of signing keys the checkpoints went through, from the trusted one; an
     /// archive's statement is signed by the key in use when it was written, one of them.
-    func checkArchiveRecords(into verification: inout AuditLog.Verification, keys: [AuditPublicKey]) async throws -> [Int: ArchiveRecord] {
+    func checkArchiveRecords(into verification: inout AuditChains.Verification, keys: [AuditPublicKey]) async throws -> [Int: ArchiveRecord] {
         var records: [Int: ArchiveRecord] = [:]
         var expected = 1
-        var previousHash = AuditLog.genesisHash
+        var previousHash = AuditChains.genesisHash
         let rows = try await connection.query(
             "SELECT path, finished_at, \(AuditArchiveStatement.liveColumns) FROM audit_archives ORDER BY number")
         for row in rows {
@@ -78,7 +78,7 @@ extension AuditVerifier {
     func liveContinuations() async throws -> [String: Head] {
         var heads: [String: Head] = [:]
         for trail in [AuditTrails.apiSession, AuditTrails.operatorSession] {
-            if let head = try await AuditLog.archivedHead(of: trail, on: connection) {
+            if let head = try await AuditChains.archivedHead(of: trail, on: connection) {
                 heads[trail] = Head(seq: head.seq, hash: head.hash)
             }
         }
@@ -94,7 +94,7 @@ extension AuditVerifier {
             let segment = try AuditArchiveSegment.segment(row)
             guard let signed = try await covered.get(segment.trail), signed.seq >= segment.firstSeq, signed.seq <= segment.lastSeq else { return }
             if signed.seq == segment.lastSeq, signed.hash != segment.lastHash {
-                throw Failure(problem: AuditLog.Problem(
+                throw Failure(problem: AuditChains.Problem(
                     sessionID: segment.trail,
                     reason: "its archived segment ends with a hash other than the one checkpoint \(signed.checkpoint) signed at seq \(signed.seq)"))
             }
@@ -109,7 +109,7 @@ extension AuditVerifier {
     /// it), hashed over their contents, match what checkpoints signed, and are exactly the rows
     /// its statement's digest signed. Returns where the reserved trails end in the archives.
     func checkArchiveFiles(
-        _ records: [Int: ArchiveRecord], covered: CoveredHeads, verification: inout AuditLog.Verification
+        _ records: [Int: ArchiveRecord], covered: CoveredHeads, verification: inout AuditChains.Verification
     ) async throws -> [String: Head] {
         guard let openArchive else { return [:] }
         var files: [Int: String] = [:]
@@ -119,7 +119,7 @@ extension AuditVerifier {
             guard let row = try? await file.queryOne("SELECT \(columns) FROM archive"),
                   let statement = try? AuditArchiveStatement.statement(row)
             else {
-                throw Failure(problem: AuditLog.Problem(reason: "\(path) is not a finished archive (it holds no signed statement)"))
+                throw Failure(problem: AuditChains.Problem(reason: "\(path) is not a finished archive (it holds no signed statement)"))
             }
             guard let record = records[statement.number] else {
                 throw archiveFailure(statement.number, "\(path) says it is archive \(statement.number), which this database never finished: an archive of another database")
@@ -176,7 +176,7 @@ extension AuditVerifier {
         }
         var digest = AuditArchiveDigest()
         var trail: String?
-        var last = Head(seq: 0, hash: AuditLog.genesisHash)
+        var last = Head(seq: 0, hash: AuditChains.genesisHash)
         var checked = 0
         var created: [(user: Int64, recorded: String?, detail: String)] = []
         let number = statement.number
@@ -186,7 +186,7 @@ extension AuditVerifier {
             if AuditTrails.isReserved(trail) {
                 carried[trail] = last
             } else if let signed = signedHere, signed.seq > last.seq {
-                throw Failure(problem: AuditLog.Problem(
+                throw Failure(problem: AuditChains.Problem(
                     sessionID: trail, reason: "ends at seq \(last.seq) in archive \(number) but checkpoint \(signed.checkpoint) signed it up to seq \(signed.seq) (its newest rows were removed)"))
             }
         }
@@ -198,12 +198,12 @@ extension AuditVerifier {
                 try finishTrail()
                 trail = rowTrail
                 signedHere = try await covered.get(rowTrail)
-                last = carried[rowTrail] ?? Head(seq: 0, hash: AuditLog.genesisHash)
+                last = carried[rowTrail] ?? Head(seq: 0, hash: AuditChains.genesisHash)
             }
             let seq = try row.int("seq")
             let hash = try row.string("hash")
             func fail(_ reason: String) -> Failure {
-                Failure(problem: AuditLog.Problem(rowID: try? row.optionalInt64("id"), sessionID: rowTrail, seq: seq, reason: "in archive \(number) (\(path)): \(reason)"))
+                Failure(problem: AuditChains.Problem(rowID: try? row.optionalInt64("id"), sessionID: rowTrail, seq: seq, reason: "in archive \(number) (\(path)): \(reason)"))
             }
             guard seq == last.seq + 1 else { throw fail("seq \(seq) follows \(last.seq) (a row was deleted or inserted)") }
             guard try row.string("prev_hash") == last.hash else { throw fail("prev_hash does not match the trail's row before it (a row was deleted, inserted or moved)") }

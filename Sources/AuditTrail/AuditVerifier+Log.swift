@@ -28,12 +28,12 @@ extension AuditVerifier {
     /// that says so, signed under its origin by the checkpoint's key (and the next one on a
     /// rotation). Returns the leaves checked.
     func checkLog(_ trees: [SignedTree]) async throws -> Int {
-        func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(reason: "the transparency log: " + reason)) }
+        func fail(_ reason: String) -> Failure { Failure(problem: AuditChains.Problem(reason: "the transparency log: " + reason)) }
         let head = try await AuditLogTree.head(on: connection)
         if let row = try await connection.queryOne(
             "SELECT id, session_id, seq FROM audit_events e WHERE id <= ? AND NOT EXISTS (SELECT 1 FROM audit_log_leaves l WHERE l.event_id = e.id) ORDER BY id LIMIT 1",
             head.integratedUntilID) {
-            throw Failure(problem: AuditLog.Problem(
+            throw Failure(problem: AuditChains.Problem(
                 rowID: try row.optionalInt64("id"), sessionID: try row.optionalString("session_id"), seq: try row.optionalInt("seq"),
                 reason: "is not a leaf of the transparency log, whose head says every row up to id \(head.integratedUntilID) is (a leaf was removed, or the row inserted)"))
         }
@@ -98,7 +98,7 @@ extension AuditVerifier {
             level += 1
         }
         for tree in trees {
-            func failing(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: tree.checkpoint, reason: reason)) }
+            func failing(_ reason: String) -> Failure { Failure(problem: AuditChains.Problem(checkpoint: tree.checkpoint, reason: reason)) }
             guard tree.size <= head.size else { throw failing("signed a log of \(tree.size) leaves; the log holds \(head.size) (leaves were removed)") }
             let root = try await AuditLogTree.root(size: tree.size, on: connection)
             guard Hex.encode(root) == tree.root else {

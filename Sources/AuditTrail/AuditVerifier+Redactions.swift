@@ -21,7 +21,7 @@ extension AuditVerifier {
             let id = try row.int64("id")
             guard let user = listed[id] else { return false }
             func refused(_ reason: String) -> Failure {
-                Failure(problem: AuditLog.Problem(rowID: id, sessionID: try? row.optionalString("session_id"), seq: try? row.optionalInt("seq"), reason: reason))
+                Failure(problem: AuditChains.Problem(rowID: id, sessionID: try? row.optionalString("session_id"), seq: try? row.optionalInt("seq"), reason: reason))
             }
             guard id <= boundID else {
                 throw refused("listed as redacted, but it was written when rows no longer held names (only ids up to \(boundID) can): a row was changed and listed to hide it")

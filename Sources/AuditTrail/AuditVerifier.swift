@@ -51,11 +51,11 @@ struct AuditVerifier {
     }
 
     struct Failure: Error {
-        let problem: AuditLog.Problem
+        let problem: AuditChains.Problem
     }
 
-    func run() async throws -> AuditLog.Verification {
-        var verification = AuditLog.Verification(rowsChecked: 0)
+    func run() async throws -> AuditChains.Verification {
+        var verification = AuditChains.Verification(rowsChecked: 0)
         do {
             let hasV2 = try await connection.tableExists("audit_chain_cutover")
             let cutover = hasV2
@@ -76,12 +76,12 @@ struct AuditVerifier {
                 if !archivePaths.isEmpty {
                     let carried = try await checkArchiveFiles(archives, covered: covered, verification: &verification)
                     for (trail, head) in continuations where carried[trail] != head {
-                        throw Failure(problem: AuditLog.Problem(
+                        throw Failure(problem: AuditChains.Problem(
                             sessionID: trail, reason: "goes on after seq \(head.seq) in this database's segments, but the archives end it at seq \(carried[trail]?.seq ?? 0)"))
                     }
                 }
             } else if !archivePaths.isEmpty {
-                throw Failure(problem: AuditLog.Problem(reason: "this database has no archives (its schema predates them), yet --archive was given"))
+                throw Failure(problem: AuditChains.Problem(reason: "this database has no archives (its schema predates them), yet --archive was given"))
             }
             verification.rowsChecked += try await checkTrails(cutover: cutover, covered: covered, redacted: redacted, continuations: continuations)
             // After the trails, which name an altered row more exactly than its leaf would.
@@ -90,7 +90,7 @@ struct AuditVerifier {
             }
             if try await !covered.isEmpty, try await connection.tableExists("audit_archived_trails") { try await resolveArchived(covered) }
             if let missing = try await covered.first() {
-                throw Failure(problem: AuditLog.Problem(
+                throw Failure(problem: AuditChains.Problem(
                     sessionID: missing.trail,
                     reason: "checkpoint \(missing.covered.checkpoint) signed it up to seq \(missing.covered.seq) but it has no rows (the whole trail was deleted)"))
             }
@@ -111,7 +111,7 @@ struct AuditVerifier {
     // MARK: 1. The first version's global chain
 
     private func checkGlobalChain(upTo cutover: Int64, redacted: Redactions) async throws {
-        var previousHash = AuditLog.genesisHash
+        var previousHash = AuditChains.genesisHash
         try await connection.forEachRow(
             "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= ? ORDER BY id",
             arguments: [cutover]
@@ -143,7 +143,7 @@ struct AuditVerifier {
         // Who must have signed the next checkpoint: the trusted key, then each rotation's next.
         var signer = publicKey
         var signerOfAgainst: AuditPublicKey?
-        var previousHash = AuditLog.genesisHash
+        var previousHash = AuditChains.genesisHash
         var previousCovers: Int64 = 0
         var foundAgainst = false
         try await covered.beginBatch()
@@ -151,9 +151,9 @@ struct AuditVerifier {
             "SELECT \(AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number"
         ) { row in
             let number = try row.int("number")
-            func fail(_ reason: String) -> Failure { Failure(problem: AuditLog.Problem(checkpoint: number, reason: reason)) }
+            func fail(_ reason: String) -> Failure { Failure(problem: AuditChains.Problem(checkpoint: number, reason: reason)) }
             guard number == expected else {
-                throw Failure(problem: AuditLog.Problem(checkpoint: expected, reason: "missing: the checkpoints go from \(expected - 1) to \(number) (a checkpoint was deleted)"))
+                throw Failure(problem: AuditChains.Problem(checkpoint: expected, reason: "missing: the checkpoints go from \(expected - 1) to \(number) (a checkpoint was deleted)"))
             }
             guard let checkpoint = try? AuditCheckpoints.checkpoint(row) else { throw fail("its heads are not readable (the checkpoint was altered)") }
             guard checkpoint.prevHash == previousHash else { throw fail("prev_hash does not match checkpoint \(number - 1) (a checkpoint was deleted, inserted or altered)") }
@@ -197,10 +197,10 @@ struct AuditVerifier {
             guard let key = signerOfAgainst ?? publicKey, key.isValidSignature(against.signature, for: against.statement),
                   AuditCheckpoint.hash(statement: against.statement, signature: against.signature) == against.hash
             else {
-                throw Failure(problem: AuditLog.Problem(checkpoint: against.number, reason: "the exported checkpoint does not verify with the trusted public key"))
+                throw Failure(problem: AuditChains.Problem(checkpoint: against.number, reason: "the exported checkpoint does not verify with the trusted public key"))
             }
             guard foundAgainst else {
-                throw Failure(problem: AuditLog.Problem(
+                throw Failure(problem: AuditChains.Problem(
                     checkpoint: against.number,
                     reason: "the database holds checkpoints up to \(expected - 1) only; the exported checkpoint \(against.number) and what it covered are gone (the newest checkpoints were deleted)"))
             }
@@ -214,13 +214,13 @@ struct AuditVerifier {
         var checked = 0
         var trail: String?
         var lastSeq = 0
-        var lastHash = AuditLog.genesisHash
+        var lastHash = AuditChains.genesisHash
         /// What a checkpoint signed of the trail being walked.
         var signedHere: Covered?
         func finishTrail() async throws {
             guard let trail else { return }
             if let signed = try await covered.remove(trail), signed.seq > lastSeq {
-                throw Failure(problem: AuditLog.Problem(
+                throw Failure(problem: AuditChains.Problem(
                     sessionID: trail,
                     reason: "ends at seq \(lastSeq) but checkpoint \(signed.checkpoint) signed it up to seq \(signed.seq) (its newest rows were removed)"))
             }
@@ -236,7 +236,7 @@ struct AuditVerifier {
                 signedHere = try await covered.get(rowTrail)
                 // A reserved trail whose older rows were archived goes on from there.
                 lastSeq = continuations[rowTrail]?.seq ?? 0
-                lastHash = continuations[rowTrail]?.hash ?? AuditLog.genesisHash
+                lastHash = continuations[rowTrail]?.hash ?? AuditChains.genesisHash
             }
             checked += 1
             if checked % Self.progressEvery == 0 { progress?(checked) }
@@ -273,7 +273,7 @@ struct AuditVerifier {
             "SELECT r.event_id, r.user_id, u.erased_at FROM audit_redactions r LEFT JOIN users u ON u.id = r.user_id ORDER BY r.event_id"
         ) { row in
             guard try row.optionalString("erased_at") != nil else {
-                throw Failure(problem: AuditLog.Problem(
+                throw Failure(problem: AuditChains.Problem(
                     rowID: try row.optionalInt64("event_id"),
                     reason: "listed as redacted for user \(try row.optionalInt64("user_id") ?? 0), who is not erased (a name was removed from the trail without an erasure)"))
             }
@@ -307,7 +307,7 @@ struct AuditVerifier {
             matches = recorded == name
         }
         guard matches else {
-            throw Failure(problem: AuditLog.Problem(
+            throw Failure(problem: AuditChains.Problem(
                 reason: "user \(userID)'s name is not the one their user.created step committed to (the users row was altered)"))
         }
     }
@@ -327,7 +327,7 @@ struct AuditVerifier {
     }
 
     func rowFailure(_ row: Row, _ reason: String) -> Failure {
-        Failure(problem: AuditLog.Problem(
+        Failure(problem: AuditChains.Problem(
             rowID: try? row.optionalInt64("id"), sessionID: try? row.optionalString("session_id"), seq: try? row.optionalInt("seq"), reason: reason))
 
     }

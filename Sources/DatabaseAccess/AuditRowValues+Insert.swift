@@ -4,7 +4,7 @@ extension AuditRowValues {
     public static let rowsPerStatement = 500
 
     /// The key of the audit trail's append lock (PostgreSQL: an advisory lock every appending
-    /// transaction holds shared; see `AuditLog.settledNewestID`).
+    /// transaction holds shared; see `AuditChains.settledNewestID`).
     public static let appendLockKey: Int64 = TransactionLock.Key.Fixed.auditAppend.rawValue
 
     /// The insert of `rows` rows.

@@ -110,7 +110,7 @@ public enum IDList {
 }
 
 /// A row of `audit_events` as written: the one definition of its columns, used by every insert
-/// of audit rows (the services' `AuditLog.insert`, and each store's action write).
+/// of audit rows (the services' `AuditChains.insert`, and each store's action write).
 public struct AuditRowValues: Sendable, Equatable {
     public var sessionID: String
     public var seq: Int

@@ -34,7 +34,7 @@ extension TransactionLock.Key {
     /// The fixed keys, each an ASCII word as a number.
     public enum Fixed: Int64, CaseIterable, Sendable {
         /// "audit": every transaction that appends audit rows holds it shared; numbering rows
-        /// into the transparency log holds it exclusively (`AuditLog`).
+        /// into the transparency log holds it exclusively (`AuditChains`).
         case auditAppend = 0x61_75_64_69_74
         /// "tree": integrating new rows into the log's Merkle tree (`AuditLogTree`).
         case logIntegrate = 0x74_72_65_65

@@ -25,7 +25,7 @@ final class BackgroundVerify: Sendable {
     var current: Status { status.withLock { $0 } }
 
     /// Starts a verify unless one runs; returns false when one does.
-    func start(by operatorName: String, _ verify: @escaping @Sendable (@escaping @Sendable (Int) -> Void) async throws -> AuditLog.Verification) -> Bool {
+    func start(by operatorName: String, _ verify: @escaping @Sendable (@escaping @Sendable (Int) -> Void) async throws -> AuditChains.Verification) -> Bool {
         let started = status.withLock { status -> Bool in
             guard !status.running else { return false }
             status = Status(running: true, text: "Verifying (started by \(operatorName))…")

@@ -95,12 +95,12 @@ extension ConsoleRoutes {
         let database = services.database
         let given = try EventStream.start(request)
         let start: Int64
-        if let given { start = given } else { start = try await AuditLog.readSettled(database) { _, settled in settled } }
+        if let given { start = given } else { start = try await AuditChains.readSettled(database) { _, settled in settled } }
         return try liveStream(request, context: context) { stream in
             var after = start
             while try await stream.waitForNextPoll() {
                 let from = after
-                let (changed, upTo) = try await AuditLog.readSettled(database) { connection, settled in
+                let (changed, upTo) = try await AuditChains.readSettled(database) { connection, settled in
                     // `from` is the client's (up to Int64.max): step towards `settled` without overflow.
                     let upTo = settled - from > Self.liveRowsPerPoll ? from + Self.liveRowsPerPoll : max(from, settled)
                     return (try await ConsoleQueries.sessionsChanged(after: from, upTo: upTo, on: connection), upTo)

@@ -90,7 +90,7 @@ public enum DatabaseCopy {
     public static func copy(
         _ configuration: PhotosConfiguration, to target: String, logger: Logger,
         progress: (@Sendable (Progress) -> Void)? = nil
-    ) async throws -> (summary: Summary, verification: AuditLog.Verification) {
+    ) async throws -> (summary: Summary, verification: AuditChains.Verification) {
         if try sameDatabase(configuration.databasePath, target) {
             throw PhotosError.badRequest("the source and the target are the same database; copy needs an empty second one")
         }
@@ -103,7 +103,7 @@ public enum DatabaseCopy {
             let destination = try await PhotosDatabase.open(targetConfiguration, readerCount: 1, migrate: true, create: .file, logger: logger)
             do {
                 let summary = try await copy(from: source, to: destination, progress: progress)
-                let verification = try await destination.read { try await AuditLog.verify(on: $0, publicKey: trustedKey) }
+                let verification = try await destination.read { try await AuditChains.verify(on: $0, publicKey: trustedKey) }
                 await destination.close()
                 await source.close()
                 return (summary, verification)

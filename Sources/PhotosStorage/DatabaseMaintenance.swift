@@ -19,7 +19,7 @@ public enum DatabaseMaintenance {
         /// Every migration this binary knows, applied or not.
         public var migrations: [MigrationStatus]
         /// The audit trail's verification; nil when no migration has been applied yet.
-        public var audit: AuditLog.Verification?
+        public var audit: AuditChains.Verification?
 
         /// Migrations not applied yet.
         public var pendingMigrations: [MigrationStatus] { migrations.filter { $0.appliedAt == nil } }
@@ -39,11 +39,11 @@ public enum DatabaseMaintenance {
             defer { connection.close() }
             let integrity = try await connection.query("PRAGMA integrity_check").map { try $0.string("integrity_check") }
             let migrations = try PhotosMigrations.migrator.status(connection)
-            var audit: AuditLog.Verification?
+            var audit: AuditChains.Verification?
             // The trail is read in the schema this binary knows: only once nothing is pending
             // (an older database is named by its pending migrations, never by an SQL error).
             if migrations.contains(where: { $0.appliedAt != nil }), !migrations.contains(where: { $0.appliedAt == nil }) {
-                audit = try await connection.transaction(.deferred) { try await AuditLog.verify(on: connection, publicKey: publicKey) }
+                audit = try await connection.transaction(.deferred) { try await AuditChains.verify(on: connection, publicKey: publicKey) }
             }
             return CheckReport(integrity: integrity, migrations: migrations, audit: audit)
         } catch let error as SQLiteError where error.isNotADatabase {
@@ -60,9 +60,9 @@ public enum DatabaseMaintenance {
         let storage = try await PostgresStorage.open(try configuration.postgresLocation(), options: .init(maximumConnections: 1), logger: logger)
         do {
             let migrations = try await PostgresMigrator(migrations: PhotosMigrations.postgres).status(storage.client, logger: logger)
-            var audit: AuditLog.Verification?
+            var audit: AuditChains.Verification?
             if migrations.contains(where: { $0.appliedAt != nil }), !migrations.contains(where: { $0.appliedAt == nil }) {
-                audit = try await storage.read { try await AuditLog.verify(on: $0, publicKey: publicKey) }
+                audit = try await storage.read { try await AuditChains.verify(on: $0, publicKey: publicKey) }
             }
             await storage.close()
             return CheckReport(integrity: [], migrations: migrations, audit: audit)
@@ -122,9 +122,9 @@ public enum DatabaseMaintenance {
         }
     }
 
-    /// Rows of the `audit_trail` view (see `AuditLog.rows(sessionID:after:limit:on:)`).
+    /// Rows of the `audit_trail` view (see `AuditChains.rows(sessionID:after:limit:on:)`).
     public static func auditRows(_ database: any DatabaseStore, sessionID: String?, limit: Int) async throws -> [AuditRow] {
-        try await database.read { try await AuditLog.rows(sessionID: sessionID, limit: limit, on: $0) }
+        try await database.read { try await AuditChains.rows(sessionID: sessionID, limit: limit, on: $0) }
     }
 
     /// One page of `photos-admin audit`: at most `limit` rows of the `audit_trail` view, oldest
@@ -140,30 +140,30 @@ public enum DatabaseMaintenance {
                     let last = try await connection.queryOne("SELECT max(seq) AS last FROM audit_events WHERE session_id = ?", sessionID)?.optionalInt64("last") ?? 0
                     start = max(0, last - Int64(limit))
                 }
-                return try await AuditLog.rows(sessionID: sessionID, after: Int(start), limit: limit + 1, on: connection)
+                return try await AuditChains.rows(sessionID: sessionID, after: Int(start), limit: limit + 1, on: connection)
             }
             let page = Array(rows.prefix(limit))
             return (page, rows.count > limit ? page.last.map { Int64($0.seq) } : nil)
         }
-        let rows = try await AuditLog.readSettled(database) { connection, settled in
+        let rows = try await AuditChains.readSettled(database) { connection, settled in
             let start = tail ? max(0, settled - Int64(limit)) : after
-            return try await AuditLog.rows(afterID: start, sessionID: nil, limit: limit + 1, on: connection).filter { $0.id <= settled }
+            return try await AuditChains.rows(afterID: start, sessionID: nil, limit: limit + 1, on: connection).filter { $0.id <= settled }
         }
         let page = Array(rows.prefix(limit))
         return (page.map(\.row), rows.count > limit ? page.last?.id : nil)
     }
 
     /// Settled rows after the row with id `afterID`, with their ids (for following the trail):
-    /// none with an id past `AuditLog.settledNewestID`, so a row that commits late (PostgreSQL
+    /// none with an id past `AuditChains.settledNewestID`, so a row that commits late (PostgreSQL
     /// gives ids before commit) is never skipped by a follower that moved past a newer one.
     public static func auditRows(_ database: any DatabaseStore, afterID: Int64, sessionID: String?) async throws -> [(id: Int64, row: AuditRow)] {
-        try await AuditLog.readSettled(database) { connection, settled in
-            try await AuditLog.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
+        try await AuditChains.readSettled(database) { connection, settled in
+            try await AuditChains.rows(afterID: afterID, sessionID: sessionID, on: connection).filter { $0.id <= settled }
         }
     }
 
     /// The id of the newest settled audit row, 0 for none.
     public static func newestAuditRowID(_ database: any DatabaseStore) async throws -> Int64 {
-        try await AuditLog.readSettled(database) { _, settled in settled }
+        try await AuditChains.readSettled(database) { _, settled in settled }
     }
 }

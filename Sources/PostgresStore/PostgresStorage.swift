@@ -19,7 +19,7 @@ extension Duration {
 /// thread waits (see `DatabaseStore`).
 ///
 /// Several instances may share the database: what must be serialized across them is serialized
-/// by the database (row locks, and the advisory locks `AuditLog` and `SharedSignInLimiter`
+/// by the database (row locks, and the advisory locks `AuditChains` and `SharedSignInLimiter`
 /// take; see docs/storage.md), not in this process.
 public final class PostgresStorage: DatabaseStore {
     /// Where the database is (its description leaves the password out).

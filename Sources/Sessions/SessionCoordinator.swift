@@ -76,7 +76,7 @@ public struct SessionCoordinator: Sendable {
         }
         if needs.experiments { facts.experiments = try await experiments.current() }
         let decision = try SessionMachine.start(sessionID: id, layout: layout, link: link, actor: actor, facts: facts)
-        let prepared = PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditLog.genesisHash)
+        let prepared = PreparedWrite(decision, sessionID: id, lastSeq: 0, previousHash: AuditChains.genesisHash)
         let secret = SessionSecrets.make()
         var write = prepared.write(.create, at: at)
         write.row.secretHash = SessionSecrets.hash(secret)

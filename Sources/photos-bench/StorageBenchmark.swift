@@ -68,7 +68,7 @@ enum StorageBenchmark {
                         try await database.write { connection in
                             let version = try await connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int("version") ?? 0
                             try await connection.execute("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", version + 1, state, ISO8601Timestamp.now(), id)
-                            try await AuditLog.append([
+                            try await AuditChains.append([
                                 AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "selectPhoto", "photoId": 1]),
                                 AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": 1]),
                             ], to: id, at: ISO8601Timestamp.now(), on: connection)

@@ -43,7 +43,7 @@ struct AuditIntegrityTests {
         }
 
         /// Drops every trigger, runs `sql`, and returns what verify finds.
-        func tamper(_ sql: String) async throws -> AuditLog.Problem? {
+        func tamper(_ sql: String) async throws -> AuditChains.Problem? {
             try await test.database.write { connection in
                 try await connection.executeScript("""
                     DROP TRIGGER IF EXISTS audit_events_no_update; DROP TRIGGER IF EXISTS audit_events_no_delete;
@@ -53,7 +53,7 @@ struct AuditIntegrityTests {
             return try await verify()
         }
 
-        func verify(publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil) async throws -> AuditLog.Problem? {
+        func verify(publicKey: AuditPublicKey? = nil, against: AuditCheckpoint? = nil) async throws -> AuditChains.Problem? {
             try await audit.verify(publicKey: try publicKey ?? key, against: against).problem
         }
 
@@ -61,7 +61,7 @@ struct AuditIntegrityTests {
         /// database but has no key would after editing it.
         func rehash(_ trail: String) async throws {
             try await test.database.write { connection in
-                var previous = AuditLog.genesisHash
+                var previous = AuditChains.genesisHash
                 let rows = try await connection.query(
                     "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail FROM audit_events WHERE session_id = ? ORDER BY seq", trail)
                 for row in rows {

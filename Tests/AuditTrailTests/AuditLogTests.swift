@@ -7,7 +7,7 @@ import PhotosTestSupport
 import SQLiteStore
 import Testing
 
-@Suite("AuditLog")
+@Suite("AuditChains")
 struct AuditLogTests {
     /// A database with a few audited steps in two sessions.
     func populated() async throws -> TestDatabase {
@@ -15,10 +15,10 @@ struct AuditLogTests {
         try await test.database.write { connection in
             for index in 0..<3 {
                 let at = ISO8601Timestamp.now()
-                try await AuditLog.append(
+                try await AuditChains.append(
                     [AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64(index))])],
                     to: "s1", at: at, on: connection)
-                try await AuditLog.append([AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "back"])], to: "s2", at: at, on: connection)
+                try await AuditChains.append([AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "back"])], to: "s2", at: at, on: connection)
             }
         }
         return test
@@ -30,22 +30,22 @@ struct AuditLogTests {
         defer { test.close() }
         let entries = (0..<1_234).map { AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": .int(Int64($0))]) }
         _ = try await test.database.write { connection in
-            try await AuditLog.append(entries, to: "long", at: ISO8601Timestamp.now(), on: connection)
+            try await AuditChains.append(entries, to: "long", at: ISO8601Timestamp.now(), on: connection)
         }
-        let rows = try await test.database.read { try await AuditLog.rows(sessionID: "long", limit: 10_000, on: $0) }
+        let rows = try await test.database.read { try await AuditChains.rows(sessionID: "long", limit: 10_000, on: $0) }
         #expect(rows.map(\.seq) == Array(1...1_234))
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
     }
 
     @Test("seq is contiguous per session and the chain verifies")
     func appendAndVerify() async throws {
         let test = try await populated()
         defer { test.close() }
-        let rows = try await test.database.read { try await AuditLog.rows(sessionID: "s1", on: $0) }
+        let rows = try await test.database.read { try await AuditChains.rows(sessionID: "s1", on: $0) }
         #expect(rows.map(\.seq) == [1, 2, 3])
         #expect(rows[1].detail == #"{"photoId":1}"#)
         #expect(rows[0].at.hasSuffix("Z") && rows[0].at.count == 24)
-        let result = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let result = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(result.isIntact)
         #expect(result.rowsChecked == 6)
     }
@@ -67,13 +67,13 @@ struct AuditLogTests {
             let at = ISO8601Timestamp.now()
             return try await a.write(at: at) + b.write(at: at)
         }
-        let stored = try await test.database.read { try await AuditLog.rows(on: $0) }
+        let stored = try await test.database.read { try await AuditChains.rows(on: $0) }
         #expect(returned == stored)
         #expect(stored.map(\.detail).first == #"{"note":"row 0 \"quoted\"","photoId":0}"#)
         let inA = (count + 2) / 3  // indices 0, 3, 6, …
         #expect(stored.filter { $0.sessionId == "a" }.map(\.seq) == (0..<inA).map { $0 + 1 })
         #expect(stored.filter { $0.sessionId == "b" }.map(\.seq) == (0..<(count - inA)).map { $0 + 1 })
-        let result = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let result = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(result.isIntact)
         #expect(result.rowsChecked == count)
     }
@@ -87,13 +87,13 @@ struct AuditLogTests {
     }
 
     /// Drops the triggers, tampers, and returns what verify finds.
-    func tamper(_ sql: String) async throws -> AuditLog.Problem? {
+    func tamper(_ sql: String) async throws -> AuditChains.Problem? {
         let test = try await populated()
         defer { test.close() }
         try await test.database.write { connection in
             try await connection.executeScript("DROP TRIGGER audit_events_no_update; DROP TRIGGER audit_events_no_delete; " + sql)
         }
-        return try await test.database.read { try await AuditLog.verify(on: $0) }.problem
+        return try await test.database.read { try await AuditChains.verify(on: $0) }.problem
     }
 
     @Test("verify names the first altered row")

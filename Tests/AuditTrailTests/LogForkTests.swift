@@ -183,7 +183,7 @@ struct LogForkTests {
         let signed = try #require(try SignedTreeHeadFile.read(keyPath: world.keyPath))
         // Rows after the checkpoint, made leaves but signed by nothing.
         try await world.journeys(3)
-        let newest = try await world.database.read { try await AuditLog.settledNewestID(on: $0) }
+        let newest = try await world.database.read { try await AuditChains.settledNewestID(on: $0) }
         try await world.audit.integrate(until: newest)
         #expect(try await world.head().size > signed.size + 3)
         switch rollback {

@@ -281,7 +281,7 @@ struct ReceiptTests {
         do {
             _ = try await world.journey(signIn: true)
             _ = try await world.journey(signIn: false)
-            let settled = try await AuditLog.readSettled(world.database) { _, settled in settled }
+            let settled = try await AuditChains.readSettled(world.database) { _, settled in settled }
             var batches = 0
             while try await world.database.write({ try await AuditLogTree.integrate(until: settled, limit: 3, on: $0).more }) { batches += 1 }
             #expect(batches > 3)

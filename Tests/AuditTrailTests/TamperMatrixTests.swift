@@ -121,7 +121,7 @@ struct TamperMatrixTests {
         }
 
         /// What `photos-admin audit verify --archive …` finds (the trusted key as it chooses it).
-        func verify() async throws -> AuditLog.Problem? {
+        func verify() async throws -> AuditChains.Problem? {
             try await audit.verify(
                 publicKey: try audit.trustedKey(explicit: nil), archives: archives, openArchive: AuditArchiveFiles.openForReading,
                 openScratch: AuditArchiveFiles.openScratch
@@ -219,7 +219,7 @@ struct TamperMatrixTests {
     }
 
     /// Whether `problem` is about what `tampering` changed.
-    static func names(_ problem: AuditLog.Problem, _ tampering: Tampering, _ world: World) -> Bool {
+    static func names(_ problem: AuditChains.Problem, _ tampering: Tampering, _ world: World) -> Bool {
         switch tampering {
         case .alterRow, .insertRow, .listAsRedacted, .deleteNewestRows:
             return problem.sessionID == world.target
@@ -258,12 +258,12 @@ struct TamperMatrixTests {
                     step: "screen.push", screen: "photo", detail: "{\"photoId\":1}")
                 records.insert(forged, at: 2)
                 for index in records.indices { records[index].seq = index + 1 }
-                let chained = AuditTrails.chain(records, after: AuditLog.genesisHash)
+                let chained = AuditTrails.chain(records, after: AuditChains.genesisHash)
                 try await connection.executeScript(world.test.postgres != nil
                     ? "ALTER TABLE audit_events DISABLE TRIGGER USER;"
                     : "DROP TRIGGER IF EXISTS audit_events_no_delete;")
                 try await connection.execute("DELETE FROM audit_events WHERE session_id = ?", target)
-                try await AuditLog.insert(chained: chained, on: connection)
+                try await AuditChains.insert(chained: chained, on: connection)
             }
         case .listAsRedacted:
             // An erased user (a real erasure), a row rewritten and listed under them.

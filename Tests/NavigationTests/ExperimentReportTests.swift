@@ -92,7 +92,7 @@ struct ExperimentReportTests {
 
         // Unknown experiment.
         await #expect(throws: PhotosError.self) { try await h.test.database.read { try await ExperimentReport.load(experiment: "nope", on: $0) } }
-        let verification = try await h.test.database.read { try await AuditLog.verify(on: $0) }
+        let verification = try await h.test.database.read { try await AuditChains.verify(on: $0) }
         #expect(verification.isIntact)
     }
 }

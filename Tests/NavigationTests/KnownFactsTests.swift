@@ -79,7 +79,7 @@ struct KnownFactsTests {
         #expect(retried.result.session == answered.session)
         #expect(retried.writes == 1 && !retried.held && !retried.refused, "one write request, which wrote nothing")
         #expect(try await first.session(id: id).version == newest.version)
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
 
@@ -116,7 +116,7 @@ struct KnownFactsTests {
         #expect(listed(bought.result) == [3, 2])
         let shown = try await apply(ClientAction(.selectTab, tab: .purchases), id)
         #expect(shown.held && shown.result.session.navigation.first?.screens.first?.photos?.map(\.id) == [3, 2])
-        let verification = try await h.test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
+        let verification = try await h.test.database.read { try await AuditChains.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact)
     }
 }

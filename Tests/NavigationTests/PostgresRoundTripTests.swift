@@ -97,7 +97,7 @@ struct PostgresRoundTripTests {
             #expect(view.version == created.session.version)
             #expect(try await sessions.events(sessionID: created.session.id).map(\.seq) == Array(1...created.events.count))
         }
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
 
@@ -222,7 +222,7 @@ struct PostgresRoundTripTests {
         #expect(retried.trips == 1 && retried.refused, "the refused write (not counted), the read that found the answer: \(retried.trips), \(retried.refused), \(retried.held)")
         #expect(retried.result.session == answered.session)
         #expect(try await first.session(id: id).version == newest.version)
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
     }
 
@@ -268,7 +268,7 @@ struct PostgresRoundTripTests {
         #expect(listed(bought.result) == [3, 2])
         let shown = try await counted(ClientAction(.selectTab, tab: .purchases), id)
         #expect(shown.trips == 1 && shown.result.session.navigation.first?.screens.first?.photos?.map(\.id) == [3, 2])
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0, publicKey: nil) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0, publicKey: nil) }
         #expect(verification.isIntact)
     }
 }

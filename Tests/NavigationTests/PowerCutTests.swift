@@ -144,7 +144,7 @@ struct PowerCutTests {
         defer { rebooted.close() }
         let (integrity, verification, trails) = try await rebooted.read { connection in
             let integrity = try await connection.queryOne("PRAGMA integrity_check")?.string(0)
-            let verification = try await AuditLog.verify(on: connection, publicKey: try AuditService.trustedKey(explicit: nil, signingKeyPath: keyPath))
+            let verification = try await AuditChains.verify(on: connection, publicKey: try AuditService.trustedKey(explicit: nil, signingKeyPath: keyPath))
             let trails = try await connection.query(
                 "SELECT s.id, s.version, count(a.seq), coalesce(max(a.seq), 0) FROM sessions s LEFT JOIN audit_trail a ON a.session_id = s.id GROUP BY s.id"
             ).map { (id: try $0.string(0), version: try $0.int(1), rows: try $0.int(2), last: try $0.int(3)) }

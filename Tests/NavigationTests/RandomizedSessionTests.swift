@@ -69,7 +69,7 @@ struct RandomizedSessionTests {
                 "SELECT username || ':' || \(photoID) FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
         }
         #expect(purchases == completed, "seed \(Self.seed)")
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(verification.isIntact)
 
         // The columns kept beside each state (migration 0010) say what the state says, as every

@@ -256,7 +256,7 @@ struct OneReadOneWriteTests {
         #expect(rejected.error?.code == .actionNotAvailable)
         #expect(try await h.view(id).version == version)
         // The session row carries its trail's head, equal to the trail's last row.
-        let head = (try await Self.load(id, h), try await database.read { try await AuditLog.head(of: id, on: $0) })
+        let head = (try await Self.load(id, h), try await database.read { try await AuditChains.head(of: id, on: $0) })
         #expect(head.0.trailSeq == head.1.seq)
         #expect(head.0.trailHash == head.1.hash)
         try await h.checkInvariants(id)

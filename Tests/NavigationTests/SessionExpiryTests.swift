@@ -64,7 +64,7 @@ struct SessionExpiryTests {
         #expect(try row.string(0) == "{}" && row.optionalString(1) != nil && row.optionalInt64(2) == nil && row.optionalInt64(3) == nil)
         let live = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM tokens WHERE revoked_at IS NULL")?.int(0) }
         #expect(live == 0)
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
     }
 
     @Test("reading an idle session ends it", arguments: TestStore.all)
@@ -102,7 +102,7 @@ struct SessionExpiryTests {
         let second = try await sessions.sweep(holder: "b")
         #expect(second.ran && second.ended == 1)  // `fresh`, idle by now
         #expect(second.pruned == SessionSweep.Pruned(tokens: 1, signInAttempts: 1, trustedAddresses: 1))
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
     }
 }
 

@@ -163,7 +163,7 @@ struct SessionHarness {
         return try await test.database.read { connection -> (SessionState, [AuditRow]) in
             let text = try await connection.queryOne("SELECT state FROM sessions WHERE id = ?", id)?.string(0) ?? ""
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
-            return await (state, try AuditLog.rows(sessionID: id, limit: 1_000_000, on: connection))
+            return await (state, try AuditChains.rows(sessionID: id, limit: 1_000_000, on: connection))
         }
     }
 

@@ -65,12 +65,12 @@ struct ErasureTests {
         let purchases = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", user.id)?.int(0) }
         #expect(purchases == 1)
         // The step: which user, by whom, no name.
-        let operatorRows = try await test.database.read { try await AuditLog.rows(sessionID: AuditTrails.operatorSession, limit: 100, on: $0) }
+        let operatorRows = try await test.database.read { try await AuditChains.rows(sessionID: AuditTrails.operatorSession, limit: 100, on: $0) }
         let erased = try #require(operatorRows.last)
         #expect(erased.step == "user.erased" && erased.actor == "operator:ops" && erased.username == nil)
         #expect(erased.detail.contains("\"userId\":\(user.id)") && !erased.detail.contains(Self.name))
 
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
         #expect(verification.redactedRows > 0)
 
@@ -79,7 +79,7 @@ struct ErasureTests {
         #expect(newcomer.id != user.id)
         #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", newcomer.id)?.int(0) } == 0)
         #expect(try await sessions.events(sessionID: live, after: 0, limit: 1_000).allSatisfy { $0.username == nil })
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
 
         // Nowhere in the stored bytes but where the newcomer put it: erase them too and search.
         _ = try await sessions.erase(username: Self.name, actor: .operator("ops"))
@@ -101,16 +101,16 @@ struct ErasureTests {
         // sign-in's detail; hashed over it, in the chain like any other.
         let at = ISO8601Timestamp.now()
         _ = try await test.database.write { connection in
-            let head = try await AuditLog.head(of: AuditTrails.apiSession, on: connection)
+            let head = try await AuditChains.head(of: AuditTrails.apiSession, on: connection)
             let records = [
                 AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 1, at: at, actor: "client", userID: user.id, username: Self.name, coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
                 AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 2, at: at, actor: "client", userID: nil, username: nil, coordinator: nil, step: "auth.signInFailed", screen: nil, detail: #"{"attemptedUsername":"\#(Self.name)"}"#),
                 AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 3, at: at, actor: "client", userID: other.id, username: "keeper", coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
             ]
-            _ = try await AuditLog.insert(records, after: head.hash, on: connection)
+            _ = try await AuditChains.insert(records, after: head.hash, on: connection)
         }
         try await Self.fixRedactionBoundAsMigration0017Would(test)
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
         // The trigger still refuses any other change to a row.
         await #expect(throws: (any Error).self) {
             try await test.database.write { try await $0.execute("UPDATE audit_events SET username = NULL WHERE username = 'keeper'") }
@@ -118,10 +118,10 @@ struct ErasureTests {
 
         let report = try await sessions.erase(username: Self.name, actor: .operator("ops"))
         #expect(report.auditRowsRedacted == 2)
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(verification.isIntact, "\(String(describing: verification.problem))")
         #expect(verification.redactedBeforeCommitments == 2)
-        let trail = try await test.database.read { try await AuditLog.rows(sessionID: AuditTrails.apiSession, limit: 100, on: $0) }
+        let trail = try await test.database.read { try await AuditChains.rows(sessionID: AuditTrails.apiSession, limit: 100, on: $0) }
         #expect(!trail.contains { $0.username == Self.name || $0.detail.contains(Self.name) })
         #expect(trail.contains { $0.username == "keeper" })
 
@@ -130,7 +130,7 @@ struct ErasureTests {
             try await connection.execute(
                 "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE username = 'keeper'", other.id, at)
         }
-        let forged = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let forged = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(forged.problem?.reason.contains("not erased") == true, "\(String(describing: forged.problem))")
     }
 
@@ -161,8 +161,8 @@ struct ErasureTests {
         let keeper = try await auth.createUser(username: "keeper", password: "password123", actor: .operator("ops"))
         let at = ISO8601Timestamp.now()
         _ = try await test.database.write { connection in
-            let head = try await AuditLog.head(of: AuditTrails.apiSession, on: connection)
-            _ = try await AuditLog.insert([
+            let head = try await AuditChains.head(of: AuditTrails.apiSession, on: connection)
+            _ = try await AuditChains.insert([
                 AuditRecord(sessionID: AuditTrails.apiSession, seq: head.seq + 1, at: at, actor: "client", userID: keeper.id, username: "keeper", coordinator: nil, step: "auth.signIn", screen: nil, detail: "{}"),
             ], after: head.hash, on: connection)
         }
@@ -186,7 +186,7 @@ struct ErasureTests {
         let live = try await sessions.createSession().session.id
         _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 1), to: live)
         _ = try await sessions.erase(username: Self.name, actor: .operator("ops"))
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
         let unlock = Self.unlockRedactions(store)
 
         // 1. A live row rewritten and listed under the erased user.
@@ -196,12 +196,12 @@ struct ErasureTests {
             return try await connection.execute(
                 "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE session_id = ? AND seq = 2", erased.id, at, live)
         }
-        let rewritten = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let rewritten = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(rewritten.problem?.sessionID == live && rewritten.problem?.reason.contains("no longer held names") == true, "\(String(describing: rewritten.problem))")
         _ = try await test.database.write { connection in
             try await connection.execute("DELETE FROM audit_redactions WHERE user_id = ? AND event_id IN (SELECT id FROM audit_events WHERE session_id = ?)", erased.id, live)
         }
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.problem?.reason.contains("altered") == true)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.problem?.reason.contains("altered") == true)
     }
 
     @Test("a row from before 0011 naming a kept user, rewritten and listed under an erased user or a made-up erased one, is named", arguments: TestStore.all)
@@ -224,7 +224,7 @@ struct ErasureTests {
                 return try await connection.execute(
                     "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE username = 'keeper'", listedUnder, at)
             }
-            let verification = try await test.database.read { try await AuditLog.verify(on: $0) }
+            let verification = try await test.database.read { try await AuditChains.verify(on: $0) }
             #expect(verification.problem?.reason.contains("names user \(other.id)") == true, "\(listedUnder): \(String(describing: verification.problem))")
         }
     }
@@ -280,7 +280,7 @@ struct ErasureTests {
         #expect(left.tokens == 0, "tokens survived the erasure")
         #expect(left.signedIn == 0, "sessions stayed signed in as the erased user")
         #expect(left.named == 0, "a session's state holds the erased name")
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
     }
 
     @Test("a renamed user is caught: the name no longer opens the commitment their user.created step holds", arguments: TestStore.all)
@@ -288,9 +288,9 @@ struct ErasureTests {
         let test = try await TestDatabase.make(store)
         defer { test.close() }
         _ = try await test.auth().createUser(username: "keeper", password: "password123", actor: .operator("ops"))
-        #expect(try await test.database.read { try await AuditLog.verify(on: $0) }.isIntact)
+        #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
         _ = try await test.database.write { try await $0.execute("UPDATE users SET username = 'mallory' WHERE username = 'keeper'") }
-        let verification = try await test.database.read { try await AuditLog.verify(on: $0) }
+        let verification = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(verification.problem?.reason.contains("committed to") == true, "\(String(describing: verification.problem))")
     }
 

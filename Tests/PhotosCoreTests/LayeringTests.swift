@@ -79,7 +79,7 @@ struct LayeringTests {
             }
         }
         // The trail's own types live in AuditTrail only (PhotosCore was a drawer that held them).
-        let trailTypes = ["AuditLog", "AuditTrailWriter", "AuditVerifier", "AuditArchiver", "AuditArchiveFile", "AuditCheckpoint",
+        let trailTypes = ["AuditChains", "AuditTrailWriter", "AuditVerifier", "AuditArchiver", "AuditArchiveFile", "AuditCheckpoint",
                           "AuditCheckpoints", "AuditSigningKey", "AuditPublicKey", "AuditService", "CoveredHeads"]
         let elsewhere = ["PhotosModel", "PhotosCore", "Sessions", "PhotosStorage", "PhotosServer", "PhotosConsole", "photos-admin"]
         for (path, text) in try files(in: elsewhere) {

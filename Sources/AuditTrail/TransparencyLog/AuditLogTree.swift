@@ -6,7 +6,7 @@ import PhotosModel
 /// is (`audit_log_leaves`), the hash of every complete subtree (`audit_log_nodes`), and the head
 /// (`audit_log`: size, the newest row id that is a leaf, the origin).
 ///
-/// Rows become leaves by `integrate`, in id order, up to a settled id (`AuditLog.settledNewestID`:
+/// Rows become leaves by `integrate`, in id order, up to a settled id (`AuditChains.settledNewestID`:
 /// every row up to it has committed, so none can appear below it later). Each leaf's hash is
 /// stored, and each internal node once, when its subtree completes: appending n leaves writes
 /// about 2n nodes and reads only the tree's right edge (one node per set bit of the size).

@@ -42,7 +42,7 @@ public enum FunnelMarks {
         var target = Int64.max
         while true {
             let bound = target
-            let (from, newest, settled, marks) = try await AuditLog.readSettled(database) { connection, settled in
+            let (from, newest, settled, marks) = try await AuditChains.readSettled(database) { connection, settled in
                 let from = try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64("marked_until_id") ?? 0
                 let newest = min(settled, bound)
                 let until = min(newest, from + chunk)

@@ -34,7 +34,7 @@ public enum PhotoImporter {
 
     static func audit(count: Int, actor: AuditActor, on connection: any DatabaseConnection) async throws {
         guard count > 0 else { throw PhotosError.badRequest("no photos to add") }
-        try await AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: ["count": .int(Int64(count))])], to: actor.outOfSessionID, at: ISO8601Timestamp.now(), on: connection)
+        try await AuditChains.append([AuditEntry(actor: actor, step: .photoAdded, detail: ["count": .int(Int64(count))])], to: actor.outOfSessionID, at: ISO8601Timestamp.now(), on: connection)
     }
 
     /// The column positions, from the header.

@@ -88,7 +88,7 @@ public struct AuthService: Sendable {
             let user = User(id: id, username: username, createdAt: at)
             // The name enters the chain only as a commitment (erasure must leave the chain whole).
             let detail: JSONObject = ["userId": .int(user.id), NameCommitment.detailField: .string(NameCommitment.of(name: username, salt: salt))]
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .userCreated, detail: detail)],
                 to: actor.outOfSessionID, at: at, on: connection)
             return user
@@ -253,7 +253,7 @@ public struct AuthService: Sendable {
             // Erased while bcrypt ran: no token for a person who is gone (see `TransactionLock.Key.user`).
             guard try await connection.userIsLive(user.id) else { throw PhotosError.invalidCredentials }
             let issued = try await issueToken(for: user.id, on: connection).token
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .authSignIn)],
                 to: actor.outOfSessionID, at: at, on: connection)
             return issued
@@ -269,7 +269,7 @@ public struct AuthService: Sendable {
             detail: Credentials.refusedSignInDetail(knownUserID: knownUserID, reason: limit == nil ? nil : "tooManyAttempts", limit: limit ?? [:]))
         let at = timestamp()
         _ = try await database.write { connection in
-            try await AuditLog.append([entry], to: sessionID, at: at, on: connection)
+            try await AuditChains.append([entry], to: sessionID, at: at, on: connection)
         }
     }
 
@@ -322,7 +322,7 @@ public struct AuthService: Sendable {
         return try await database.write { connection in
             let user = try await validate(token: token, on: connection)
             try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE token_hash = ?", at, SecureToken.sha256Hex(token))
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .authSignOut, detail: ["tokens": 1])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return user
@@ -337,7 +337,7 @@ public struct AuthService: Sendable {
                 throw PhotosError.notFound("no user named \(username)")
             }
             let count = try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", at, user.id)
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
                 to: actor.outOfSessionID, at: at, on: connection)
             return count

@@ -43,7 +43,7 @@ public struct CatalogService: Sendable {
             }
             var detail: JSONObject = ["count": .int(Int64(added.count))]
             if added.count == 1 { detail["photoId"] = .int(added[0].id) }
-            try await AuditLog.append([AuditEntry(actor: actor, step: .photoAdded, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
+            try await AuditChains.append([AuditEntry(actor: actor, step: .photoAdded, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
             return added
         }
     }

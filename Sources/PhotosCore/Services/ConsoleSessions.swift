@@ -83,7 +83,7 @@ public struct ConsoleSessions: Sendable {
             try await connection.execute(
                 "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)",
                 SecureToken.sha256Hex(cookie), found.0.id, csrf, at, at)
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: .operator(found.0.name), step: .authSignIn, detail: Self.detail(address))],
                 to: AuditTrails.operatorSession, at: at, on: connection)
         }
@@ -99,7 +99,7 @@ public struct ConsoleSessions: Sendable {
             var detail = Self.detail(address).merging(limit) { $1 }
             if known { detail["attemptedOperator"] = .string(name) } else { detail["unknownOperator"] = true }
             if let reason { detail["reason"] = .string(reason) }
-            try await AuditLog.append([AuditEntry(actor: .client, step: .authSignInFailed, detail: detail)], to: AuditTrails.operatorSession, at: at, on: connection)
+            try await AuditChains.append([AuditEntry(actor: .client, step: .authSignInFailed, detail: detail)], to: AuditTrails.operatorSession, at: at, on: connection)
         }
     }
 
@@ -141,7 +141,7 @@ public struct ConsoleSessions: Sendable {
                 "SELECT o.name FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = ?", idHash)?.string("name")
             else { return }
             try await connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: .operator(name), step: .authSignOut, detail: Self.detail(address))],
                 to: AuditTrails.operatorSession, at: at, on: connection)
         }

@@ -50,7 +50,7 @@ public struct ExperimentService: Sendable {
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "another experiment was added on \(point.rawValue) meanwhile")
             }
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: actor, step: .experimentAdded, detail: [
                     "experiment": .string(name), "point": .string(point.rawValue), "variants": .string(Self.variantsText(variants)),
                 ])],
@@ -85,7 +85,7 @@ public struct ExperimentService: Sendable {
             try await connection.execute("UPDATE experiments SET running = 0, kept = ?, stopped_at = ? WHERE name = ?", keep, at, name)
             var detail: JSONObject = ["experiment": .string(name), "point": .string(found.experiment.point.rawValue)]
             if let keep { detail["kept"] = .string(keep) }
-            try await AuditLog.append([AuditEntry(actor: actor, step: .experimentStopped, detail: detail)], to: AuditTrails.operatorSession, at: at, on: connection)
+            try await AuditChains.append([AuditEntry(actor: actor, step: .experimentStopped, detail: detail)], to: AuditTrails.operatorSession, at: at, on: connection)
             found.experiment.running = false
             found.experiment.kept = keep
             found.stoppedAt = at

@@ -52,7 +52,7 @@ public struct OperatorService: Sendable {
                     "INSERT INTO operators (name, role, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
                     name, role.rawValue, hash, at)?.int64("id")
                 else { throw PhotosError(.internal, "the new operator's id was not returned") }
-                try await AuditLog.append(
+                try await AuditChains.append(
                     [AuditEntry(actor: actor, step: .operatorCreated, detail: ["operator": .string(name), "role": .string(role.rawValue)])],
                     to: AuditTrails.operatorSession, at: at, on: connection)
                 return Operator(id: id, name: name, role: role, createdAt: at)
@@ -79,7 +79,7 @@ public struct OperatorService: Sendable {
             }
             let ended = try await connection.execute("DELETE FROM console_sessions WHERE operator_id = ?", found.id)
             try await connection.execute("DELETE FROM operators WHERE id = ?", found.id)
-            try await AuditLog.append(
+            try await AuditChains.append(
                 [AuditEntry(actor: actor, step: .operatorRemoved, detail: ["operator": .string(found.name), "endedSessions": .int(Int64(ended))])],
                 to: AuditTrails.operatorSession, at: at, on: connection)
             return (found, ended)

@@ -27,7 +27,7 @@ public struct PurchaseService: Sendable {
             }
             let outcome = try await Self.buy(userID: user.id, photoID: photoID, sessionID: nil, at: at, on: connection)
             if case .purchased(let purchase) = outcome {
-                try await AuditLog.append(
+                try await AuditChains.append(
                     [AuditEntry(actor: actor, userID: user.id,
                                 step: .purchaseCompleted, detail: ["photoId": .int(photoID), "priceCents": .int(Int64(purchase.priceCents))])],
                     to: actor.outOfSessionID, at: purchase.purchasedAt, on: connection)

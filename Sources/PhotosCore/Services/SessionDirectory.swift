@@ -36,7 +36,7 @@ public enum SessionDirectory {
         if try await connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
-        return try await AuditLog.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
+        return try await AuditChains.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
     }
 
     /// What is stored of the secret of `sessionID` (its SHA-256, hex): `.none` when there is no

@@ -94,7 +94,7 @@ public struct UserErasure: Sendable {
             let detail: JSONObject = [
                 "userId": .int(user.id), "sessionsSignedOut": .int(Int64(signedOut)), "auditRowsRedacted": .int(Int64(report.auditRowsRedacted)),
             ]
-            try await AuditLog.append([AuditEntry(actor: actor, userID: user.id, step: .userErased, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
+            try await AuditChains.append([AuditEntry(actor: actor, userID: user.id, step: .userErased, detail: detail)], to: actor.outOfSessionID, at: at, on: connection)
             return .erased(report)
         }
     }

@@ -2,13 +2,15 @@ import DatabaseAccess
 import Foundation
 import PhotosModel
 
-/// The append-only audit trail: contiguous `seq` per trail (a session, `operator` or `api`), a
-/// hash chain per trail, and signed checkpoints of the trails' heads (`AuditCheckpoints`).
+/// The audit trail's hash chains: contiguous `seq` per trail (a session, `operator` or `api`), a
+/// hash chain per trail, appended to and read here; their heads are signed by checkpoints
+/// (`AuditCheckpoints`) and their rows are the transparency log's leaves (`AuditLogTree`).
+/// (Named `AuditLog` before 0.6: "log" is the transparency log's word now.)
 ///
 /// Every write goes through an `AuditTrailWriter` (directly, or through `append`), inside the
 /// caller's write transaction, so a step is recorded if and only if what it describes is
 /// committed, and its `seq` is assigned in one place.
-public enum AuditLog {
+public enum AuditChains {
     /// Reserved session id for `photos-admin` commands that act on no live session.
     public static var operatorSession: String { AuditTrails.operatorSession }
     /// Reserved session id for the token API (sign-in, sign-out outside a session).
