@@ -49,16 +49,14 @@ public final class LogLineSink: Sendable {
         guard milliseconds > 0, level < .notice else {
             pending.withLock { state in
                 state.bytes += line
-                write(state.bytes)
-                state.bytes.removeAll(keepingCapacity: true)
+                writeOut(&state.bytes)
             }
             return
         }
         let schedule = pending.withLock { state -> Bool in
             state.bytes += line
             if state.bytes.count > Self.bufferBytes {
-                write(state.bytes)
-                state.bytes.removeAll(keepingCapacity: true)
+                writeOut(&state.bytes)
                 return false
             }
             guard !state.scheduled else { return false }
@@ -74,10 +72,14 @@ public final class LogLineSink: Sendable {
     public func flush() {
         pending.withLock { state in
             state.scheduled = false
-            guard !state.bytes.isEmpty else { return }
-            write(state.bytes)
-            state.bytes.removeAll(keepingCapacity: true)
+            if !state.bytes.isEmpty { writeOut(&state.bytes) }
         }
+    }
+
+    /// Writes `bytes` and empties them (called with the lock held, so writes keep their order).
+    private func writeOut(_ bytes: inout [UInt8]) {
+        write(bytes)
+        bytes.removeAll(keepingCapacity: true)
     }
 
     /// Writes `bytes` to standard error in one call (looping only on a short write).
