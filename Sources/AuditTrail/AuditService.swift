@@ -336,8 +336,16 @@ public struct AuditService: Sendable {
         }
         // The database is the one the key signed: its log extends the head kept beside the key
         // (a restored backup or a promoted standby verifies by itself, and is still a fork).
-        // (Asked even when something else failed first: `check` names both.)
-        if let fork = try await logFork() {
+        // (Asked even when something else failed first: `check` names both. When the stored tree
+        // cannot even give its root at the signed size — a tile cut, a node removed — the
+        // problem found first names that.)
+        let fork: LogFork?
+        do {
+            fork = try await logFork()
+        } catch where !verification.isIntact {
+            fork = nil
+        }
+        if let fork {
             verification.logFork = fork
             if verification.isIntact { verification.problem = AuditChains.Problem(reason: "the transparency log: \(fork)") }
         }

@@ -22,76 +22,118 @@ extension AuditVerifier {
 
     // MARK: The transparency log
 
-    /// Checks the log: its leaves are gapless and each is its row's hash; every row up to the
-    /// head's `integratedUntilID` is a leaf; every stored internal node is the hash of its two
-    /// children; and every checkpoint's tree is the stored tree's root at its size, with a note
-    /// that says so, signed under its origin by the checkpoint's key (and the next one on a
-    /// rotation). Returns the leaves checked.
+    /// Checks the log: its runs number the leaves without gaps, in row id order, and every row up
+    /// to the head's `integratedUntilID` is a leaf; each leaf's hash (in its tile) is its row's
+    /// hash; the tiles are full but the newest; every stored node (level 8 and above) is the hash
+    /// of its tile or of its two children; and every checkpoint's tree is the stored tree's root
+    /// at its size, with a note that says so, signed under its origin by the checkpoint's key
+    /// (and the next one on a rotation). Returns the leaves checked.
     func checkLog(_ trees: [SignedTree]) async throws -> Int {
         func fail(_ reason: String) -> Failure { Failure(problem: AuditChains.Problem(reason: "the transparency log: " + reason)) }
         let head = try await AuditLogTree.head(on: connection)
-        if let row = try await connection.queryOne(
-            "SELECT id, session_id, seq FROM audit_events e WHERE id <= ? AND NOT EXISTS (SELECT 1 FROM audit_log_leaves l WHERE l.event_id = e.id) ORDER BY id LIMIT 1",
-            head.integratedUntilID) {
-            throw Failure(problem: AuditChains.Problem(
-                rowID: try row.optionalInt64("id"), sessionID: try row.optionalString("session_id"), seq: try row.optionalInt("seq"),
-                reason: "is not a leaf of the transparency log, whose head says every row up to id \(head.integratedUntilID) is (a leaf was removed, or the row inserted)"))
+        let width = AuditLogTree.tileWidth
+        // The tiles: all full but the newest, which holds what the size says.
+        let tileCount = (head.size + width - 1) / width
+        let storedTiles = try await connection.queryOne("SELECT count(*) AS tiles FROM audit_log_tiles")?.int64("tiles") ?? -1
+        guard storedTiles == tileCount else {
+            throw fail("holds \(storedTiles) tiles where a tree of \(head.size) leaves has \(tileCount) (tiles were added or removed)")
         }
-        // Leaves in row id order are numbered 0, 1, 2 … without gaps (so each index is used once),
-        // and each live row's leaf is its hash. (Archived rows keep their leaves: their hashes
-        // were checked when they moved, and their archive's statement signs them.)
-        var after: Int64 = -1
+        if head.size % width != 0 {
+            let newest = try await AuditLogTree.tiles([head.size / width], on: connection)[head.size / width]?.count ?? 0
+            guard newest == Int(head.size % width) * 32 else {
+                throw fail("its newest tile holds \(newest / 32) hashes where a tree of \(head.size) leaves has \(head.size % width) (altered)")
+            }
+        }
+        var tiles = TileReader(connection: connection, size: head.size)
+        // Runs in row id order number the leaves 0, 1, 2 … without gaps (so each index is used
+        // once), never past the head's `integratedUntilID`; every row up to it is in a run, and
+        // each live row's leaf is its hash. (Archived rows keep their leaves: their hashes were
+        // checked when they moved, and their archive's statement signs them.)
+        var runs = RunReader(connection: connection)
         var expected: Int64 = 0
+        var afterEvent: Int64 = 0
         var checked = 0
+        var run = try await runs.next()
+        var nextEvent: Int64 = 0
+        func checkRun(_ run: AuditLogTree.LeafRun) throws {
+            guard run.firstEventID >= nextEvent else {
+                throw fail("row \(run.firstEventID) is two leaves (runs overlap: a leaf was added)")
+            }
+            nextEvent = run.firstEventID + run.count
+            guard run.firstIndex == expected else {
+                throw fail("leaf \(expected) is missing: the leaves, in row order, go from \(expected - 1) to \(run.firstIndex) (not numbered without gaps: a leaf was removed or renumbered)")
+            }
+            guard run.firstEventID + run.count - 1 <= head.integratedUntilID else {
+                throw fail("row \(run.firstEventID + run.count - 1) is a leaf, past the head's \(head.integratedUntilID) (a leaf was added)")
+            }
+            expected += run.count
+        }
+        if let run { try checkRun(run) }
         while true {
             let rows = try await connection.query(
-                """
-                SELECT l.event_id, l.log_index, e.hash AS row_hash, n.hash AS leaf_hash FROM audit_log_leaves l
-                LEFT JOIN audit_events e ON e.id = l.event_id
-                LEFT JOIN audit_log_nodes n ON n.level = 0 AND n.idx = l.log_index
-                WHERE l.event_id > ? ORDER BY l.event_id LIMIT ?
-                """, after, Self.logPage)
+                "SELECT id, session_id, seq, hash FROM audit_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", afterEvent, head.integratedUntilID, Self.logPage)
             for row in rows {
-                let index = try row.int64("log_index")
-                guard index == expected else {
-                    throw fail("leaf \(expected) is missing: the leaves, in row order, go from \(expected - 1) to \(index) (not numbered without gaps: a leaf was removed or renumbered)")
+                let id = try row.int64("id")
+                while let current = run, current.firstEventID + current.count <= id {
+                    run = try await runs.next()
+                    if let run { try checkRun(run) }
                 }
-                guard let stored = try? row.blob("leaf_hash") else { throw fail("leaf \(index) has no stored hash (a node was removed)") }
-                if let hex = try row.optionalString("row_hash") {
-                    guard let rowHash = Hex.decode(hex), MerkleTree.leafHash(rowHash) == stored else {
-                        throw fail("leaf \(index) is not the hash of its row (the row's hash or the leaf was altered)")
-                    }
-                    checked += 1
+                guard let index = run?.index(of: id) else {
+                    throw Failure(problem: AuditChains.Problem(
+                        rowID: id, sessionID: try row.optionalString("session_id"), seq: try row.optionalInt("seq"),
+                        reason: "is not a leaf of the transparency log, whose head says every row up to id \(head.integratedUntilID) is (a leaf was removed, or the row inserted)"))
                 }
-                after = try row.int64("event_id")
-                expected += 1
+                guard let stored = try await tiles.leaf(index) else { throw fail("leaf \(index) has no stored hash (a tile was cut or removed)") }
+                guard let rowHash = Hex.decode(try row.string("hash")), MerkleTree.leafHash(rowHash) == stored else {
+                    throw fail("leaf \(index) is not the hash of its row (the row's hash or the leaf was altered)")
+                }
+                checked += 1
+                afterEvent = id
             }
             if rows.count < Int(Self.logPage) { break }
+        }
+        while run != nil {
+            run = try await runs.next()
+            if let run { try checkRun(run) }
         }
         guard expected == head.size else {
             throw fail("holds \(expected) leaves where its head says \(head.size) (leaves were added or removed, numbered without gaps or not)")
         }
-        // Every internal node from its children, level by level.
-        var level = 1
+        // No node below the tiles' height is stored; each of level 8 is its tile's hash, each
+        // above the hash of its children, level by level.
+        let below = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level < ?", AuditLogTree.tileHeight)?.int64("nodes") ?? -1
+        guard below == 0 else { throw fail("holds \(below) nodes below level \(AuditLogTree.tileHeight), which its tiles hold (added)") }
+        var level = AuditLogTree.tileHeight
         while head.size >> level > 0 {
             let count = head.size >> level
             let stored = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level = ?", level)?.int64("nodes") ?? -1
             guard stored == count else { throw fail("level \(level) holds \(stored) nodes where a tree of \(head.size) leaves has \(count)") }
+            let page = Self.logPage / width
             var start: Int64 = 0
             while start < count {
-                let end = min(start + Self.logPage, count)
-                let children = try await connection.query(
-                    "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level - 1, start * 2, end * 2)
+                let end = min(start + page, count)
                 let parents = try await connection.query(
                     "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level, start, end)
-                guard children.count == Int(end - start) * 2, parents.count == Int(end - start) else {
-                    throw fail("nodes are missing at level \(level - 1) or \(level) between \(start) and \(end)")
-                }
-                for (offset, parent) in parents.enumerated() {
-                    let left = try children[offset * 2].blob("hash"), right = try children[offset * 2 + 1].blob("hash")
-                    guard try parent.blob("hash") == MerkleTree.nodeHash(left, right) else {
-                        throw fail("node (\(level), \(try parent.int64("idx"))) is not the hash of its children (altered)")
+                guard parents.count == Int(end - start) else { throw fail("nodes are missing at level \(level) between \(start) and \(end)") }
+                var computed: [MerkleTree.Hash] = []
+                if level == AuditLogTree.tileHeight {
+                    let found = try await AuditLogTree.tiles(Array(start..<end), on: connection)
+                    for index in start..<end {
+                        guard let tile = found[index], let hash = AuditLogTree.hashInTile(tile, from: 0, level: AuditLogTree.tileHeight) else {
+                            throw fail("tile \(index) is not full (cut)")
+                        }
+                        computed.append(hash)
                     }
+                } else {
+                    let children = try await connection.query(
+                        "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level - 1, start * 2, end * 2)
+                    guard children.count == Int(end - start) * 2 else { throw fail("nodes are missing at level \(level - 1) between \(start * 2) and \(end * 2)") }
+                    for offset in 0..<Int(end - start) {
+                        computed.append(MerkleTree.nodeHash(try children[offset * 2].blob("hash"), try children[offset * 2 + 1].blob("hash")))
+                    }
+                }
+                for (offset, parent) in parents.enumerated() where try parent.blob("hash") != computed[offset] {
+                    throw fail("node (\(level), \(try parent.int64("idx"))) is not the hash of its \(level == AuditLogTree.tileHeight ? "tile" : "children") (altered)")
                 }
                 start = end
             }
@@ -115,5 +157,59 @@ extension AuditVerifier {
             }
         }
         return checked
+    }
+}
+
+extension AuditVerifier {
+    /// The leaves' hashes read tile by tile, in pages, as the check walks the leaves in order.
+    struct TileReader {
+        let connection: any DatabaseConnection
+        let size: Int64
+        /// The first tile of the page read, none before the first read.
+        var first: Int64?
+        var page: [Int64: [UInt8]] = [:]
+
+        init(connection: any DatabaseConnection, size: Int64) {
+            self.connection = connection
+            self.size = size
+        }
+
+        /// The stored hash of leaf `index`, or nil when its tile does not hold it.
+        mutating func leaf(_ index: Int64) async throws -> MerkleTree.Hash? {
+            let tile = index / AuditLogTree.tileWidth
+            if page[tile] == nil, first.map({ tile < $0 || tile >= $0 + Int64(AuditLogTree.tilesPerSelect) }) ?? true {
+                first = tile
+                let last = min(tile + Int64(AuditLogTree.tilesPerSelect), (size + AuditLogTree.tileWidth - 1) / AuditLogTree.tileWidth)
+                page = try await AuditLogTree.tiles(Array(tile..<max(last, tile + 1)), on: connection)
+            }
+            guard let hashes = page[tile] else { return nil }
+            let offset = Int(index % AuditLogTree.tileWidth) * 32
+            return offset + 32 <= hashes.count ? Array(hashes[offset..<(offset + 32)]) : nil
+        }
+    }
+
+    /// The leaf runs in row id order, read in pages.
+    struct RunReader {
+        let connection: any DatabaseConnection
+        var buffered: [AuditLogTree.LeafRun] = []
+        var after: Int64 = -1
+        var done = false
+
+        init(connection: any DatabaseConnection) {
+            self.connection = connection
+        }
+
+        mutating func next() async throws -> AuditLogTree.LeafRun? {
+            if buffered.isEmpty, !done {
+                let rows = try await connection.query(
+                    "SELECT first_event_id, first_index, count FROM audit_log_leaf_runs WHERE first_event_id > ? ORDER BY first_event_id LIMIT ?", after, AuditVerifier.logPage)
+                buffered = try rows.reversed().map {
+                    AuditLogTree.LeafRun(firstEventID: try $0.int64("first_event_id"), firstIndex: try $0.int64("first_index"), count: try $0.int64("count"))
+                }
+                done = rows.count < Int(AuditVerifier.logPage)
+                if let last = buffered.first { after = last.firstEventID }
+            }
+            return buffered.popLast()
+        }
     }
 }

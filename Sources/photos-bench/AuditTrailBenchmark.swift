@@ -65,9 +65,10 @@ extension PhotosBench {
         func run() async throws {
             let database = try PhotosDatabase.open(path: db, durability: .normal)
             defer { database.close() }
-            let (size, nodes) = try await database.read { connection in
+            let (size, nodes, tiles) = try await database.read { connection in
                 (try await AuditLogTree.head(on: connection).size,
-                 try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes")?.int64("nodes") ?? 0)
+                 try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes")?.int64("nodes") ?? 0,
+                 try await connection.queryOne("SELECT count(*) AS tiles FROM audit_log_tiles")?.int64("tiles") ?? 0)
             }
             guard size > 1 else { throw ValidationError("the log of \(db) has \(size) leaves: build one with photos-bench audit-trail") }
             var generator = SystemRandomNumberGenerator()
@@ -86,7 +87,9 @@ extension PhotosBench {
                     format: "%@: %d proofs, mean %.0f µs, p50 %.0f µs, p99 %.0f µs, %.1f hashes (%.0f bytes) each",
                     label, proofs, mean, micros[micros.count / 2], micros[micros.count * 99 / 100], Double(hashes) / Double(proofs), Double(hashes) * 32 / Double(proofs)))
             }
-            print("log: \(size) leaves, \(nodes) stored nodes (\(String(format: "%.2f", Double(nodes) / Double(size))) per leaf, \(String(format: "%.0f", Double(nodes) * 32 / 1_048_576)) MiB of hashes)")
+            print(
+                "log: \(size) leaves in \(tiles) tiles, \(nodes) stored nodes above them (\(String(format: "%.4f", Double(nodes) / Double(size))) per leaf), "
+                    + "\(String(format: "%.0f", Double(size + nodes) * 32 / 1_048_576)) MiB of hashes")
             let indexes = (0..<proofs).map { _ in Int64.random(in: 0..<size, using: &generator) }
             let pairs = (0..<proofs).map { _ in Int64.random(in: 1...size, using: &generator) }
             let next = Counter()

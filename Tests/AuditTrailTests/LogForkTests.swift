@@ -74,31 +74,40 @@ struct LogForkTests {
             let unlock = test.postgres != nil || restored != nil
                 ? """
                 ALTER TABLE audit_events DISABLE TRIGGER USER; ALTER TABLE audit_checkpoints DISABLE TRIGGER USER;
-                ALTER TABLE audit_log DISABLE TRIGGER USER; ALTER TABLE audit_log_leaves DISABLE TRIGGER USER; ALTER TABLE audit_log_nodes DISABLE TRIGGER USER;
+                ALTER TABLE audit_log DISABLE TRIGGER USER; ALTER TABLE audit_log_leaf_runs DISABLE TRIGGER USER; ALTER TABLE audit_log_nodes DISABLE TRIGGER USER;
+                ALTER TABLE audit_log_tiles DISABLE TRIGGER USER;
                 """
                 : """
                 DROP TRIGGER IF EXISTS audit_events_no_update; DROP TRIGGER IF EXISTS audit_events_no_delete;
                 DROP TRIGGER IF EXISTS audit_checkpoints_no_delete; DROP TRIGGER IF EXISTS audit_checkpoints_no_update;
-                DROP TRIGGER IF EXISTS audit_log_grows_only; DROP TRIGGER IF EXISTS audit_log_leaves_no_delete;
-                DROP TRIGGER IF EXISTS audit_log_nodes_no_update; DROP TRIGGER IF EXISTS audit_log_nodes_no_delete;
+                DROP TRIGGER IF EXISTS audit_log_grows_only; DROP TRIGGER IF EXISTS audit_log_leaf_runs_no_delete;
+                DROP TRIGGER IF EXISTS audit_log_leaf_runs_no_update; DROP TRIGGER IF EXISTS audit_log_nodes_no_update;
+                DROP TRIGGER IF EXISTS audit_log_nodes_no_delete; DROP TRIGGER IF EXISTS audit_log_tiles_only_extended;
+                DROP TRIGGER IF EXISTS audit_log_tiles_no_delete;
                 """
             try await database.write { connection in try await connection.executeScript(unlock + "\n" + sql) }
         }
 
         /// The database's log as it was at `size` leaves, and its rows with it: every row after
-        /// leaf `size - 1` deleted (integrated or not), the leaves and nodes beyond it, the head
-        /// moved back; with `checkpoints`, the checkpoints that signed more go too.
+        /// leaf `size - 1` deleted (integrated or not), the leaves, tiles and nodes beyond it, the
+        /// head moved back; with `checkpoints`, the checkpoints that signed more go too.
         func rollBack(toSize size: Int64, checkpoints: Bool = false) async throws {
             let lastID = try await database.read { connection in
-                try await connection.queryOne("SELECT event_id FROM audit_log_leaves WHERE log_index = ?", size - 1)?.int64("event_id")
+                try await connection.queryOne(
+                    "SELECT first_event_id + (? - first_index) AS event_id FROM audit_log_leaf_runs WHERE first_index <= ? ORDER BY first_index DESC LIMIT 1",
+                    size - 1, size - 1)?.int64("event_id")
             }
             let last = try #require(lastID)
+            let tile = (size - 1) / AuditLogTree.tileWidth, kept = ((size - 1) % AuditLogTree.tileWidth + 1) * 32
             var sql = """
                 DELETE FROM audit_events WHERE id > \(last);
-                DELETE FROM audit_log_leaves WHERE log_index >= \(size);
+                DELETE FROM audit_log_leaf_runs WHERE first_index >= \(size);
+                UPDATE audit_log_leaf_runs SET count = \(size) - first_index WHERE first_index + count > \(size);
+                DELETE FROM audit_log_tiles WHERE idx > \(tile);
+                UPDATE audit_log_tiles SET hashes = \(test.postgres != nil || restored != nil ? "substring(hashes FROM 1 FOR \(kept))" : "substr(hashes, 1, \(kept))") WHERE idx = \(tile);
                 UPDATE audit_log SET size = \(size), integrated_until_id = \(last);
                 """
-            for level in 0..<40 { sql += "\nDELETE FROM audit_log_nodes WHERE level = \(level) AND idx >= \(size >> Int64(level));" }
+            for level in AuditLogTree.tileHeight..<40 { sql += "\nDELETE FROM audit_log_nodes WHERE level = \(level) AND idx >= \(size >> Int64(level));" }
             if checkpoints { sql += "\nDELETE FROM audit_checkpoints WHERE tree_size > \(size);" }
             try await behindTriggers(sql)
         }
@@ -150,7 +159,7 @@ struct LogForkTests {
         #expect(verification.logFork != nil && verification.problem != nil, "\(String(describing: verification.problem))", sourceLocation: sourceLocation)
     }
 
-    @Test("a right-edge node altered in the database: the next checkpoint is refused, check and verify name both heads", arguments: TestStore.all)
+    @Test("a right-edge hash altered in the database: the next checkpoint is refused, check and verify name both heads", arguments: TestStore.all)
     func alteredNode(store: TestStore) async throws {
         let world = try await World(store)
         defer { Task { await world.close() } }
@@ -159,12 +168,14 @@ struct LogForkTests {
         let signed = try #require(try SignedTreeHeadFile.read(keyPath: world.keyPath))
         #expect(signed.size == first.treeSize && signed.checkpoint == first.number)
         #expect(try await world.audit.logFork() == nil)
-        // The lowest complete subtree on the tree's right edge.
+        // The newest leaf's hash, in the lowest complete subtree on the tree's right edge.
         let size = signed.size
-        let level: Int64 = (0..<Int64(63)).first { (size >> $0) & 1 == 1 } ?? 0
-        let index = (size >> level) - 1
+        #expect(size < AuditLogTree.tileWidth, "the right edge is in the partial tile")
+        let offset = (size - 1) * 32
         try await world.behindTriggers(
-            "UPDATE audit_log_nodes SET hash = \(store == .sqlite ? "randomblob(32)" : "sha256(random()::text::bytea)") WHERE level = \(level) AND idx = \(index)")
+            store == .sqlite
+                ? "UPDATE audit_log_tiles SET hashes = CAST(substr(hashes, 1, \(offset)) || randomblob(32) AS BLOB) WHERE idx = 0"
+                : "UPDATE audit_log_tiles SET hashes = overlay(hashes PLACING sha256(random()::text::bytea) FROM \(offset + 1) FOR 32) WHERE idx = 0")
         try await world.journeys(2)
         try await Self.expectRefused(world, signed: signed, notes: 1)
     }

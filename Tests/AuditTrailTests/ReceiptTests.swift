@@ -39,7 +39,8 @@ struct ReceiptTests {
         try await world.database.read { connection in
             let head = try await AuditLogTree.head(on: connection)
             let leaves = try await connection.query(
-                "SELECT l.log_index, e.hash FROM audit_log_leaves l JOIN audit_events e ON e.id = l.event_id ORDER BY l.log_index")
+                "SELECT \(AuditLogTree.logIndexColumn) AS log_index, e.hash FROM audit_events e WHERE e.id <= ? ORDER BY e.id", head.integratedUntilID)
+            #expect(leaves.allSatisfy { $0.optionalInt64(0) != nil }, "every live row up to the head is a leaf")
             let live = try await connection.queryOne("SELECT count(*) FROM audit_events WHERE id <= ?", head.integratedUntilID)?.int64(0)
             #expect(Int64(leaves.count) == live, "every live row up to the head is a leaf")
             // Leaves of archived rows stay: the live ones are a subset of 0 … size-1, in id order.
@@ -241,31 +242,52 @@ struct ReceiptTests {
         }
     }
 
-    @Test("audit verify names a changed node, a changed leaf, a leaf removed and an altered note; rows integrated in small batches give the tree one batch gives", arguments: TestStore.all)
+    @Test("audit verify names a changed node, a changed leaf, a cut tile, a leaf removed and an altered note; rows integrated in small batches give the tree one batch gives", arguments: TestStore.all)
     func verifyChecksTheLog(store: TestStore) async throws {
-        for tampering in ["node", "leaf", "removedLeaf", "note"] {
+        for tampering in ["node", "leaf", "cutTile", "removedLeaf", "note"] {
             let world = try await World(store, .fresh)
             do {
+                if tampering == "node" {
+                    // A stored node: level 8, the hash of the first 256 leaves.
+                    while try await world.database.read({ try await AuditLogTree.head(on: $0).size }) < AuditLogTree.tileWidth + 10 {
+                        for _ in 0..<10 { _ = try await world.journey(signIn: false) }
+                        _ = try await world.audit.checkpoint()
+                    }
+                }
                 #expect(try await world.verify() == nil)
-                let unlock = world.test.postgres != nil
-                    ? "ALTER TABLE audit_log_nodes DISABLE TRIGGER USER; ALTER TABLE audit_log_leaves DISABLE TRIGGER USER; ALTER TABLE audit_checkpoints DISABLE TRIGGER USER;"
+                let postgres = world.test.postgres != nil
+                let unlock = postgres
+                    ? "ALTER TABLE audit_log_nodes DISABLE TRIGGER USER; ALTER TABLE audit_log_tiles DISABLE TRIGGER USER; ALTER TABLE audit_log_leaf_runs DISABLE TRIGGER USER; ALTER TABLE audit_checkpoints DISABLE TRIGGER USER;"
                     : """
-                    DROP TRIGGER IF EXISTS audit_log_nodes_no_update; DROP TRIGGER IF EXISTS audit_log_leaves_no_delete;
-                    DROP TRIGGER IF EXISTS audit_checkpoints_no_update;
+                    DROP TRIGGER IF EXISTS audit_log_nodes_no_update; DROP TRIGGER IF EXISTS audit_log_tiles_only_extended;
+                    DROP TRIGGER IF EXISTS audit_log_leaf_runs_no_delete; DROP TRIGGER IF EXISTS audit_checkpoints_no_update;
                     """
-                let flip = world.test.postgres != nil ? "set_byte(hash, 0, get_byte(hash, 0) # 1)" : "zeroblob(32)"
+                let flip = postgres ? "set_byte(hash, 0, get_byte(hash, 0) # 1)" : "zeroblob(32)"
                 let sql = switch tampering {
-                case "node": "UPDATE audit_log_nodes SET hash = \(flip) WHERE level = 1 AND idx = 0;"
-                case "leaf": "UPDATE audit_log_nodes SET hash = \(flip) WHERE level = 0 AND idx = 3;"
-                case "removedLeaf": "DELETE FROM audit_log_leaves WHERE log_index = 2;"
+                case "node": "UPDATE audit_log_nodes SET hash = \(flip) WHERE level = 8 AND idx = 0;"
+                // Leaf 3's hash is bytes 96 ..< 128 of tile 0.
+                case "leaf" where postgres: "UPDATE audit_log_tiles SET hashes = set_byte(hashes, 96, get_byte(hashes, 96) # 1) WHERE idx = 0;"
+                case "leaf": "UPDATE audit_log_tiles SET hashes = CAST(substr(hashes, 1, 96) || zeroblob(32) || substr(hashes, 129) AS BLOB) WHERE idx = 0;"
+                case "cutTile" where postgres:
+                    "UPDATE audit_log_tiles SET hashes = substring(hashes FROM 1 FOR length(hashes) - 32) WHERE idx = (SELECT max(idx) FROM audit_log_tiles);"
+                case "cutTile": "UPDATE audit_log_tiles SET hashes = substr(hashes, 1, length(hashes) - 32) WHERE idx = (SELECT max(idx) FROM audit_log_tiles);"
+                // The run of every row split around leaf 2, which is then no row's.
+                case "removedLeaf":
+                    """
+                    CREATE TEMPORARY TABLE removed AS SELECT first_event_id, count FROM audit_log_leaf_runs WHERE first_index = 0;
+                    DELETE FROM audit_log_leaf_runs WHERE first_index = 0;
+                    INSERT INTO audit_log_leaf_runs (first_event_id, first_index, count) SELECT first_event_id, 0, 2 FROM removed;
+                    INSERT INTO audit_log_leaf_runs (first_event_id, first_index, count) SELECT first_event_id + 3, 3, count - 3 FROM removed;
+                    """
                 default: "UPDATE audit_checkpoints SET note = replace(note, '—', '-') WHERE number = (SELECT max(number) FROM audit_checkpoints);"
                 }
                 try await world.database.write { connection in try await connection.executeScript(unlock + "\n" + sql) }
                 let problem = try #require(try await world.verify(), "\(store): a \(tampering) went unnoticed")
                 let named = switch tampering {
-                case "node": problem.reason.contains("node (1, 0)")
-                case "leaf": problem.reason.contains("leaf 3") || problem.reason.contains("node (1, 1)")
-                case "removedLeaf": problem.reason.contains("is not a leaf of the transparency log")
+                case "node": problem.reason.contains("node (8, 0)")
+                case "leaf": problem.reason.contains("leaf 3 is not the hash of its row")
+                case "cutTile": problem.reason.contains("newest tile holds")
+                case "removedLeaf": problem.reason.contains("leaf 2 is missing")
                 default: problem.reason.contains("note") && problem.checkpoint != nil
                 }
                 #expect(named, "\(store) \(tampering): \(problem)")

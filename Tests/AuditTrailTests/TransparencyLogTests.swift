@@ -15,6 +15,11 @@ struct TransparencyLogTests {
             hashes = data.map(MerkleTree.leafHash)
         }
 
+        /// Leaves given by their leaf hashes (as a log stores them).
+        init(_ hashes: [MerkleTree.Hash], leafHashes: Bool) {
+            self.hashes = leafHashes ? hashes : hashes.map(MerkleTree.leafHash)
+        }
+
         func subtree(_ level: Int, _ index: Int64) -> MerkleTree.Hash {
             if level == 0 { return hashes[Int(index)] }
             return MerkleTree.nodeHash(subtree(level - 1, index * 2), subtree(level - 1, index * 2 + 1))

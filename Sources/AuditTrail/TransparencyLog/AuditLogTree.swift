@@ -2,18 +2,23 @@ import DatabaseAccess
 import Foundation
 import PhotosModel
 
-/// The audit trail's Merkle tree as the database keeps it (migration 0020): which row each leaf
-/// is (`audit_log_leaves`), the hash of every complete subtree (`audit_log_nodes`), and the head
-/// (`audit_log`: size, the newest row id that is a leaf, the origin).
+/// The audit trail's Merkle tree as the database keeps it (migrations 0020, 0023): the leaves'
+/// hashes 256 to a row (`audit_log_tiles`, C2SP tlog-tiles' level-0 tiles, the newest one partial
+/// and rewritten as it fills), the hash of every complete subtree of level `tileHeight` (8) and
+/// above (`audit_log_nodes`), which row each leaf is (`audit_log_leaf_runs`, one row per run of
+/// consecutive row ids), and the head (`audit_log`: size, the newest row id that is a leaf, the
+/// origin).
 ///
 /// Rows become leaves by `integrate`, in id order, up to a settled id (`AuditChains.settledNewestID`:
-/// every row up to it has committed, so none can appear below it later). Each leaf's hash is
-/// stored, and each internal node once, when its subtree completes: appending n leaves writes
-/// about 2n nodes and reads only the tree's right edge (one node per set bit of the size).
+/// every row up to it has committed, so none can appear below it later). Appending n leaves
+/// writes n/256 tiles (and rewrites the partial one), about n/256 nodes and a run or two, and
+/// reads only the tree's right edge: the writer adds no row of its own per leaf. A node below
+/// level 8 is the hash of at most 128 leaves of one tile, computed when a proof needs it.
 ///
-/// Why a node table and not C2SP `tlog-tiles`: a proof reads its log₂ n nodes by primary key in
-/// one statement, the same SQL on both stores, and no partial tile is rewritten; tiles would
-/// take a third of the space (docs/benchmarks.md, "Transparency log").
+/// Why level-0 tiles and nodes above, not C2SP tiles at every level: a proof reads its nodes by
+/// primary key in one statement, the same SQL on both stores, and computes no more than 255
+/// hashes from one tile; the nodes above level 8 are one row per 256 leaves and fewer
+/// (docs/benchmarks.md, "Transparency log").
 public enum AuditLogTree {
     /// The tree's head.
     public struct Head: Sendable, Equatable {
@@ -24,6 +29,12 @@ public enum AuditLogTree {
         /// Every audit row with an id up to this one is a leaf.
         public var integratedUntilID: Int64
     }
+
+    /// The levels a tile spans: the nodes of lower levels are computed from a tile's hashes,
+    /// those of this level and above are stored.
+    public static let tileHeight = 8
+    /// The hashes a full tile holds.
+    public static let tileWidth: Int64 = 1 << tileHeight
 
     /// Rows turned into leaves per transaction by default: about 10 ms of the writer each.
     public static let batchRows = 4_096
@@ -49,14 +60,21 @@ public enum AuditLogTree {
         return (head, prepared.more)
     }
 
-    /// The leaves and nodes one step of integration adds, computed on a read snapshot (the rows,
-    /// the tree's right edge, every hash) so that the write holds the writer for the inserts only.
+    /// The tiles, nodes and runs one step of integration adds, computed on a read snapshot (the
+    /// rows, the tree's right edge, every hash) so that the write holds the writer for the
+    /// inserts only.
     public struct Integration: Sendable {
         /// The head the step was computed from: `apply` writes it only on that head.
         var from: Head
         /// The head after it.
         var to: Head
-        var leaves: [(index: Int64, eventID: Int64)] = []
+        /// Runs of consecutive row ids that become consecutive leaves.
+        var runs: [LeafRun] = []
+        /// Tiles written whole: the partial tile the step extends (`extendsPartial`) first.
+        var tiles: [(index: Int64, hashes: [UInt8])] = []
+        /// Whether `tiles.first` rewrites the tree's partial tile rather than adding one.
+        var extendsPartial = false
+        /// The stored nodes (level ≥ `tileHeight`) the new leaves complete.
         var nodes: [(level: Int, index: Int64, hash: MerkleTree.Hash)] = []
         /// Whether settled rows remain after this step.
         public var more: Bool
@@ -64,8 +82,20 @@ public enum AuditLogTree {
         public var isEmpty: Bool { from == to }
     }
 
+    /// Rows `firstEventID ..< firstEventID + count` are leaves `firstIndex ..< firstIndex + count`.
+    public struct LeafRun: Sendable, Equatable {
+        public var firstEventID: Int64
+        public var firstIndex: Int64
+        public var count: Int64
+
+        /// The leaf index of row `eventID`, if this run holds it.
+        public func index(of eventID: Int64) -> Int64? {
+            eventID >= firstEventID && eventID < firstEventID + count ? firstIndex + (eventID - firstEventID) : nil
+        }
+    }
+
     /// Computes the next step of integration up to `settledUntil` (at most `limit` rows), reading
-    /// only: the rows after the head, in id order, and the tree's right edge.
+    /// only: the rows after the head, in id order, the tree's right edge and its partial tile.
     public static func prepare(until settledUntil: Int64, limit: Int = batchRows, on connection: any DatabaseConnection) async throws -> Integration {
         let head = try await head(on: connection)
         guard settledUntil > head.integratedUntilID else { return Integration(from: head, to: head, more: false) }
@@ -81,20 +111,39 @@ public enum AuditLogTree {
             return step
         }
         var frontier = try await nodes(MerkleTree.rightEdge(of: head.size), on: connection)
-        step.leaves.reserveCapacity(taken.count)
-        step.nodes.reserveCapacity(taken.count * 2)
+        var tile: [UInt8] = []
+        if head.size % tileWidth != 0 {
+            tile = try await tiles([head.size / tileWidth], on: connection)[head.size / tileWidth] ?? []
+            guard tile.count == Int(head.size % tileWidth) * 32 else {
+                throw PhotosError(.internal, "the audit log's partial tile \(head.size / tileWidth) holds \(tile.count / 32) hashes where its size says \(head.size % tileWidth)")
+            }
+            step.extendsPartial = true
+        }
+        tile.reserveCapacity(Int(tileWidth) * 32)
+        step.nodes.reserveCapacity(taken.count / Int(tileWidth) + 8)
         var size = head.size
         for row in taken {
             let eventID = try row.int64("id")
             guard let rowHash = Hex.decode(try row.string("hash")), rowHash.count == 32 else {
                 throw PhotosError(.internal, "audit row \(eventID) has no 32-byte hex hash")
             }
-            step.leaves.append((size, eventID))
-            let appended = try MerkleTree.append(leaf: MerkleTree.leafHash(rowHash), at: size, frontier: frontier)
-            for (node, hash) in appended.nodes { step.nodes.append((node.level, node.index, hash)) }
+            if let run = step.runs.last, run.firstEventID + run.count == eventID {
+                step.runs[step.runs.count - 1].count += 1
+            } else {
+                step.runs.append(LeafRun(firstEventID: eventID, firstIndex: size, count: 1))
+            }
+            let leaf = MerkleTree.leafHash(rowHash)
+            let appended = try MerkleTree.append(leaf: leaf, at: size, frontier: frontier)
+            for (node, hash) in appended.nodes where node.level >= tileHeight { step.nodes.append((node.level, node.index, hash)) }
             frontier = appended.frontier
+            tile += leaf
             size += 1
+            if size % tileWidth == 0 {
+                step.tiles.append(((size - 1) / tileWidth, tile))
+                tile.removeAll(keepingCapacity: true)
+            }
         }
+        if !tile.isEmpty { step.tiles.append((size / tileWidth, tile)) }
         step.to.size = size
         step.to.integratedUntilID = more ? try last.int64("id") : settledUntil
         return step
@@ -107,11 +156,22 @@ public enum AuditLogTree {
         try await connection.hold([.exclusive(.number(integrateLockKey))])
         guard try await head(on: connection) == step.from else { return nil }
         guard !step.isEmpty else { return step.to }
-        for start in stride(from: 0, to: step.leaves.count, by: Self.leavesPerInsert) {
-            let part = step.leaves[start..<min(start + Self.leavesPerInsert, step.leaves.count)]
+        var tiles = step.tiles[...]
+        if step.extendsPartial, let partial = tiles.popFirst() {
+            // The trigger lets a tile only be extended.
+            try await connection.execute("UPDATE audit_log_tiles SET hashes = ? WHERE idx = ?", DatabaseValue.blob(partial.hashes), partial.index)
+        }
+        for start in stride(from: tiles.startIndex, to: tiles.endIndex, by: Self.tilesPerInsert) {
+            let part = tiles[start..<min(start + Self.tilesPerInsert, tiles.endIndex)]
             try await connection.execute(
-                "INSERT INTO audit_log_leaves (event_id, log_index) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
-                arguments: part.flatMap { [$0.eventID, $0.index] as [any DatabaseBindable] })
+                "INSERT INTO audit_log_tiles (idx, hashes) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
+                arguments: part.flatMap { [$0.index, DatabaseValue.blob($0.hashes)] as [any DatabaseBindable] })
+        }
+        for start in stride(from: 0, to: step.runs.count, by: Self.runsPerInsert) {
+            let part = step.runs[start..<min(start + Self.runsPerInsert, step.runs.count)]
+            try await connection.execute(
+                "INSERT INTO audit_log_leaf_runs (first_event_id, first_index, count) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
+                arguments: part.flatMap { [$0.firstEventID, $0.firstIndex, $0.count] as [any DatabaseBindable] })
         }
         for start in stride(from: 0, to: step.nodes.count, by: Self.nodesPerInsert) {
             let part = step.nodes[start..<min(start + Self.nodesPerInsert, step.nodes.count)]
@@ -129,18 +189,22 @@ public enum AuditLogTree {
 
     /// Rows per multi-row statement: each bound value is a parameter, and SQLite allows 32,766
     /// in one statement, PostgreSQL 65,535; these stay far below both with few round trips.
-    static let leavesPerInsert = 400
+    static let runsPerInsert = 300
     static let nodesPerInsert = 300
     static let nodesPerSelect = 200
-    static let eventsPerSelect = 500
+    /// Tiles are up to 8 KiB each: a statement carries up to 800 KiB.
+    static let tilesPerInsert = 100
+    static let tilesPerSelect = 100
 
-    /// The stored hashes of `subtrees`, read in one statement per `nodesPerSelect`; a missing one
-    /// is an error.
+    /// The hashes of `subtrees`: those of level `tileHeight` and above read from `audit_log_nodes`
+    /// (one statement per `nodesPerSelect`), those below computed from the tiles that hold their
+    /// leaves; a missing one is an error.
     static func nodes(_ subtrees: [MerkleTree.Subtree], on connection: any DatabaseConnection) async throws -> [MerkleTree.Subtree: MerkleTree.Hash] {
         let unique = Array(Set(subtrees))
+        let stored = unique.filter { $0.level >= tileHeight }, inTiles = unique.filter { $0.level < tileHeight }
         var found: [MerkleTree.Subtree: MerkleTree.Hash] = [:]
-        for start in stride(from: 0, to: unique.count, by: nodesPerSelect) {
-            let part = unique[start..<min(start + nodesPerSelect, unique.count)]
+        for start in stride(from: 0, to: stored.count, by: nodesPerSelect) {
+            let part = stored[start..<min(start + nodesPerSelect, stored.count)]
             let rows = try await connection.query(
                 "SELECT level, idx, hash FROM audit_log_nodes WHERE " + Array(repeating: "(level = ? AND idx = ?)", count: part.count).joined(separator: " OR "),
                 arguments: part.flatMap { [$0.level, $0.index] as [any DatabaseBindable] })
@@ -148,8 +212,40 @@ public enum AuditLogTree {
                 found[MerkleTree.Subtree(level: try row.int("level"), index: try row.int64("idx"))] = try row.blob("hash")
             }
         }
+        if !inTiles.isEmpty {
+            let tiles = try await tiles(Array(Set(inTiles.map { ($0.index << Int64($0.level)) / tileWidth })), on: connection)
+            for subtree in inTiles {
+                let first = subtree.index << Int64(subtree.level)
+                if let tile = tiles[first / tileWidth], let hash = hashInTile(tile, from: first % tileWidth, level: subtree.level) { found[subtree] = hash }
+            }
+        }
         if let missing = unique.first(where: { found[$0] == nil }) {
             throw PhotosError(.internal, MerkleTree.MissingSubtree(subtree: missing).description)
+        }
+        return found
+    }
+
+    /// The hash of the 2^level leaves of `tile` from `offset` (a level below `tileHeight`), or nil
+    /// when the tile does not hold them all.
+    static func hashInTile(_ tile: [UInt8], from offset: Int64, level: Int) -> MerkleTree.Hash? {
+        let count = 1 << level, start = Int(offset) * 32
+        guard start + count * 32 <= tile.count else { return nil }
+        var hashes = (0..<count).map { Array(tile[(start + $0 * 32)..<(start + $0 * 32 + 32)]) }
+        while hashes.count > 1 {
+            hashes = stride(from: 0, to: hashes.count, by: 2).map { MerkleTree.nodeHash(hashes[$0], hashes[$0 + 1]) }
+        }
+        return hashes[0]
+    }
+
+    /// The stored tiles of `indexes` (those that exist), read in one statement per `tilesPerSelect`.
+    static func tiles(_ indexes: [Int64], on connection: any DatabaseConnection) async throws -> [Int64: [UInt8]] {
+        var found: [Int64: [UInt8]] = [:]
+        for start in stride(from: 0, to: indexes.count, by: tilesPerSelect) {
+            let part = Array(indexes[start..<min(start + tilesPerSelect, indexes.count)])
+            for row in try await connection.query(
+                "SELECT idx, hashes FROM audit_log_tiles WHERE idx IN (\(SQLPlaceholders.list(part.count)))", arguments: SQLPlaceholders.arguments(part)) {
+                found[try row.int64("idx")] = try row.blob("hashes")
+            }
         }
         return found
     }
@@ -190,13 +286,21 @@ public enum AuditLogTree {
     /// The leaf index of each of `eventIDs` that is a leaf.
     public static func logIndexes(of eventIDs: [Int64], on connection: any DatabaseConnection) async throws -> [Int64: Int64] {
         var found: [Int64: Int64] = [:]
-        for start in stride(from: 0, to: eventIDs.count, by: eventsPerSelect) {
-            let part = Array(eventIDs[start..<min(start + eventsPerSelect, eventIDs.count)])
-            for row in try await connection.query(
-                "SELECT event_id, log_index FROM audit_log_leaves WHERE event_id IN (\(SQLPlaceholders.list(part.count)))", arguments: SQLPlaceholders.arguments(part)) {
-                found[try row.int64("event_id")] = try row.int64("log_index")
+        for eventID in Set(eventIDs) {
+            if let row = try await connection.queryOne(
+                "SELECT first_event_id, first_index, count FROM audit_log_leaf_runs WHERE first_event_id <= ? ORDER BY first_event_id DESC LIMIT 1", eventID),
+                let index = LeafRun(firstEventID: try row.int64("first_event_id"), firstIndex: try row.int64("first_index"), count: try row.int64("count")).index(of: eventID) {
+                found[eventID] = index
             }
         }
         return found
     }
+
+    /// SQL for the leaf index of the audit row `e` (NULL when it is not a leaf), for a query that
+    /// names `audit_events` as `e`: its run's first index plus its distance from the run's first row.
+    public static let logIndexColumn = """
+        (SELECT r.first_index + (e.id - r.first_event_id) FROM audit_log_leaf_runs r
+         WHERE r.first_event_id = (SELECT max(first_event_id) FROM audit_log_leaf_runs WHERE first_event_id <= e.id)
+           AND e.id < r.first_event_id + r.count)
+        """
 }

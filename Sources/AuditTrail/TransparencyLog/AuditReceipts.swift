@@ -130,9 +130,9 @@ public enum AuditReceipts {
         let rows = try await connection.query(
             """
             SELECT e.session_id, e.seq, e.at, e.actor, e.user_id, e.username, e.coordinator, e.step, e.screen, e.detail, e.hash, e.prev_hash,
-                   l.log_index,
+                   \(AuditLogTree.logIndexColumn) AS log_index,
                    CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END AS redacted
-            FROM audit_events e LEFT JOIN audit_log_leaves l ON l.event_id = e.id
+            FROM audit_events e
             WHERE e.session_id = ? AND e.seq >= ? ORDER BY e.seq LIMIT ?
             """, sessionID, first, range.maxRows
         ).map { row in
