@@ -44,5 +44,5 @@ CREATE VIEW audit_log_leaves AS
 SELECT e.id AS event_id, r.first_index + (e.id - r.first_event_id) AS log_index
 FROM audit_log_leaf_runs r JOIN audit_events e ON e.id >= r.first_event_id AND e.id < r.first_event_id + r.count;
 ALTER TABLE audit_log_nodes DISABLE TRIGGER audit_log_nodes_no_delete;
-DELETE FROM audit_log_nodes WHERE level < 8;
+DELETE FROM audit_log_nodes WHERE level < 6;
 ALTER TABLE audit_log_nodes ENABLE TRIGGER audit_log_nodes_no_delete;

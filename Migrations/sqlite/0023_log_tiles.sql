@@ -5,9 +5,9 @@
 -- leaves:
 -- * `audit_log_tiles`: the leaves' hashes, 256 to a row (C2SP tlog-tiles' level-0 tiles: tile N
 --   holds leaves N·256 ..< N·256 + width, 32 bytes each, in order); the newest tile is partial
---   and is rewritten as it fills, only ever extended. The nodes of levels 1 to 7 are not stored:
---   each is the hash of at most 128 leaves of one tile, computed when a proof needs it.
--- * `audit_log_nodes` keeps the nodes of level 8 and above (one per 256 leaves, and fewer).
+--   and is rewritten as it fills, only ever extended. The nodes of levels 1 to 5 are not stored:
+--   each is the hash of at most 32 leaves of one tile, computed when a proof needs it.
+-- * `audit_log_nodes` keeps the nodes of level 6 and above (one per 32 leaves in all).
 -- * `audit_log_leaf_runs`: which row each leaf is, one row per run of consecutive row ids that
 --   are consecutive leaves (row `first_event_id + k` is leaf `first_index + k` for k < count).
 --   Rows become leaves in id order, so a run breaks only where an id never committed or its row
@@ -59,7 +59,7 @@ CREATE VIEW audit_log_leaves AS
 SELECT e.id AS event_id, r.first_index + (e.id - r.first_event_id) AS log_index
 FROM audit_log_leaf_runs r JOIN audit_events e ON e.id >= r.first_event_id AND e.id < r.first_event_id + r.count;
 DROP TRIGGER audit_log_nodes_no_delete;
-DELETE FROM audit_log_nodes WHERE level < 8;
+DELETE FROM audit_log_nodes WHERE level < 6;
 CREATE TRIGGER audit_log_nodes_no_delete BEFORE DELETE ON audit_log_nodes
 BEGIN
     SELECT RAISE(ABORT, 'audit_log_nodes is append-only: DELETE refused');

@@ -24,8 +24,8 @@ extension AuditVerifier {
 
     /// Checks the log: its runs number the leaves without gaps, in row id order, and every row up
     /// to the head's `integratedUntilID` is a leaf; each leaf's hash (in its tile) is its row's
-    /// hash; the tiles are full but the newest; every stored node (level 8 and above) is the hash
-    /// of its tile or of its two children; and every checkpoint's tree is the stored tree's root
+    /// hash; the tiles are full but the newest; every stored node (level 6 and above) is the hash
+    /// of its leaves or of its two children; and every checkpoint's tree is the stored tree's root
     /// at its size, with a note that says so, signed under its origin by the checkpoint's key
     /// (and the next one on a rotation). Returns the leaves checked.
     func checkLog(_ trees: [SignedTree]) async throws -> Int {
@@ -99,16 +99,17 @@ extension AuditVerifier {
         guard expected == head.size else {
             throw fail("holds \(expected) leaves where its head says \(head.size) (leaves were added or removed, numbered without gaps or not)")
         }
-        // No node below the tiles' height is stored; each of level 8 is its tile's hash, each
+        // No node below level 6 is stored; each of level 6 is the hash of its leaves (in a tile), each
         // above the hash of its children, level by level.
-        let below = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level < ?", AuditLogTree.tileHeight)?.int64("nodes") ?? -1
-        guard below == 0 else { throw fail("holds \(below) nodes below level \(AuditLogTree.tileHeight), which its tiles hold (added)") }
-        var level = AuditLogTree.tileHeight
+        let lowest = AuditLogTree.lowestStoredLevel
+        let below = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level < ?", lowest)?.int64("nodes") ?? -1
+        guard below == 0 else { throw fail("holds \(below) nodes below level \(lowest), which its tiles hold (added)") }
+        var level = lowest
         while head.size >> level > 0 {
             let count = head.size >> level
             let stored = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level = ?", level)?.int64("nodes") ?? -1
             guard stored == count else { throw fail("level \(level) holds \(stored) nodes where a tree of \(head.size) leaves has \(count)") }
-            let page = Self.logPage / width
+            let page = Self.logPage >> Int64(lowest)
             var start: Int64 = 0
             while start < count {
                 let end = min(start + page, count)
@@ -116,11 +117,14 @@ extension AuditVerifier {
                     "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level, start, end)
                 guard parents.count == Int(end - start) else { throw fail("nodes are missing at level \(level) between \(start) and \(end)") }
                 var computed: [MerkleTree.Hash] = []
-                if level == AuditLogTree.tileHeight {
-                    let found = try await AuditLogTree.tiles(Array(start..<end), on: connection)
+                if level == lowest {
+                    // Node (lowest, i) is the hash of leaves i·2^lowest …, in tile i·2^lowest / 256.
+                    let perTile = AuditLogTree.tileWidth >> Int64(lowest)
+                    let found = try await AuditLogTree.tiles(Array((start / perTile)...((end - 1) / perTile)), on: connection)
                     for index in start..<end {
-                        guard let tile = found[index], let hash = AuditLogTree.hashInTile(tile, from: 0, level: AuditLogTree.tileHeight) else {
-                            throw fail("tile \(index) is not full (cut)")
+                        guard let tile = found[index / perTile],
+                              let hash = AuditLogTree.hashInTile(tile, from: (index % perTile) << Int64(lowest), level: lowest) else {
+                            throw fail("tile \(index / perTile) does not hold the leaves of node (\(lowest), \(index)) (cut)")
                         }
                         computed.append(hash)
                     }
@@ -133,7 +137,7 @@ extension AuditVerifier {
                     }
                 }
                 for (offset, parent) in parents.enumerated() where try parent.blob("hash") != computed[offset] {
-                    throw fail("node (\(level), \(try parent.int64("idx"))) is not the hash of its \(level == AuditLogTree.tileHeight ? "tile" : "children") (altered)")
+                    throw fail("node (\(level), \(try parent.int64("idx"))) is not the hash of its \(level == lowest ? "leaves" : "children") (altered)")
                 }
                 start = end
             }

@@ -107,7 +107,7 @@ struct LogForkTests {
                 UPDATE audit_log_tiles SET hashes = \(test.postgres != nil || restored != nil ? "substring(hashes FROM 1 FOR \(kept))" : "substr(hashes, 1, \(kept))") WHERE idx = \(tile);
                 UPDATE audit_log SET size = \(size), integrated_until_id = \(last);
                 """
-            for level in AuditLogTree.tileHeight..<40 { sql += "\nDELETE FROM audit_log_nodes WHERE level = \(level) AND idx >= \(size >> Int64(level));" }
+            for level in AuditLogTree.lowestStoredLevel..<40 { sql += "\nDELETE FROM audit_log_nodes WHERE level = \(level) AND idx >= \(size >> Int64(level));" }
             if checkpoints { sql += "\nDELETE FROM audit_checkpoints WHERE tree_size > \(size);" }
             try await behindTriggers(sql)
         }

@@ -7,18 +7,34 @@ import Testing
 
 /// Migration 0023 moves the transparency log from 0020's layout — a row per leaf
 /// (`audit_log_leaves`) and a row per complete subtree at every level (`audit_log_nodes`) — into
-/// tiles of 256 leaf hashes, the nodes of level 8 and above, and runs of row ids. The test writes a
+/// tiles of 256 leaf hashes, the nodes of level 6 and above, and runs of row ids. The test writes a
 /// database with today's binary, puts its log back into the old layout (the tables as 0020 made
 /// them, filled with what 0022's photosd wrote: every leaf and every node), forgets the migration,
 /// and opens the database again.
 @Suite("Migration 0023: the log's tree moved into tiles")
 struct LogTilesMigrationTests {
+    @Test("a subtree's hash from a tile is the tree's: every level, every aligned offset; a partial tile gives none past its end")
+    func hashInTile() {
+        let leaves = TransparencyLogTests.Leaves((0..<256).map { index in (0..<32).map { UInt8(truncatingIfNeeded: index &* 31 &+ $0) } })
+        let tile = leaves.hashes.flatMap { $0 }
+        for level in 0...AuditLogTree.tileHeight {
+            for index in 0..<(Int64(256) >> Int64(level)) {
+                #expect(AuditLogTree.hashInTile(tile, from: index << Int64(level), level: level) == leaves.subtree(level, index), "(\(level), \(index))")
+            }
+        }
+        let partial = Array(tile.prefix(100 * 32))
+        #expect(AuditLogTree.hashInTile(partial, from: 64, level: 5) == leaves.subtree(5, 2))
+        #expect(AuditLogTree.hashInTile(partial, from: 96, level: 5) == nil)
+        #expect(AuditLogTree.hashInTile(partial, from: 99, level: 0) == leaves.subtree(0, 99))
+        #expect(AuditLogTree.hashInTile(partial, from: 100, level: 0) == nil)
+    }
+
     @Test("a log in 0022's layout (a row per leaf, a row per node at every level) migrates to tiles and runs: the same root and leaf indexes, audit verify passes, and the partial tile grows on", arguments: TestStore.all)
     func fromTheNodeTable(store: TestStore) async throws {
         // Archived rows keep their leaves: runs cover ids no longer in audit_events.
         let world = try await TamperMatrixTests.World(store, .afterArchive)
         do {
-            // More than two tiles, so nodes of level 8 exist and a partial tile is carried over.
+            // More than two tiles, so a partial tile is carried over.
             while try await world.database.read({ try await AuditLogTree.head(on: $0).size }) < 2 * AuditLogTree.tileWidth + 100 {
                 for _ in 0..<10 { _ = try await world.journey(signIn: false) }
                 _ = try await world.audit.checkpoint()
@@ -42,11 +58,11 @@ struct LogTilesMigrationTests {
             let hashes = tiles.flatMap(\.1)
             let leafHashes = (0..<Int(head.size)).map { Array(hashes[($0 * 32)..<($0 * 32 + 32)]) }
             #expect(leaves.map(\.index) == Array(0..<head.size))
-            #expect(upper.allSatisfy { $0.0 >= AuditLogTree.tileHeight } && !upper.isEmpty)
+            #expect(upper.allSatisfy { $0.0 >= AuditLogTree.lowestStoredLevel } && !upper.isEmpty)
 
-            // 0022's layout: every complete subtree of levels 0 to 7 as a node, a row per leaf.
+            // 0022's layout: every complete subtree of levels 0 to 5 as a node too, a row per leaf.
             let memory = TransparencyLogTests.Leaves(leafHashes, leafHashes: true)
-            let nodes = (0..<AuditLogTree.tileHeight).flatMap { level in
+            let nodes = (0..<AuditLogTree.lowestStoredLevel).flatMap { level in
                 (0..<(head.size >> Int64(level))).map { index in (level, index, memory.subtree(level, index)) }
             }
             try await world.database.write { connection in
@@ -81,7 +97,7 @@ struct LogTilesMigrationTests {
                 let kept = try await connection.query("SELECT level, idx, hash FROM audit_log_nodes ORDER BY level, idx").map {
                     (try $0.int("level"), try $0.int64("idx"), try $0.blob("hash"))
                 }
-                #expect(kept.map(\.0) == upper.map(\.0) && kept.map(\.1) == upper.map(\.1) && kept.map(\.2) == upper.map(\.2), "levels 8 and above stay, the rest go")
+                #expect(kept.map(\.0) == upper.map(\.0) && kept.map(\.1) == upper.map(\.1) && kept.map(\.2) == upper.map(\.2), "levels 6 and above stay, the rest go")
                 let indexes = try await AuditLogTree.logIndexes(of: leaves.map(\.eventID), on: connection)
                 #expect(leaves.allSatisfy { indexes[$0.eventID] == $0.index }, "every leaf keeps its row")
                 let view = try await connection.query("SELECT event_id, log_index FROM audit_log_leaves ORDER BY event_id").map {

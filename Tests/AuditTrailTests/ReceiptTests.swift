@@ -248,7 +248,7 @@ struct ReceiptTests {
             let world = try await World(store, .fresh)
             do {
                 if tampering == "node" {
-                    // A stored node: level 8, the hash of the first 256 leaves.
+                    // A stored node: level 6, the hash of the first 64 leaves (and nodes above it).
                     while try await world.database.read({ try await AuditLogTree.head(on: $0).size }) < AuditLogTree.tileWidth + 10 {
                         for _ in 0..<10 { _ = try await world.journey(signIn: false) }
                         _ = try await world.audit.checkpoint()
@@ -264,7 +264,7 @@ struct ReceiptTests {
                     """
                 let flip = postgres ? "set_byte(hash, 0, get_byte(hash, 0) # 1)" : "zeroblob(32)"
                 let sql = switch tampering {
-                case "node": "UPDATE audit_log_nodes SET hash = \(flip) WHERE level = 8 AND idx = 0;"
+                case "node": "UPDATE audit_log_nodes SET hash = \(flip) WHERE level = 6 AND idx = 0;"
                 // Leaf 3's hash is bytes 96 ..< 128 of tile 0.
                 case "leaf" where postgres: "UPDATE audit_log_tiles SET hashes = set_byte(hashes, 96, get_byte(hashes, 96) # 1) WHERE idx = 0;"
                 case "leaf": "UPDATE audit_log_tiles SET hashes = CAST(substr(hashes, 1, 96) || zeroblob(32) || substr(hashes, 129) AS BLOB) WHERE idx = 0;"
@@ -284,7 +284,7 @@ struct ReceiptTests {
                 try await world.database.write { connection in try await connection.executeScript(unlock + "\n" + sql) }
                 let problem = try #require(try await world.verify(), "\(store): a \(tampering) went unnoticed")
                 let named = switch tampering {
-                case "node": problem.reason.contains("node (8, 0)")
+                case "node": problem.reason.contains("node (6, 0)")
                 case "leaf": problem.reason.contains("leaf 3 is not the hash of its row")
                 case "cutTile": problem.reason.contains("newest tile holds")
                 case "removedLeaf": problem.reason.contains("leaf 2 is missing")

@@ -1,24 +1,25 @@
+import Crypto
 import DatabaseAccess
 import Foundation
 import PhotosModel
 
 /// The audit trail's Merkle tree as the database keeps it (migrations 0020, 0023): the leaves'
 /// hashes 256 to a row (`audit_log_tiles`, C2SP tlog-tiles' level-0 tiles, the newest one partial
-/// and rewritten as it fills), the hash of every complete subtree of level `tileHeight` (8) and
-/// above (`audit_log_nodes`), which row each leaf is (`audit_log_leaf_runs`, one row per run of
-/// consecutive row ids), and the head (`audit_log`: size, the newest row id that is a leaf, the
-/// origin).
+/// and rewritten as it fills), the hash of every complete subtree of level `lowestStoredLevel`
+/// (6: 64 leaves) and above (`audit_log_nodes`), which row each leaf is (`audit_log_leaf_runs`,
+/// one row per run of consecutive row ids), and the head (`audit_log`: size, the newest row id
+/// that is a leaf, the origin).
 ///
 /// Rows become leaves by `integrate`, in id order, up to a settled id (`AuditChains.settledNewestID`:
 /// every row up to it has committed, so none can appear below it later). Appending n leaves
-/// writes n/256 tiles (and rewrites the partial one), about n/256 nodes and a run or two, and
-/// reads only the tree's right edge: the writer adds no row of its own per leaf. A node below
-/// level 8 is the hash of at most 128 leaves of one tile, computed when a proof needs it.
+/// writes n/256 tiles (and rewrites the partial one), n/32 nodes and a run or two, and reads only
+/// the tree's right edge: no row of its own per leaf (0020's layout wrote three). A node below
+/// level 6 is the hash of at most 32 leaves of one tile, computed when a proof needs it (31
+/// hashes at most, 57 for a whole inclusion proof).
 ///
 /// Why level-0 tiles and nodes above, not C2SP tiles at every level: a proof reads its nodes by
-/// primary key in one statement, the same SQL on both stores, and computes no more than 255
-/// hashes from one tile; the nodes above level 8 are one row per 256 leaves and fewer
-/// (docs/benchmarks.md, "Transparency log").
+/// primary key in one statement and a tile or two, the same SQL on both stores, with little to
+/// hash; the nodes are one row per 32 leaves (docs/benchmarks.md, "Transparency log").
 public enum AuditLogTree {
     /// The tree's head.
     public struct Head: Sendable, Equatable {
@@ -30,11 +31,13 @@ public enum AuditLogTree {
         public var integratedUntilID: Int64
     }
 
-    /// The levels a tile spans: the nodes of lower levels are computed from a tile's hashes,
-    /// those of this level and above are stored.
+    /// The levels a tile spans (C2SP's tile height).
     public static let tileHeight = 8
     /// The hashes a full tile holds.
     public static let tileWidth: Int64 = 1 << tileHeight
+    /// Nodes of this level and above are stored (`audit_log_nodes`); those below are computed
+    /// from the tile that holds their leaves.
+    public static let lowestStoredLevel = 6
 
     /// Rows turned into leaves per transaction by default: about 10 ms of the writer each.
     public static let batchRows = 4_096
@@ -74,7 +77,7 @@ public enum AuditLogTree {
         var tiles: [(index: Int64, hashes: [UInt8])] = []
         /// Whether `tiles.first` rewrites the tree's partial tile rather than adding one.
         var extendsPartial = false
-        /// The stored nodes (level ≥ `tileHeight`) the new leaves complete.
+        /// The stored nodes (level ≥ `lowestStoredLevel`) the new leaves complete.
         var nodes: [(level: Int, index: Int64, hash: MerkleTree.Hash)] = []
         /// Whether settled rows remain after this step.
         public var more: Bool
@@ -134,7 +137,7 @@ public enum AuditLogTree {
             }
             let leaf = MerkleTree.leafHash(rowHash)
             let appended = try MerkleTree.append(leaf: leaf, at: size, frontier: frontier)
-            for (node, hash) in appended.nodes where node.level >= tileHeight { step.nodes.append((node.level, node.index, hash)) }
+            for (node, hash) in appended.nodes where node.level >= lowestStoredLevel { step.nodes.append((node.level, node.index, hash)) }
             frontier = appended.frontier
             tile += leaf
             size += 1
@@ -196,12 +199,12 @@ public enum AuditLogTree {
     static let tilesPerInsert = 100
     static let tilesPerSelect = 100
 
-    /// The hashes of `subtrees`: those of level `tileHeight` and above read from `audit_log_nodes`
+    /// The hashes of `subtrees`: those of level `lowestStoredLevel` and above read from `audit_log_nodes`
     /// (one statement per `nodesPerSelect`), those below computed from the tiles that hold their
     /// leaves; a missing one is an error.
     static func nodes(_ subtrees: [MerkleTree.Subtree], on connection: any DatabaseConnection) async throws -> [MerkleTree.Subtree: MerkleTree.Hash] {
         let unique = Array(Set(subtrees))
-        let stored = unique.filter { $0.level >= tileHeight }, inTiles = unique.filter { $0.level < tileHeight }
+        let stored = unique.filter { $0.level >= lowestStoredLevel }, inTiles = unique.filter { $0.level < lowestStoredLevel }
         var found: [MerkleTree.Subtree: MerkleTree.Hash] = [:]
         for start in stride(from: 0, to: stored.count, by: nodesPerSelect) {
             let part = stored[start..<min(start + nodesPerSelect, stored.count)]
@@ -225,16 +228,29 @@ public enum AuditLogTree {
         return found
     }
 
-    /// The hash of the 2^level leaves of `tile` from `offset` (a level below `tileHeight`), or nil
-    /// when the tile does not hold them all.
+    /// The hash of the 2^level leaves of `tile` from `offset` (a level below the tile's height),
+    /// or nil when the tile does not hold them all. Pairs are hashed in place, in one buffer.
     static func hashInTile(_ tile: [UInt8], from offset: Int64, level: Int) -> MerkleTree.Hash? {
-        let count = 1 << level, start = Int(offset) * 32
-        guard start + count * 32 <= tile.count else { return nil }
-        var hashes = (0..<count).map { Array(tile[(start + $0 * 32)..<(start + $0 * 32 + 32)]) }
-        while hashes.count > 1 {
-            hashes = stride(from: 0, to: hashes.count, by: 2).map { MerkleTree.nodeHash(hashes[$0], hashes[$0 + 1]) }
+        var count = 1 << level
+        let start = Int(offset) * 32
+        guard level <= tileHeight, start >= 0, start + count * 32 <= tile.count else { return nil }
+        if count == 1 { return Array(tile[start..<(start + 32)]) }
+        var hashes = Array(tile[start..<(start + count * 32)])
+        let nodePrefix: [UInt8] = [1]
+        hashes.withUnsafeMutableBytes { buffer in
+            while count > 1 {
+                for pair in 0..<(count / 2) {
+                    var hasher = SHA256()
+                    hasher.update(data: nodePrefix)
+                    hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[(pair * 64)..<(pair * 64 + 64)]))
+                    hasher.finalize().withUnsafeBytes { digest in
+                        UnsafeMutableRawBufferPointer(rebasing: buffer[(pair * 32)..<(pair * 32 + 32)]).copyMemory(from: digest)
+                    }
+                }
+                count /= 2
+            }
         }
-        return hashes[0]
+        return Array(hashes[0..<32])
     }
 
     /// The stored tiles of `indexes` (those that exist), read in one statement per `tilesPerSelect`.
