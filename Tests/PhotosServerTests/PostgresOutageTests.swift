@@ -122,8 +122,18 @@ struct PostgresOutageTests {
         let probe = try #require(probeCreated.1["id"] as? String)
         try await Task.sleep(for: .seconds(1))
 
-        // What the metrics say before it (an operator's Prometheus scrapes all along).
-        let ageBefore = Self.gauge(await Self.send(daemons[1].process.metricsURL ?? "", "GET", "/metrics").2, "photosd_audit_checkpoint_age_seconds")
+        // What the metrics say before it (an operator's Prometheus scrapes all along), once rows
+        // wait for a checkpoint: on a machine loaded by other tests the clients may have written
+        // nothing since the last one (the age is then 0, and could not be seen to grow), so a
+        // session created here is such a row.
+        var ageBefore: Double?
+        for _ in 0..<20 {
+            ageBefore = Self.gauge(await Self.send(daemons[1].process.metricsURL ?? "", "GET", "/metrics").2, "photosd_audit_checkpoint_age_seconds")
+            if let age = ageBefore, age > 0 { break }
+            _ = await Self.send(daemons[1].baseURL, "POST", "/v1/sessions")
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        #expect((ageBefore ?? 0) > 0, "no row waits for a checkpoint before the outage: \(String(describing: ageBefore))")
 
         // The outage.
         await #expect(try runProcess(script, ["pause", cluster.path], in: "/").status == 0)
