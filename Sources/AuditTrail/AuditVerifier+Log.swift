@@ -133,10 +133,13 @@ extension AuditVerifier {
                         "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level - 1, start * 2, end * 2)
                     guard children.count == Int(end - start) * 2 else { throw fail("nodes are missing at level \(level - 1) between \(start * 2) and \(end * 2)") }
                     for offset in 0..<Int(end - start) {
-                        computed.append(MerkleTree.nodeHash(try children[offset * 2].blob("hash"), try children[offset * 2 + 1].blob("hash")))
+                        guard let left = MerkleTree.Hash(try children[offset * 2].blob("hash")), let right = MerkleTree.Hash(try children[offset * 2 + 1].blob("hash")) else {
+                            throw fail("a node of level \(level - 1) between \(start * 2) and \(end * 2) is not 32 bytes (altered)")
+                        }
+                        computed.append(MerkleTree.nodeHash(left, right))
                     }
                 }
-                for (offset, parent) in parents.enumerated() where try parent.blob("hash") != computed[offset] {
+                for (offset, parent) in parents.enumerated() where MerkleTree.Hash(try parent.blob("hash")) != computed[offset] {
                     throw fail("node (\(level), \(try parent.int64("idx"))) is not the hash of its \(level == lowest ? "leaves" : "children") (altered)")
                 }
                 start = end
@@ -188,7 +191,7 @@ extension AuditVerifier {
             }
             guard let hashes = page[tile] else { return nil }
             let offset = Int(index % AuditLogTree.tileWidth) * 32
-            return offset + 32 <= hashes.count ? Array(hashes[offset..<(offset + 32)]) : nil
+            return offset + 32 <= hashes.count ? MerkleTree.Hash(hashes[offset..<(offset + 32)]) : nil
         }
     }
 

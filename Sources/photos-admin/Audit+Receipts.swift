@@ -239,7 +239,7 @@ extension PhotosAdmin.Audit.Witness {
                 } catch {
                     throw PhotosError.badRequest("the consistency proof from \(proofURL) is not readable: \(error)")
                 }
-                let hashes = proof.hashes.compactMap { Data(base64Encoded: $0).map(Array.init) }
+                let hashes = proof.hashes.compactMap { Data(base64Encoded: $0).flatMap(MerkleTree.Hash.init) }
                 guard proof.from == kept.size, proof.to == new.size, hashes.count == proof.hashes.count,
                       MerkleTree.verifyConsistency(old: kept.size, new: new.size, oldRoot: kept.root, newRoot: new.root, proof: hashes) else {
                     Output.note("witness FAILED: the tree of \(new.size) leaves does not extend the kept tree of \(kept.size) (its consistency proof fails): the log's history was rewritten")

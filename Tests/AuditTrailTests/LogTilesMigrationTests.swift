@@ -51,17 +51,17 @@ struct LogTilesMigrationTests {
                 let leaves = runs.flatMap { run in (0..<run.count).map { (eventID: run.firstEventID + $0, index: run.firstIndex + $0) } }
                 let tiles = try await connection.query("SELECT idx, hashes FROM audit_log_tiles ORDER BY idx").map { (try $0.int64("idx"), try $0.blob("hashes")) }
                 let upper = try await connection.query("SELECT level, idx, hash FROM audit_log_nodes ORDER BY level, idx").map {
-                    (try $0.int("level"), try $0.int64("idx"), try $0.blob("hash"))
+                    (try $0.int("level"), try $0.int64("idx"), MerkleTree.Hash(try $0.blob("hash")))
                 }
                 return (head, root, leaves, tiles, upper)
             }
             let hashes = tiles.flatMap(\.1)
-            let leafHashes = (0..<Int(head.size)).map { Array(hashes[($0 * 32)..<($0 * 32 + 32)]) }
+            let leafHashes = try (0..<Int(head.size)).map { try #require(MerkleTree.Hash(hashes[($0 * 32)..<($0 * 32 + 32)])) }
             #expect(leaves.map(\.index) == Array(0..<head.size))
             #expect(upper.allSatisfy { $0.0 >= AuditLogTree.lowestStoredLevel } && !upper.isEmpty)
 
             // 0022's layout: every complete subtree of levels 0 to 5 as a node too, a row per leaf.
-            let memory = TransparencyLogTests.Leaves(leafHashes, leafHashes: true)
+            let memory = TransparencyLogTests.Leaves(leafHashes: leafHashes)
             let nodes = (0..<AuditLogTree.lowestStoredLevel).flatMap { level in
                 (0..<(head.size >> Int64(level))).map { index in (level, index, memory.subtree(level, index)) }
             }
@@ -83,7 +83,7 @@ struct LogTilesMigrationTests {
                     let part = nodes[start..<min(start + 300, nodes.count)]
                     try await connection.execute(
                         "INSERT INTO audit_log_nodes (level, idx, hash) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
-                        arguments: part.flatMap { [$0.0, $0.1, DatabaseValue.blob($0.2)] as [any DatabaseBindable] })
+                        arguments: part.flatMap { [$0.0, $0.1, DatabaseValue.blob($0.2.bytes)] as [any DatabaseBindable] })
                 }
             }
 
@@ -95,7 +95,7 @@ struct LogTilesMigrationTests {
                 let migrated = try await connection.query("SELECT idx, hashes FROM audit_log_tiles ORDER BY idx").map { (try $0.int64("idx"), try $0.blob("hashes")) }
                 #expect(migrated.map(\.0) == tiles.map(\.0) && migrated.map(\.1) == tiles.map(\.1), "the tiles are the leaves' hashes, 256 to a row")
                 let kept = try await connection.query("SELECT level, idx, hash FROM audit_log_nodes ORDER BY level, idx").map {
-                    (try $0.int("level"), try $0.int64("idx"), try $0.blob("hash"))
+                    (try $0.int("level"), try $0.int64("idx"), MerkleTree.Hash(try $0.blob("hash")))
                 }
                 #expect(kept.map(\.0) == upper.map(\.0) && kept.map(\.1) == upper.map(\.1) && kept.map(\.2) == upper.map(\.2), "levels 6 and above stay, the rest go")
                 let indexes = try await AuditLogTree.logIndexes(of: leaves.map(\.eventID), on: connection)

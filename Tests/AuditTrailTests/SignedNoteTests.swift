@@ -10,7 +10,7 @@ struct SignedNoteTests {
     static let origin = "shop.example/log"
 
     static func checkpoint(_ key: Curve25519.Signing.PrivateKey) throws -> SignedNote {
-        try SignedNote.sign(LogCheckpoint(origin: origin, size: 7, root: Array(repeating: 1, count: 32)).body, with: [(origin, key)])
+        try SignedNote.sign(LogCheckpoint(origin: origin, size: 7, root: try #require(MerkleTree.Hash(Array(repeating: 1, count: 32)))).body, with: [(origin, key)])
     }
 
     /// A signature line of `name` with `bytes` after a 4-byte key id.

@@ -292,7 +292,7 @@ struct FailoverTests {
                 guard old.size > 0, old.size <= new.size else { continue }
                 let (data, _) = try await URLSession.shared.data(from: URL(string: daemon.baseURL + "/v1/log/consistency?from=\(old.size)&to=\(new.size)")!)
                 let proof = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-                let hashes = (proof["hashes"] as? [String] ?? []).compactMap { Data(base64Encoded: $0).map(Array.init) }
+                let hashes = (proof["hashes"] as? [String] ?? []).compactMap { Data(base64Encoded: $0).flatMap(MerkleTree.Hash.init) }
                 #expect(
                     old.size == new.size ? old.root == new.root : MerkleTree.verifyConsistency(old: old.size, new: new.size, oldRoot: old.root, newRoot: new.root, proof: hashes),
                     "\(old.size) → \(new.size)")

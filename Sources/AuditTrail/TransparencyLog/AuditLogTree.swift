@@ -180,7 +180,7 @@ public enum AuditLogTree {
             let part = step.nodes[start..<min(start + Self.nodesPerInsert, step.nodes.count)]
             try await connection.execute(
                 "INSERT INTO audit_log_nodes (level, idx, hash) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
-                arguments: part.flatMap { [$0.level, $0.index, DatabaseValue.blob($0.hash)] as [any DatabaseBindable] })
+                arguments: part.flatMap { [$0.level, $0.index, DatabaseValue.blob($0.hash.bytes)] as [any DatabaseBindable] })
         }
         try await connection.execute("UPDATE audit_log SET size = ?, integrated_until_id = ?", step.to.size, step.to.integratedUntilID)
         return step.to
@@ -212,7 +212,11 @@ public enum AuditLogTree {
                 "SELECT level, idx, hash FROM audit_log_nodes WHERE " + Array(repeating: "(level = ? AND idx = ?)", count: part.count).joined(separator: " OR "),
                 arguments: part.flatMap { [$0.level, $0.index] as [any DatabaseBindable] })
             for row in rows {
-                found[MerkleTree.Subtree(level: try row.int("level"), index: try row.int64("idx"))] = try row.blob("hash")
+                let subtree = MerkleTree.Subtree(level: try row.int("level"), index: try row.int64("idx"))
+                guard let hash = MerkleTree.Hash(try row.blob("hash")) else {
+                    throw PhotosError(.internal, "the audit log's node (\(subtree.level), \(subtree.index)) is not 32 bytes")
+                }
+                found[subtree] = hash
             }
         }
         if !inTiles.isEmpty {
@@ -234,7 +238,7 @@ public enum AuditLogTree {
         var count = 1 << level
         let start = Int(offset) * 32
         guard level <= tileHeight, start >= 0, start + count * 32 <= tile.count else { return nil }
-        if count == 1 { return Array(tile[start..<(start + 32)]) }
+        if count == 1 { return MerkleTree.Hash(tile[start..<(start + 32)]) }
         var hashes = Array(tile[start..<(start + count * 32)])
         let nodePrefix: [UInt8] = [1]
         hashes.withUnsafeMutableBytes { buffer in
@@ -250,7 +254,7 @@ public enum AuditLogTree {
                 count /= 2
             }
         }
-        return Array(hashes[0..<32])
+        return MerkleTree.Hash(hashes[0..<32])
     }
 
     /// The stored tiles of `indexes` (those that exist), read in one statement per `tilesPerSelect`.

@@ -272,8 +272,8 @@ public struct AuditReceipt: Codable, Sendable, Equatable {
         guard tree.size == inclusion.treeSize else { throw fail("checkpoint", "the proof is for a tree of \(inclusion.treeSize) leaves, the checkpoint's has \(tree.size)") }
         var proof: [MerkleTree.Hash] = []
         for text in inclusion.hashes {
-            guard let data = Data(base64Encoded: text), data.count == 32 else { throw fail("inclusion", "a proof hash is not 32 bytes of base64") }
-            proof.append(Array(data))
+            guard let data = Data(base64Encoded: text), let hash = MerkleTree.Hash(data) else { throw fail("inclusion", "a proof hash is not 32 bytes of base64") }
+            proof.append(hash)
         }
         guard MerkleTree.verifyInclusion(leaf: MerkleTree.leafHash(leafData), index: inclusion.logIndex, size: tree.size, proof: proof, root: tree.root) else {
             throw fail("inclusion", "leaf \(inclusion.logIndex) with the newest row's hash is not in the checkpoint's tree by this proof (a row, its hash or the proof was changed)")

@@ -58,7 +58,7 @@ extension AuditLogTree {
         size: Int64, outside: SignedTreeHead?, outsidePath: String, newest: AuditCheckpoint?, on connection: any DatabaseConnection
     ) async throws -> LogFork? {
         if let outside, let fork = try await fork(from: outside, signedIn: outsidePath, size: size, on: connection) { return fork }
-        if let newest, let treeSize = newest.treeSize, let hex = newest.treeRoot, let root = Hex.decode(hex) {
+        if let newest, let treeSize = newest.treeSize, let hex = newest.treeRoot, let root = Hex.decode(hex).flatMap(MerkleTree.Hash.init) {
             let head = SignedTreeHead(size: treeSize, root: root, checkpoint: newest.number)
             if head != outside, let fork = try await fork(from: head, signedIn: "the database's newest checkpoint", size: size, on: connection) { return fork }
         }
@@ -69,7 +69,7 @@ extension AuditLogTree {
 extension SignedTreeHead {
     /// The tree `checkpoint` signed; nil for one written before the log (migration 0020).
     init?(of checkpoint: AuditCheckpoint) {
-        guard let size = checkpoint.treeSize, let hex = checkpoint.treeRoot, let root = Hex.decode(hex), root.count == 32 else { return nil }
+        guard let size = checkpoint.treeSize, let hex = checkpoint.treeRoot, let root = Hex.decode(hex).flatMap(MerkleTree.Hash.init) else { return nil }
         self.init(size: size, root: root, checkpoint: checkpoint.number)
     }
 }

@@ -1,4 +1,6 @@
 import Crypto
+import Foundation
+import PhotosModel
 
 /// The hashing of an RFC 6962 (RFC 9162) Merkle tree, and its proofs, over leaves numbered from 0:
 /// a leaf's hash is SHA-256(0x00 ‖ data), a node's SHA-256(0x01 ‖ left ‖ right); a tree of n > 1
@@ -8,25 +10,83 @@ import Crypto
 /// Proofs are built from the hashes of *complete* subtrees only (`subtree(level, index)`: the
 /// 2^level leaves from index·2^level), which is what the store keeps: a proof is a few reads.
 public enum MerkleTree {
-    /// A SHA-256 hash.
-    public typealias Hash = [UInt8]
+    /// A SHA-256 hash: exactly 32 bytes, held inline (no allocation; compared and hashed as four
+    /// words). Made from bytes only when there are 32 of them (`init?(_:)`), so a hash read from a
+    /// store, a proof or a note is checked for its length where it is read.
+    ///
+    /// The words are a tuple of `UInt64` (contiguous, 8-byte aligned), not a `SIMD4<UInt64>`
+    /// (16-byte aligned): with that one the test process crashed in two full runs out of two
+    /// with the async task allocator's "freed pointer was not the last allocation"; why was not
+    /// found, and plain words do not need the answer.
+    public struct Hash: Hashable, Sendable, RandomAccessCollection, MutableCollection, CustomStringConvertible {
+        private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+        /// The hash whose bytes are `bytes`; nil unless there are 32.
+        public init?(_ bytes: some Collection<UInt8>) {
+            guard bytes.count == 32 else { return nil }
+            Swift.withUnsafeMutableBytes(of: &words) { $0.copyBytes(from: bytes) }
+        }
+
+        /// A SHA-256 digest as a hash.
+        public init(_ digest: SHA256.Digest) {
+            Swift.withUnsafeMutableBytes(of: &words) { buffer in digest.withUnsafeBytes { buffer.copyMemory(from: $0) } }
+        }
+
+        public static func == (left: Hash, right: Hash) -> Bool {
+            left.words.0 == right.words.0 && left.words.1 == right.words.1 && left.words.2 == right.words.2 && left.words.3 == right.words.3
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(words.0)
+            hasher.combine(words.1)
+            hasher.combine(words.2)
+            hasher.combine(words.3)
+        }
+
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { 32 }
+        public subscript(position: Int) -> UInt8 {
+            get {
+                precondition(position >= 0 && position < 32, "a hash has 32 bytes")
+                return Swift.withUnsafeBytes(of: words) { $0[position] }
+            }
+            set {
+                precondition(position >= 0 && position < 32, "a hash has 32 bytes")
+                Swift.withUnsafeMutableBytes(of: &words) { $0[position] = newValue }
+            }
+        }
+
+        /// Runs `body` over the 32 bytes.
+        public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+            try Swift.withUnsafeBytes(of: words, body)
+        }
+
+        /// The 32 bytes.
+        public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+        /// Lowercase hex.
+        public var description: String { Hex.encode(self) }
+    }
 
     /// SHA-256(0x00 ‖ data).
-    public static func leafHash(_ data: [UInt8]) -> Hash {
+    public static func leafHash(_ data: some DataProtocol) -> Hash {
         var hasher = SHA256()
-        hasher.update(data: [0])
+        hasher.update(data: leafPrefix)
         hasher.update(data: data)
-        return Array(hasher.finalize())
+        return Hash(hasher.finalize())
     }
 
     /// SHA-256(0x01 ‖ left ‖ right).
     public static func nodeHash(_ left: Hash, _ right: Hash) -> Hash {
         var hasher = SHA256()
-        hasher.update(data: [1])
-        hasher.update(data: left)
-        hasher.update(data: right)
-        return Array(hasher.finalize())
+        hasher.update(data: nodePrefix)
+        left.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        right.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return Hash(hasher.finalize())
     }
+
+    private static let leafPrefix: [UInt8] = [0]
+    private static let nodePrefix: [UInt8] = [1]
 
     /// A complete subtree: the 2^level leaves from index·2^level (a stored node of the tree).
     public struct Subtree: Hashable, Sendable {
@@ -127,7 +187,7 @@ public enum MerkleTree {
 
     /// The root of the tree of the first `size` leaves (for size 0, SHA-256 of nothing).
     public static func root(size: Int64, subtree: (Int, Int64) throws -> Hash) rethrows -> Hash {
-        guard size > 0 else { return Array(SHA256.hash(data: [UInt8]())) }
+        guard size > 0 else { return Hash(SHA256.hash(data: [UInt8]())) }
         return try hash(from: 0, count: size, subtree: subtree)
     }
 

@@ -178,13 +178,13 @@ public struct LogCheckpoint: Sendable, Equatable {
     /// How many leaves the tree has.
     public var size: Int64
     /// The tree's root hash.
-    public var root: [UInt8]
+    public var root: MerkleTree.Hash
     /// Extension lines after the root, in order (photosd writes `key <verifier key>` on a key
     /// rotation and `previous <origin> <size> <base64 root>` on a new log's first checkpoint).
     public var extensions: [String]
 
     /// A checkpoint.
-    public init(origin: String, size: Int64, root: [UInt8], extensions: [String] = []) {
+    public init(origin: String, size: Int64, root: MerkleTree.Hash, extensions: [String] = []) {
         self.origin = origin
         self.size = size
         self.root = root
@@ -203,12 +203,12 @@ public struct LogCheckpoint: Sendable, Equatable {
     public init(parsing body: String) throws {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count >= 4, lines.last == "", let size = Int64(lines[1]), size >= 0, String(size) == lines[1],
-              let root = Data(base64Encoded: String(lines[2])), root.count == 32, !lines[0].isEmpty else {
+              let rootData = Data(base64Encoded: String(lines[2])), let root = MerkleTree.Hash(rootData), !lines[0].isEmpty else {
             throw SignedNote.Problem(description: "not a checkpoint: origin, size and root hash, one per line")
         }
         let extensions = lines.dropFirst(3).dropLast().map(String.init)
         guard !extensions.contains(where: \.isEmpty) else { throw SignedNote.Problem(description: "not a checkpoint: an empty extension line") }
-        self.init(origin: String(lines[0]), size: size, root: Array(root), extensions: extensions)
+        self.init(origin: String(lines[0]), size: size, root: root, extensions: extensions)
     }
 }
 

@@ -33,9 +33,9 @@ public struct SignedTreeHead: Sendable, Equatable, CustomStringConvertible {
     init?(line: String) {
         let fields = line.trimmingCharacters(in: .newlines).split(separator: " ", omittingEmptySubsequences: false)
         guard fields.count == 3, let size = Int64(fields[0]), size >= 0, String(size) == fields[0],
-              let root = Data(base64Encoded: String(fields[1])), root.count == 32,
+              let rootData = Data(base64Encoded: String(fields[1])), let root = MerkleTree.Hash(rootData),
               let checkpoint = Int(fields[2]), checkpoint > 0, String(checkpoint) == fields[2] else { return nil }
-        self.init(size: size, root: Array(root), checkpoint: checkpoint)
+        self.init(size: size, root: root, checkpoint: checkpoint)
     }
 }
 

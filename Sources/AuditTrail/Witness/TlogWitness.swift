@@ -60,9 +60,12 @@ public actor TlogWitness {
     }
 
     /// The newest size and root cosigned for `origin`, if any.
-    public func cosigned(origin: String) async throws -> (size: Int64, root: [UInt8])? {
+    public func cosigned(origin: String) async throws -> (size: Int64, root: MerkleTree.Hash)? {
         guard let row = try await state.queryOne("SELECT size, root FROM witness_logs WHERE origin = ?", origin) else { return nil }
-        return (try row.int64("size"), Array(Data(base64Encoded: try row.string("root")) ?? Data()))
+        guard let data = Data(base64Encoded: try row.string("root")), let root = MerkleTree.Hash(data) else {
+            throw PhotosError(.internal, "the witness state's root for \(origin) is not base64 of 32 bytes")
+        }
+        return (try row.int64("size"), root)
     }
 
     /// Answers `POST …/add-checkpoint` with `body` as C2SP tlog-witness says: 200 and the
@@ -81,8 +84,8 @@ public actor TlogWitness {
         guard proofLines.count <= 63 else { return .refused(400, "more than 63 consistency proof lines") }
         var proof: [MerkleTree.Hash] = []
         for line in proofLines {
-            guard let hash = Data(base64Encoded: String(line)), hash.count == 32 else { return .refused(400, "a proof line is not base64 of 32 bytes") }
-            proof.append(Array(hash))
+            guard let data = Data(base64Encoded: String(line)), let hash = MerkleTree.Hash(data) else { return .refused(400, "a proof line is not base64 of 32 bytes") }
+            proof.append(hash)
         }
         let note: SignedNote
         let checkpoint: LogCheckpoint
