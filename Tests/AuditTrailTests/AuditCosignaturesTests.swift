@@ -37,7 +37,7 @@ struct AuditCosignaturesTests {
         func served(_ policy: WitnessPolicy?) async throws -> AuditCosignatures.Served? {
             try await world.database.read { try await AuditCosignatures.served(policy, on: $0) }
         }
-        func store(_ line: String, _ witness: Witness, _ number: Int) async throws -> Bool {
+        func store(_ line: String, _ witness: Witness, _ number: Int) async throws -> AuditCosignatures.Stored {
             let cosigner = witness.cosigner
             return try await world.database.write { try await AuditCosignatures.store(line, of: cosigner, checkpoint: Int64(number), at: "2026-11-29T00:00:00.000Z", on: $0) }
         }
@@ -47,16 +47,16 @@ struct AuditCosignaturesTests {
         #expect(try await served(both) == nil)
         #expect(try await served(either) == nil)
 
-        #expect(try await store(try one.line(note), one, first.number))
+        #expect(try await store(try one.line(note), one, first.number) == .stored)
         #expect(try await served(both) == nil)
         #expect(try await served(either)?.cosignatures == 1)
         // Another body's cosignature, another key's line under the witness's name: refused, nothing stored.
         let forged = try two.line("other.example/log\n1\n\(Data(count: 32).base64EncodedString())\n\n\u{2014} x AAAAAAAA\n")
-        await #expect(throws: PhotosError.self) { try await store(forged, two, first.number) }
-        await #expect(throws: PhotosError.self) { try await store(try one.line(note), two, first.number) }
+        #expect(try await store(forged, two, first.number) == .refused("the cosignature of \(two.cosigner.name) does not verify over checkpoint \(first.number)"))
+        #expect(try await store(try one.line(note), two, first.number) == .refused("the cosignature of \(two.cosigner.name) does not verify over checkpoint \(first.number)"))
         #expect(try await served(both) == nil)
-        #expect(try await store(try two.line(note), two, first.number))
-        #expect(try await !store(try one.line(note, time: 1_800_000_001), one, first.number), "a second cosignature of one witness is ignored")
+        #expect(try await store(try two.line(note), two, first.number) == .stored)
+        #expect(try await store(try one.line(note, time: 1_800_000_001), one, first.number) == .alreadyStored, "a second cosignature of one witness is ignored")
 
         let cosigned = try #require(try await served(both))
         #expect(cosigned.number == Int64(first.number) && cosigned.cosignatures == 2)
@@ -67,7 +67,7 @@ struct AuditCosignaturesTests {
         // A newer checkpoint cosigned by one: served with one witness's quorum, not with both's.
         try await world.journeys(1)
         let second = try #require(try await world.audit.checkpoint())
-        #expect(try await store(try one.line(try #require(second.note)), one, second.number))
+        #expect(try await store(try one.line(try #require(second.note)), one, second.number) == .stored)
         #expect(try await served(both)?.number == Int64(first.number))
         #expect(try await served(either)?.number == Int64(second.number))
 
@@ -78,9 +78,9 @@ struct AuditCosignaturesTests {
         let witnessed = AuditService(database: world.database, signingKeyPath: world.keyPath, witnesses: both)
         guard case .pending = try await witnessed.receipt(sessionID: id) else { Issue.record("a receipt without its quorum"); return }
         let before = try #require(try await witnessed.receiptStamp(sessionID: id))
-        #expect(try await store(try one.line(try #require(third.note)), one, third.number))
+        #expect(try await store(try one.line(try #require(third.note)), one, third.number) == .stored)
         #expect(try await witnessed.receiptStamp(sessionID: id) == before, "one cosignature of two changes nothing served")
-        #expect(try await store(try two.line(try #require(third.note)), two, third.number))
+        #expect(try await store(try two.line(try #require(third.note)), two, third.number) == .stored)
         #expect(try await witnessed.receiptStamp(sessionID: id) != before)
         guard case .receipt(let receipt) = try await witnessed.receipt(sessionID: id) else { Issue.record("no receipt with the quorum"); return }
         #expect(receipt.cosigners([one.cosigner, two.cosigner]).count == 2)

@@ -74,25 +74,39 @@ public enum AuditCosignatures {
         return (try row.int64("checkpoint"), try row.int64("tree_size"))
     }
 
+    /// What `store` did with a cosignature line.
+    public enum Stored: Sendable, Equatable {
+        /// Stored: the checkpoint's note is served with it from now on.
+        case stored
+        /// The witness's cosignature of this checkpoint was stored before (another instance
+        /// stored it first); this one is left.
+        case alreadyStored
+        /// Not stored: the line is not `witness`'s cosignature of the checkpoint (why, in words).
+        case refused(String)
+    }
+
     /// Stores `witness`'s cosignature `line` (one signature line, newline included) of
     /// checkpoint `number`, which must verify over the checkpoint's note; a second one of the
-    /// same witness and checkpoint is ignored (another instance stored it first). Returns whether
-    /// it was stored.
+    /// same witness and checkpoint is ignored (another instance stored it first). A line that
+    /// does not verify is an outcome, not an error: a witness's answer is input.
     @discardableResult
     public static func store(
         _ line: String, of witness: CosignerKey, checkpoint number: Int64, at: String, on connection: any DatabaseConnection
-    ) async throws -> Bool {
+    ) async throws -> Stored {
         guard let row = try await connection.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE number = ?", number) else {
             throw PhotosError.notFound("no checkpoint \(number)")
         }
-        let note = try SignedNote(parsing: try row.string("note") + line)
-        guard witness.cosignedTime(of: note) != nil else {
-            throw PhotosError.badRequest("the cosignature of \(witness.name) does not verify over checkpoint \(number)")
+        guard let note = try? SignedNote(parsing: try row.string("note") + line) else {
+            return .refused("the cosignature of \(witness.name) is not a signature line that checkpoint \(number)'s note can carry")
         }
-        return try await connection.execute(
+        guard witness.cosignedTime(of: note) != nil else {
+            return .refused("the cosignature of \(witness.name) does not verify over checkpoint \(number)")
+        }
+        let inserted = try await connection.execute(
             """
             INSERT INTO audit_cosignatures (checkpoint, witness_key, tree_size, line, at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (checkpoint, witness_key) DO NOTHING
-            """, number, witness.description, try row.int64("tree_size"), line, at) == 1
+            """, number, witness.description, try row.int64("tree_size"), line, at)
+        return inserted == 1 ? .stored : .alreadyStored
     }
 }

@@ -165,10 +165,10 @@ final class WitnessCosigning: Service, Sendable {
                     return true
                 }
                 let at = ISO8601Timestamp.string(from: Date())
-                do {
-                    _ = try await database.write { try await AuditCosignatures.store(line, of: witness.key, checkpoint: newest.number, at: at, on: $0) }
-                } catch let error as PhotosError where error.code == .badRequest {
-                    refuse(witness, newest.number, progress: &progress, error.message)
+                if case .refused(let reason) = try await database.write({
+                    try await AuditCosignatures.store(line, of: witness.key, checkpoint: newest.number, at: at, on: $0)
+                }) {
+                    refuse(witness, newest.number, progress: &progress, reason)
                     return true
                 }
                 progress.cosigned = (newest.number, newest.size)
