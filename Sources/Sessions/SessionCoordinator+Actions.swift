@@ -61,20 +61,31 @@ extension SessionCoordinator {
     /// Signs a live session out on the operator's authority (its token revoked; a step with
     /// `reason`). A session already signed out is left as it is.
     public func operatorSignOut(sessionID: String, reason: String, actor: AuditActor) async throws -> ActionResult {
-        try await run(
-            ActionRequest(action: ClientAction(.signOut), sessionID: sessionID, actor: actor, decider: .operatorSignOut(reason: reason)),
-            address: AuthService.localAddress)
+        try await run(operatorSignOutRequest(sessionID: sessionID, reason: reason, actor: actor), address: AuthService.localAddress)
+    }
+
+    /// `operatorSignOut`, as what it came to: a session that ended or went meanwhile is an
+    /// outcome (`expired`, `ended`, `missing`), not an error.
+    func operatorSignOutOutcome(sessionID: String, reason: String, actor: AuditActor) async throws -> Outcome {
+        try await loop(operatorSignOutRequest(sessionID: sessionID, reason: reason, actor: actor), address: AuthService.localAddress)
+    }
+
+    private func operatorSignOutRequest(sessionID: String, reason: String, actor: AuditActor) -> ActionRequest {
+        ActionRequest(action: ClientAction(.signOut), sessionID: sessionID, actor: actor, decider: .operatorSignOut(reason: reason))
     }
 
     // MARK: The loop
 
-    /// The loop, for an answer: an expiry is the client's `session_expired`.
+    /// The loop, for an answer: an expiry or an ended session is the client's `session_expired`,
+    /// a missing one `not_found`.
     func run(_ request: ActionRequest, address: String) async throws -> ActionResult {
         switch try await loop(request, address: address) {
         case .applied(let result):
             return result
-        case .expired(let at):
+        case .expired(let at), .ended(let at):
             throw Self.ended(at: at)
+        case .missing:
+            throw PhotosError.notFound("no session \(request.sessionID.prefix(64))")
         }
     }
 
@@ -84,6 +95,10 @@ extension SessionCoordinator {
         case applied(ActionResult)
         /// The session was idle past the expiry and is ended now (by this action).
         case expired(at: String)
+        /// The session had ended before (at `at`): nothing was written.
+        case ended(at: String)
+        /// There is no such session (never was, or archived): nothing was written.
+        case missing
     }
 
     /// The loop: rounds until one ends in an outcome.
@@ -116,6 +131,10 @@ extension SessionCoordinator {
                 cache.store(prepared)
                 commits.publish(.init(sessionID: request.sessionID, kind: .expired))
                 return .expired(at: at)
+            case .ended(let at):
+                return .ended(at: at)
+            case .missing:
+                return .missing
             case .needsCredentials:
                 request.credentials = try await checkCredentials(request.action, address: address)
             case .refused:
@@ -146,6 +165,10 @@ extension SessionCoordinator {
         case done(ActionResult, written: Written?)
         /// The session was idle past the expiry: its `session.expired` step was written.
         case expired(at: String, written: PreparedWrite)
+        /// The session had ended before; nothing was written.
+        case ended(at: String)
+        /// No such session; nothing was written.
+        case missing
         /// The session takes credentials that are not checked yet.
         case needsCredentials
         /// The write kept nothing: the session moved, or an assumed fact went stale.
@@ -179,7 +202,12 @@ extension SessionCoordinator {
             if let stored = snapshot.answer, let key = request.idempotencyKey {
                 return .done(try idempotency.answer(stored, key: key, sessionID: request.sessionID, fingerprint: request.action.fingerprint), written: nil)
             }
-            let loaded = try loaded(snapshot, sessionID: request.sessionID, cached: cached)
+            let loaded: LoadedSession
+            switch try found(snapshot, sessionID: request.sessionID, cached: cached) {
+            case .live(let live): loaded = live
+            case .ended(let at): return .ended(at: at)
+            case .missing: return .missing
+            }
             if let idleSince = idleSince(loaded, now: now) {
                 // Idle past the expiry: the session ends instead (the client is answered 410).
                 guard let written = try await writeExpiry(of: request.sessionID, loaded: loaded, idleSince: idleSince, on: store, stamp: stamp) else {

@@ -20,11 +20,9 @@ extension SessionCoordinator {
         var signedOut = 0
         for _ in 1...Self.rounds {
             for sessionID in try await erasure.signedInSessions(userID: user.id) {
-                do {
-                    _ = try await operatorSignOut(sessionID: sessionID, reason: "userErased", actor: actor)
-                    signedOut += 1
-                } catch let error as PhotosError where error.code == .notFound {
-                    continue  // gone meanwhile
+                switch try await operatorSignOutOutcome(sessionID: sessionID, reason: "userErased", actor: actor) {
+                case .applied: signedOut += 1
+                case .expired, .ended, .missing: continue  // ended or gone meanwhile: nothing to sign out
                 }
             }
             switch try await erasure.erase(user, signedOut: signedOut, actor: actor) {
