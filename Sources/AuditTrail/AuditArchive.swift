@@ -229,7 +229,7 @@ public enum AuditArchiveFile {
     /// The digest of `file`'s sessions, as a version 2 statement signs it.
     static func sessionsDigest(_ file: any DatabaseConnection) async throws -> AuditArchiveDigest {
         var digest = AuditArchiveDigest()
-        try await file.forEachRow("SELECT \(sessionColumns) FROM sessions ORDER BY id") { digest.add(session: $0) }
+        try await file.forEachRow("SELECT \(raw: sessionColumns) FROM sessions ORDER BY id") { digest.add(session: $0) }
         return digest
     }
 }

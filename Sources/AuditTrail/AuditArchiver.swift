@@ -106,8 +106,7 @@ public struct AuditArchiver: Sendable {
                 record = try await database.write { connection in
                     let number = (try await connection.queryOne("SELECT coalesce(max(number), 0) AS newest FROM audit_archives")?.int("newest") ?? 0) + 1
                     try await connection.execute(
-                        "INSERT INTO audit_archives (number, path, before, started_at) VALUES (?, ?, ?, ?)",
-                        number, path, beforeText, ISO8601Timestamp.string(from: now()))
+                        "INSERT INTO audit_archives (number, path, before, started_at) VALUES (\(number), \(path), \(beforeText), \(ISO8601Timestamp.string(from: now())))")
                     return Pending(number: number, path: path, before: beforeText)
                 }
             } catch {
@@ -184,7 +183,7 @@ public struct AuditArchiver: Sendable {
             // Nothing moved yet (interrupted before its first step, or its file made where it
             // could not be): the file is made again and the archive goes on, as if new.
             let moved = try await database.read { connection in
-                try await connection.queryOne("SELECT 1 FROM audit_archived_trails WHERE archive = ? LIMIT 1", archive.number) != nil
+                try await connection.queryOne("SELECT 1 FROM audit_archived_trails WHERE archive = \(archive.number) LIMIT 1") != nil
             }
             guard !moved else {
                 throw PhotosError(.conflict, """
@@ -257,14 +256,12 @@ public struct AuditArchiver: Sendable {
         let limit = sessionsPerStep
         return try await database.read { connection in
             let sessions = try await connection.query(
-                "SELECT id, user_id, layout, created_at, updated_at, ended_at FROM sessions WHERE id > ? AND ended_at IS NOT NULL AND ended_at < ? ORDER BY id LIMIT ?",
-                after, before, limit)
+                "SELECT id, user_id, layout, created_at, updated_at, ended_at FROM sessions WHERE id > \(after) AND ended_at IS NOT NULL AND ended_at < \(before) ORDER BY id LIMIT \(limit)")
             guard let last = try sessions.last?.string("id") else { return nil }
             var ids = try sessions.map { try $0.string("id") }
             if cutover > 0 {
                 let old = Set(try await connection.query(
-                    "SELECT DISTINCT session_id FROM audit_events WHERE id <= ? AND session_id IN (\(SQLPlaceholders.list(ids.count)))",
-                    arguments: [cutover] + SQLPlaceholders.arguments(ids)
+                    "SELECT DISTINCT session_id FROM audit_events WHERE id <= \(cutover) AND session_id IN (\(list: ids))"
                 ).map { try $0.string("session_id") })
                 ids.removeAll { old.contains($0) }
             }
@@ -273,8 +270,7 @@ public struct AuditArchiver: Sendable {
             guard !ids.isEmpty else { return (batch, last) }
             batch.sessions = sessions.filter { (try? ids.contains($0.string("id"))) == true }.map(\.values)
             batch.rows = try await connection.query(
-                "SELECT \(ArchivedRow.columns) FROM audit_events WHERE session_id IN (\(SQLPlaceholders.list(ids.count))) ORDER BY session_id, seq",
-                arguments: SQLPlaceholders.arguments(ids)
+                "SELECT \(raw: ArchivedRow.columns) FROM audit_events WHERE session_id IN (\(list: ids)) ORDER BY session_id, seq"
             ).map(ArchivedRow.init)
             try await Self.addRedactions(to: &batch, on: connection)
             batch.segments = try Self.segments(of: batch.rows, startingAfter: [:])
@@ -287,7 +283,7 @@ public struct AuditArchiver: Sendable {
     private func reservedBatch(_ trail: String, before: String, cutover: Int64) async throws -> Batch? {
         let limit = rowsPerStep
         return try await database.read { connection in
-            if cutover > 0, try await connection.queryOne("SELECT 1 FROM audit_events WHERE session_id = ? AND id <= ? LIMIT 1", trail, cutover) != nil {
+            if cutover > 0, try await connection.queryOne("SELECT 1 FROM audit_events WHERE session_id = \(trail) AND id <= \(cutover) LIMIT 1") != nil {
                 return nil
             }
             let archived = try await AuditChains.archivedHead(of: trail, on: connection)
@@ -295,14 +291,13 @@ public struct AuditArchiver: Sendable {
             // Rows of one trail are written in seq order, but on PostgreSQL not always in `at`
             // order: move only the seqs before the first row at or after `before`.
             let firstKept = try await connection.queryOne(
-                "SELECT min(seq) AS first_kept FROM audit_events WHERE session_id = ? AND at >= ?", trail, before)?.optionalInt("first_kept")
+                "SELECT min(seq) AS first_kept FROM audit_events WHERE session_id = \(trail) AND at >= \(before)")?.optionalInt("first_kept")
             var upTo = from + limit
             if let firstKept { upTo = min(upTo, firstKept - 1) }
             guard upTo > from else { return nil }
             var batch = Batch()
             batch.rows = try await connection.query(
-                "SELECT \(ArchivedRow.columns) FROM audit_events WHERE session_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
-                trail, from, upTo
+                "SELECT \(raw: ArchivedRow.columns) FROM audit_events WHERE session_id = \(trail) AND seq > \(from) AND seq <= \(upTo) ORDER BY seq"
             ).map(ArchivedRow.init)
             guard !batch.rows.isEmpty else { return nil }
             try await Self.addRedactions(to: &batch, on: connection)
@@ -315,7 +310,7 @@ public struct AuditArchiver: Sendable {
         guard try await connection.queryOne("SELECT 1 FROM audit_redactions LIMIT 1") != nil else { return }
         for ids in batch.rows.map(\.id).chunked(500) {
             batch.redactions += try await connection.query(
-                "SELECT event_id, user_id, at FROM audit_redactions WHERE event_id IN (\(SQLPlaceholders.list(ids.count)))", arguments: SQLPlaceholders.arguments(ids)
+                "SELECT event_id, user_id, at FROM audit_redactions WHERE event_id IN (\(list: ids))"
             ).map { (try $0.int64("event_id"), try $0.int64("user_id"), try $0.string("at")) }
         }
     }
@@ -353,18 +348,17 @@ public struct AuditArchiver: Sendable {
         try await file.execute("BEGIN IMMEDIATE")
         do {
             for row in batch.rows {
-                try await file.execute("INSERT INTO audit_events (\(ArchivedRow.columns)) VALUES (\(SQLPlaceholders.list(13)))", arguments: row.values)
+                try await file.execute("INSERT INTO audit_events (\(raw: ArchivedRow.columns)) VALUES (\(list: row.values))")
             }
             for redaction in batch.redactions {
-                try await file.execute("INSERT INTO audit_redactions (event_id, user_id, at) VALUES (?, ?, ?)", redaction.eventID, redaction.userID, redaction.at)
+                try await file.execute("INSERT INTO audit_redactions (event_id, user_id, at) VALUES (\(redaction.eventID), \(redaction.userID), \(redaction.at))")
             }
             for session in batch.sessions {
-                try await file.execute("INSERT INTO sessions (id, user_id, layout, created_at, updated_at, ended_at) VALUES (?, ?, ?, ?, ?, ?)", arguments: session)
+                try await file.execute("INSERT INTO sessions (id, user_id, layout, created_at, updated_at, ended_at) VALUES (\(list: session))")
             }
             for segment in batch.segments {
                 try await file.execute(
-                    "INSERT INTO audit_archived_trails (trail, first_seq, last_seq, last_hash) VALUES (?, ?, ?, ?)",
-                    segment.trail, segment.firstSeq, segment.lastSeq, segment.lastHash)
+                    "INSERT INTO audit_archived_trails (trail, first_seq, last_seq, last_hash) VALUES (\(segment.trail), \(segment.firstSeq), \(segment.lastSeq), \(segment.lastHash))")
             }
             try await file.execute("COMMIT")
         } catch {
@@ -375,30 +369,29 @@ public struct AuditArchiver: Sendable {
         let holder = self.holder
         try await database.write { connection in
             guard try await connection.execute(
-                "UPDATE maintenance_leases SET until = ? WHERE name = ? AND holder = ?", leaseUntil, Self.lease, holder) == 1
+                "UPDATE maintenance_leases SET until = \(leaseUntil) WHERE name = \(Self.lease) AND holder = \(holder)") == 1
             else {
                 throw PhotosError(.conflict, "this archive's lease was taken over (the run stalled for over \(Int(Self.leaseSeconds)) s); run photos-admin audit archive again to finish it")
             }
             for segment in batch.segments {
                 try await connection.execute(
-                    "INSERT INTO audit_archived_trails (trail, first_seq, last_seq, last_hash, archive) VALUES (?, ?, ?, ?, ?)",
-                    segment.trail, segment.firstSeq, segment.lastSeq, segment.lastHash, number)
+                    "INSERT INTO audit_archived_trails (trail, first_seq, last_seq, last_hash, archive) VALUES (\(segment.trail), \(segment.firstSeq), \(segment.lastSeq), \(segment.lastHash), \(number))")
             }
             var deleted = 0
             for segment in batch.segments {
                 deleted += try await connection.execute(
-                    "DELETE FROM audit_events WHERE session_id = ? AND seq >= ? AND seq <= ?", segment.trail, segment.firstSeq, segment.lastSeq)
+                    "DELETE FROM audit_events WHERE session_id = \(segment.trail) AND seq >= \(segment.firstSeq) AND seq <= \(segment.lastSeq)")
             }
             guard deleted == batch.rows.count else {
                 throw PhotosError(.conflict, "the trails changed while they were being archived (\(deleted) rows found of \(batch.rows.count)); run photos-admin audit archive again")
             }
             for ids in batch.redactions.map(\.eventID).chunked(500) {
-                try await connection.execute("DELETE FROM audit_redactions WHERE event_id IN (\(SQLPlaceholders.list(ids.count)))", arguments: SQLPlaceholders.arguments(ids))
+                try await connection.execute("DELETE FROM audit_redactions WHERE event_id IN (\(list: ids))")
             }
             for ids in batch.sessionIDs.chunked(500) {
-                try await connection.execute("DELETE FROM idempotency_keys WHERE session_id IN (\(SQLPlaceholders.list(ids.count)))", arguments: SQLPlaceholders.arguments(ids))
+                try await connection.execute("DELETE FROM idempotency_keys WHERE session_id IN (\(list: ids))")
                 let ended = try await connection.execute(
-                    "DELETE FROM sessions WHERE ended_at IS NOT NULL AND ended_at < ? AND id IN (\(SQLPlaceholders.list(ids.count)))", arguments: [before] + SQLPlaceholders.arguments(ids))
+                    "DELETE FROM sessions WHERE ended_at IS NOT NULL AND ended_at < \(before) AND id IN (\(list: ids))")
                 guard ended == ids.count else {
                     throw PhotosError(.conflict, "a session changed while it was being archived; run photos-admin audit archive again")
                 }
@@ -415,16 +408,14 @@ public struct AuditArchiver: Sendable {
         var after = (trail: "", firstSeq: 0)
         while true {
             let page = try await file.query(
-                "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails WHERE trail > ? OR (trail = ? AND first_seq > ?) ORDER BY trail, first_seq LIMIT 500",
-                after.trail, after.trail, after.firstSeq
+                "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails WHERE trail > \(after.trail) OR (trail = \(after.trail) AND first_seq > \(after.firstSeq)) ORDER BY trail, first_seq LIMIT 500"
             ).map(AuditArchiveSegment.segment)
             guard let last = page.last else { return }
             after = (last.trail, last.firstSeq)
             let trails = Array(Set(page.map(\.trail)))
             let recorded = try await database.read { connection in
                 Set(try await connection.query(
-                    "SELECT trail, first_seq FROM audit_archived_trails WHERE archive = ? AND trail IN (\(SQLPlaceholders.list(trails.count)))",
-                    arguments: [number] + SQLPlaceholders.arguments(trails)
+                    "SELECT trail, first_seq FROM audit_archived_trails WHERE archive = \(number) AND trail IN (\(list: trails))"
                 ).map { "\(try $0.int("first_seq")) \(try $0.string("trail"))" })
             }
             let unrecorded = page.filter { !recorded.contains("\($0.firstSeq) \($0.trail)") }
@@ -432,11 +423,10 @@ public struct AuditArchiver: Sendable {
             try await file.execute("BEGIN IMMEDIATE")
             for segment in unrecorded {
                 try await file.execute(
-                    "DELETE FROM audit_redactions WHERE event_id IN (SELECT id FROM audit_events WHERE session_id = ? AND seq >= ? AND seq <= ?)",
-                    segment.trail, segment.firstSeq, segment.lastSeq)
-                try await file.execute("DELETE FROM audit_events WHERE session_id = ? AND seq >= ? AND seq <= ?", segment.trail, segment.firstSeq, segment.lastSeq)
-                try await file.execute("DELETE FROM sessions WHERE id = ?", segment.trail)
-                try await file.execute("DELETE FROM audit_archived_trails WHERE trail = ? AND first_seq = ?", segment.trail, segment.firstSeq)
+                    "DELETE FROM audit_redactions WHERE event_id IN (SELECT id FROM audit_events WHERE session_id = \(segment.trail) AND seq >= \(segment.firstSeq) AND seq <= \(segment.lastSeq))")
+                try await file.execute("DELETE FROM audit_events WHERE session_id = \(segment.trail) AND seq >= \(segment.firstSeq) AND seq <= \(segment.lastSeq)")
+                try await file.execute("DELETE FROM sessions WHERE id = \(segment.trail)")
+                try await file.execute("DELETE FROM audit_archived_trails WHERE trail = \(segment.trail) AND first_seq = \(segment.firstSeq)")
             }
             try await file.execute("COMMIT")
         }
@@ -458,9 +448,9 @@ public struct AuditArchiver: Sendable {
         let (live, previous) = try await database.read { connection in
             var live = AuditArchiveDigest()
             try await connection.forEachRow(
-                "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails WHERE archive = ? ORDER BY trail, first_seq", arguments: [number]
+                "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails WHERE archive = \(number) ORDER BY trail, first_seq"
             ) { live.add(segment: try AuditArchiveSegment.segment($0)) }
-            let previous = try await connection.queryOne("SELECT hash FROM audit_archives WHERE number = ?", number - 1)?.string("hash")
+            let previous = try await connection.queryOne("SELECT hash FROM audit_archives WHERE number = \(number - 1)")?.string("hash")
             return (live.hex, previous)
         }
         guard live == segments.hex else {
@@ -476,7 +466,7 @@ public struct AuditArchiver: Sendable {
         try await file.execute("BEGIN IMMEDIATE")
         try await file.execute("DELETE FROM archive")
         try await file.execute(
-            "INSERT INTO archive (\(AuditArchiveStatement.columns)) VALUES (\(SQLPlaceholders.list(statement.values.count)))", arguments: statement.values)
+            "INSERT INTO archive (\(raw: AuditArchiveStatement.columns)) VALUES (\(list: statement.values))")
         try await file.execute("COMMIT")
         // One file to keep: the WAL folded in and gone.
         _ = try await file.query("PRAGMA journal_mode = DELETE")
@@ -484,13 +474,10 @@ public struct AuditArchiver: Sendable {
         try await database.write { connection in
             let updated = try await connection.execute(
                 """
-                UPDATE audit_archives SET finished_at = ?, rows = ?, segments = ?, rows_digest = ?, segments_digest = ?,
-                    sessions = ?, sessions_digest = ?, prev_hash = ?, public_key = ?, signature = ?, hash = ?
-                WHERE number = ? AND finished_at IS NULL
-                """,
-                finished.at, finished.rows, finished.segments, finished.rowsDigest, finished.segmentsDigest,
-                finished.sessions, finished.sessionsDigest, finished.prevHash, finished.publicKey, finished.signature, finished.hash,
-                finished.number)
+                UPDATE audit_archives SET finished_at = \(finished.at), rows = \(finished.rows), segments = \(finished.segments), rows_digest = \(finished.rowsDigest), segments_digest = \(finished.segmentsDigest),
+                    sessions = \(finished.sessions), sessions_digest = \(finished.sessionsDigest), prev_hash = \(finished.prevHash), public_key = \(finished.publicKey), signature = \(finished.signature), hash = \(finished.hash)
+                WHERE number = \(finished.number) AND finished_at IS NULL
+                """)
             guard updated == 1 else { throw PhotosError(.conflict, "archive \(finished.number) was finished by another run") }
         }
         return Report(

@@ -72,7 +72,7 @@ public enum AuditChains {
     /// instead of both reading the same head. Different trails never wait for each other.
     public static func head(of sessionID: String, on connection: any DatabaseConnection) async throws -> (seq: Int, hash: String) {
         try await connection.hold([.shared(.number(appendLockKey)), .exclusive(.auditTrail(sessionID))])
-        guard let row = try await connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
+        guard let row = try await connection.queryOne("SELECT seq, hash FROM audit_events WHERE session_id = \(sessionID) ORDER BY seq DESC LIMIT 1") else {
             // No live row: a trail whose rows all went to an archive goes on from its archived
             // head (`audit archive` may take the whole `operator` or `api` trail), else it is new.
             return try await archivedHead(of: sessionID, on: connection) ?? (0, genesisHash)
@@ -84,7 +84,7 @@ public enum AuditChains {
     /// `audit_archived_trails`, or nil when none of it was archived.
     public static func archivedHead(of trail: String, on connection: any DatabaseConnection) async throws -> (seq: Int, hash: String)? {
         try await connection.queryOne(
-            "SELECT last_seq, last_hash FROM audit_archived_trails WHERE trail = ? ORDER BY last_seq DESC LIMIT 1", trail
+            "SELECT last_seq, last_hash FROM audit_archived_trails WHERE trail = \(trail) ORDER BY last_seq DESC LIMIT 1"
         ).map { (seq: try $0.int("last_seq"), hash: try $0.string("last_hash")) }
     }
 
@@ -109,8 +109,7 @@ public enum AuditChains {
             return try await rows(afterID: Int64(after), sessionID: nil, limit: limit, on: connection).map(\.row)
         }
         return try await connection.query(
-            "SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail FROM audit_trail WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-            sessionID, after, limit
+            "SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail FROM audit_trail WHERE session_id = \(sessionID) AND seq > \(after) ORDER BY seq LIMIT \(limit)"
         ).map(Self.row)
     }
 
@@ -123,8 +122,8 @@ public enum AuditChains {
             SELECT e.session_id, e.seq, e.at, e.actor, coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END) AS username,
                    e.coordinator, e.step, e.screen, e.detail, e.id
             FROM audit_events e LEFT JOIN users u ON u.id = e.user_id
-            WHERE e.id > ? AND (CAST(? AS TEXT) IS NULL OR e.session_id = ?) ORDER BY e.id LIMIT ?
-            """, afterID, sessionID, sessionID, limit)
+            WHERE e.id > \(afterID) AND (CAST(\(sessionID) AS TEXT) IS NULL OR e.session_id = \(sessionID)) ORDER BY e.id LIMIT \(limit)
+            """)
         return try result.map { (try $0.int64("id"), try Self.row($0)) }
     }
 

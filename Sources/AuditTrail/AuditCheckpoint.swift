@@ -133,9 +133,9 @@ public enum AuditCheckpoints {
         let heads = try await connection.query(
             """
             SELECT e.session_id, e.seq, e.hash FROM audit_events e
-            JOIN (SELECT max(id) AS id FROM audit_events WHERE id > ? AND id <= ? GROUP BY session_id) newest ON newest.id = e.id
+            JOIN (SELECT max(id) AS id FROM audit_events WHERE id > \(since) AND id <= \(newestID) GROUP BY session_id) newest ON newest.id = e.id
             ORDER BY e.session_id
-            """, since, newestID
+            """
         ).map { AuditCheckpoint.Head(trail: try $0.string("session_id"), seq: try $0.int("seq"), hash: try $0.string("hash")) }
         return Changes(previous: previous, heads: heads, newestID: newestID)
     }
@@ -196,7 +196,7 @@ public enum AuditCheckpoints {
         }
         if logOrigin != head.origin {
             // The origin is the log's from its first checkpoint on (`AuditLogTree.origin`).
-            try await connection.execute("UPDATE audit_log SET origin = ?", logOrigin)
+            try await connection.execute("UPDATE audit_log SET origin = \(logOrigin)")
         }
         let root = try await AuditLogTree.root(size: head.size, on: connection)
         if let next { extensions.append("key \(next.noteVerifierKey(origin: logOrigin))") }
@@ -212,12 +212,14 @@ public enum AuditCheckpoints {
         let statement = checkpoint.statement
         checkpoint.signature = try key.signatureHex(statement)
         checkpoint.hash = AuditCheckpoint.hash(statement: statement, signature: checkpoint.signature)
+        let heads = String(decoding: try JSONEncoder().encode(checkpoint.heads), as: UTF8.self)
         try await connection.execute(
-            "INSERT INTO audit_checkpoints (\(columns)) VALUES (\(SQLPlaceholders.list(12)))",
-            checkpoint.number, checkpoint.at, checkpoint.prevHash, checkpoint.coversUntilID,
-            String(decoding: try JSONEncoder().encode(checkpoint.heads), as: UTF8.self),
-            checkpoint.publicKey, checkpoint.signature, checkpoint.hash, checkpoint.nextPublicKey,
-            checkpoint.treeSize, checkpoint.treeRoot, checkpoint.note)
+            """
+            INSERT INTO audit_checkpoints (\(raw: columns)) VALUES (
+                \(checkpoint.number), \(checkpoint.at), \(checkpoint.prevHash), \(checkpoint.coversUntilID), \(heads),
+                \(checkpoint.publicKey), \(checkpoint.signature), \(checkpoint.hash), \(checkpoint.nextPublicKey),
+                \(checkpoint.treeSize), \(checkpoint.treeRoot), \(checkpoint.note))
+            """)
         return checkpoint
     }
 
@@ -260,7 +262,7 @@ public enum AuditCheckpoints {
     /// checkpoint would make the idle cost grow with the traffic before it.
     public static func newest(on connection: any DatabaseConnection, withHeads: Bool = true) async throws -> AuditCheckpoint? {
         try await connection.queryOne(
-            "SELECT \(withHeads ? columns : columnsWithoutHeads) FROM audit_checkpoints ORDER BY number DESC LIMIT 1"
+            "SELECT \(raw: withHeads ? columns : columnsWithoutHeads) FROM audit_checkpoints ORDER BY number DESC LIMIT 1"
         ).map(checkpoint)
     }
 

@@ -11,21 +11,19 @@ public enum AuditRedaction {
         let listed = try await connection.execute(
             """
             INSERT INTO audit_redactions (event_id, user_id, at)
-            SELECT id, ?, ? FROM audit_events WHERE username = ? AND username IS NOT NULL
+            SELECT id, \(user.id), \(at) FROM audit_events WHERE username = \(user.username) AND username IS NOT NULL
             UNION
-            SELECT id, ?, ? FROM audit_events
-            WHERE step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') = ?
-            """,
-            user.id, at, user.username, user.id, at, user.username)
+            SELECT id, \(user.id), \(at) FROM audit_events
+            WHERE step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') = \(user.username)
+            """)
         guard listed > 0 else { return 0 }
         _ = try await connection.execute(
             """
             UPDATE audit_events SET username = NULL,
-                detail = CASE WHEN step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') = ?
+                detail = CASE WHEN step = 'auth.signInFailed' AND json_extract(detail, '$.attemptedUsername') = \(user.username)
                               THEN json_remove(detail, '$.attemptedUsername') ELSE detail END
-            WHERE id IN (SELECT event_id FROM audit_redactions WHERE user_id = ? AND at = ?)
-            """,
-            user.username, user.id, at)
+            WHERE id IN (SELECT event_id FROM audit_redactions WHERE user_id = \(user.id) AND at = \(at))
+            """)
         return listed
     }
 }

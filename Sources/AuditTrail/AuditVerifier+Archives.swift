@@ -31,7 +31,7 @@ extension AuditVerifier {
         var expected = 1
         var previousHash = AuditChains.genesisHash
         let rows = try await connection.query(
-            "SELECT path, finished_at, \(AuditArchiveStatement.liveColumns) FROM audit_archives ORDER BY number")
+            "SELECT path, finished_at, \(raw: AuditArchiveStatement.liveColumns) FROM audit_archives ORDER BY number")
         for row in rows {
             let number = try row.int("number")
             let path = try row.string("path")
@@ -60,7 +60,7 @@ extension AuditVerifier {
             }
             var segments = AuditArchiveDigest()
             try await connection.forEachRow(
-                "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails WHERE archive = ? ORDER BY trail, first_seq", arguments: [number]
+                "SELECT trail, first_seq, last_seq, last_hash FROM audit_archived_trails WHERE archive = \(number) ORDER BY trail, first_seq"
             ) { segments.add(segment: try AuditArchiveSegment.segment($0)) }
             guard segments.count == statement.segments, segments.hex == statement.segmentsDigest else {
                 throw archiveFailure(number, "the segments this database lists for it are not those its statement signed (rows were removed and listed as archived, or a listing was altered)")
@@ -116,7 +116,7 @@ extension AuditVerifier {
         for path in archivePaths {
             let file = try openArchive(path)
             let columns = (try? await AuditArchiveFile.hasSessionColumns(file)) == true ? AuditArchiveStatement.columns : AuditArchiveStatement.version1Columns
-            guard let row = try? await file.queryOne("SELECT \(columns) FROM archive"),
+            guard let row = try? await file.queryOne("SELECT \(raw: columns) FROM archive"),
                   let statement = try? AuditArchiveStatement.statement(row)
             else {
                 throw Failure(problem: AuditChains.Problem(reason: "\(path) is not a finished archive (it holds no signed statement)"))
@@ -170,7 +170,7 @@ extension AuditVerifier {
             redacted.listed[try row.int64("event_id")] = try row.int64("user_id")
         }
         for user in Set(redacted.listed.values) {
-            guard try await connection.queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NOT NULL", user) != nil else {
+            guard try await connection.queryOne("SELECT 1 FROM users WHERE id = \(user) AND erased_at IS NOT NULL") != nil else {
                 throw archiveFailure(statement.number, "\(path) lists a row as redacted for user \(user), who is not erased")
             }
         }
@@ -191,7 +191,7 @@ extension AuditVerifier {
             }
         }
         try await file.forEachRow(
-            "SELECT \(AuditArchiver.ArchivedRow.columns) FROM audit_events ORDER BY session_id, seq"
+            "SELECT \(raw: AuditArchiver.ArchivedRow.columns) FROM audit_events ORDER BY session_id, seq"
         ) { row in
             let rowTrail = try row.string("session_id")
             if rowTrail != trail {
@@ -227,7 +227,7 @@ extension AuditVerifier {
         // The names of users whose user.created step is archived, as the live check does for
         // the others.
         for (user, recorded, detail) in created {
-            guard let live = try await connection.queryOne("SELECT username, name_salt FROM users WHERE id = ? AND erased_at IS NULL", user) else { continue }
+            guard let live = try await connection.queryOne("SELECT username, name_salt FROM users WHERE id = \(user) AND erased_at IS NULL") else { continue }
             try Self.checkName(userID: user, name: try live.string("username"), salt: try live.optionalString("name_salt"), recorded: recorded, detail: detail)
         }
         guard digest.count == statement.rows, digest.hex == statement.rowsDigest else {

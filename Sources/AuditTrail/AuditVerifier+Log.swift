@@ -71,7 +71,7 @@ extension AuditVerifier {
         if let run { try checkRun(run) }
         while true {
             let rows = try await connection.query(
-                "SELECT id, session_id, seq, hash FROM audit_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", afterEvent, head.integratedUntilID, Self.logPage)
+                "SELECT id, session_id, seq, hash FROM audit_events WHERE id > \(afterEvent) AND id <= \(head.integratedUntilID) ORDER BY id LIMIT \(Self.logPage)")
             for row in rows {
                 let id = try row.int64("id")
                 while let current = run, current.firstEventID + current.count <= id {
@@ -102,19 +102,19 @@ extension AuditVerifier {
         // No node below level 6 is stored; each of level 6 is the hash of its leaves (in a tile), each
         // above the hash of its children, level by level.
         let lowest = AuditLogTree.lowestStoredLevel
-        let below = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level < ?", lowest)?.int64("nodes") ?? -1
+        let below = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level < \(lowest)")?.int64("nodes") ?? -1
         guard below == 0 else { throw fail("holds \(below) nodes below level \(lowest), which its tiles hold (added)") }
         var level = lowest
         while head.size >> level > 0 {
             let count = head.size >> level
-            let stored = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level = ?", level)?.int64("nodes") ?? -1
+            let stored = try await connection.queryOne("SELECT count(*) AS nodes FROM audit_log_nodes WHERE level = \(level)")?.int64("nodes") ?? -1
             guard stored == count else { throw fail("level \(level) holds \(stored) nodes where a tree of \(head.size) leaves has \(count)") }
             let page = Self.logPage >> Int64(lowest)
             var start: Int64 = 0
             while start < count {
                 let end = min(start + page, count)
                 let parents = try await connection.query(
-                    "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level, start, end)
+                    "SELECT idx, hash FROM audit_log_nodes WHERE level = \(level) AND idx >= \(start) AND idx < \(end) ORDER BY idx")
                 guard parents.count == Int(end - start) else { throw fail("nodes are missing at level \(level) between \(start) and \(end)") }
                 var computed: [MerkleTree.Hash] = []
                 if level == lowest {
@@ -130,7 +130,7 @@ extension AuditVerifier {
                     }
                 } else {
                     let children = try await connection.query(
-                        "SELECT idx, hash FROM audit_log_nodes WHERE level = ? AND idx >= ? AND idx < ? ORDER BY idx", level - 1, start * 2, end * 2)
+                        "SELECT idx, hash FROM audit_log_nodes WHERE level = \(level - 1) AND idx >= \(start * 2) AND idx < \(end * 2) ORDER BY idx")
                     guard children.count == Int(end - start) * 2 else { throw fail("nodes are missing at level \(level - 1) between \(start * 2) and \(end * 2)") }
                     for offset in 0..<Int(end - start) {
                         guard let left = MerkleTree.Hash(try children[offset * 2].blob("hash")), let right = MerkleTree.Hash(try children[offset * 2 + 1].blob("hash")) else {
@@ -209,7 +209,7 @@ extension AuditVerifier {
         mutating func next() async throws -> AuditLogTree.LeafRun? {
             if buffered.isEmpty, !done {
                 let rows = try await connection.query(
-                    "SELECT first_event_id, first_index, count FROM audit_log_leaf_runs WHERE first_event_id > ? ORDER BY first_event_id LIMIT ?", after, AuditVerifier.logPage)
+                    "SELECT first_event_id, first_index, count FROM audit_log_leaf_runs WHERE first_event_id > \(after) ORDER BY first_event_id LIMIT \(AuditVerifier.logPage)")
                 buffered = try rows.reversed().map {
                     AuditLogTree.LeafRun(firstEventID: try $0.int64("first_event_id"), firstIndex: try $0.int64("first_index"), count: try $0.int64("count"))
                 }

@@ -113,8 +113,7 @@ struct AuditVerifier {
     private func checkGlobalChain(upTo cutover: Int64, redacted: Redactions) async throws {
         var previousHash = AuditChains.genesisHash
         try await connection.forEachRow(
-            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= ? ORDER BY id",
-            arguments: [cutover]
+            "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE id <= \(cutover) ORDER BY id"
         ) { row in
             let fields = try Self.fields(row)
             if try row.string("prev_hash") != previousHash {
@@ -148,7 +147,7 @@ struct AuditVerifier {
         var foundAgainst = false
         try await covered.beginBatch()
         try await connection.forEachRow(
-            "SELECT \(AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number"
+            "SELECT \(raw: AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number"
         ) { row in
             let number = try row.int("number")
             func fail(_ reason: String) -> Failure { Failure(problem: AuditChains.Problem(checkpoint: number, reason: reason)) }

@@ -33,13 +33,12 @@ final class CoveredHeads {
             return
         }
         try await scratch.execute(
-            "INSERT INTO covered (trail, seq, hash, checkpoint) VALUES (?, ?, ?, ?) ON CONFLICT (trail) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, checkpoint = excluded.checkpoint",
-            trail, covered.seq, covered.hash, covered.checkpoint)
+            "INSERT INTO covered (trail, seq, hash, checkpoint) VALUES (\(trail), \(covered.seq), \(covered.hash), \(covered.checkpoint)) ON CONFLICT (trail) DO UPDATE SET seq = excluded.seq, hash = excluded.hash, checkpoint = excluded.checkpoint")
     }
 
     func get(_ trail: String) async throws -> AuditVerifier.Covered? {
         guard let scratch else { return memory[trail] }
-        return try await scratch.queryOne("SELECT seq, hash, checkpoint FROM covered WHERE trail = ?", trail).map {
+        return try await scratch.queryOne("SELECT seq, hash, checkpoint FROM covered WHERE trail = \(trail)").map {
             AuditVerifier.Covered(seq: try $0.int("seq"), hash: try $0.string("hash"), checkpoint: try $0.int("checkpoint"))
         }
     }
@@ -48,7 +47,7 @@ final class CoveredHeads {
     func remove(_ trail: String) async throws -> AuditVerifier.Covered? {
         guard let scratch else { return memory.removeValue(forKey: trail) }
         let found = try await get(trail)
-        if found != nil { try await scratch.execute("DELETE FROM covered WHERE trail = ?", trail) }
+        if found != nil { try await scratch.execute("DELETE FROM covered WHERE trail = \(trail)") }
         return found
     }
 

@@ -8,8 +8,8 @@ public enum SQLDialect: String, Sendable {
     case postgres
 }
 
-/// One connection inside a transaction, as services see it: statements with `?` placeholders
-/// and bound values, awaited.
+/// One connection inside a transaction, as services see it: statements (`SQL`, each value bound
+/// where it appears), awaited.
 ///
 /// Service code is written once against this protocol. SQLite's `Connection` answers each
 /// statement at once, on the writer's (or a reader's) own thread: the methods are `async`
@@ -24,12 +24,12 @@ public enum SQLDialect: String, Sendable {
 /// `rowLockClause`, the catalogue), each store answering in its own SQL.
 public protocol DatabaseConnection: AnyObject {
 
-    /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
+    /// Runs `sql` to completion and returns the number of rows changed.
     @discardableResult
-    func execute(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Int
+    func execute(_ sql: SQL) async throws -> Int
 
     /// Runs a query and returns every row.
-    func query(_ sql: String, arguments: [any DatabaseBindable]) async throws -> [Row]
+    func query(_ sql: SQL) async throws -> [Row]
 
     /// Runs several statements without parameters (a script: statements separated by `;`).
     func executeScript(_ sql: String) async throws
@@ -37,11 +37,11 @@ public protocol DatabaseConnection: AnyObject {
     /// Calls `body` for each row of a `SELECT` (or `WITH … SELECT`), one row at a time: SQLite
     /// steps the statement, PostgreSQL reads a cursor a page at a time, so a result of any size
     /// runs in flat memory. `body` may run other statements on this connection.
-    func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) async throws -> Void) async throws
+    func forEachRow(_ sql: SQL, _ body: (Row) async throws -> Void) async throws
 
     /// Runs a query and returns its first row, if any. A requirement (with a default) so that
     /// SQLite's connection, on the hot path, steps once instead of collecting an array.
-    func queryOne(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Row?
+    func queryOne(_ sql: SQL) async throws -> Row?
 
     // MARK: Capabilities: what each engine does in its own way
 
@@ -61,7 +61,7 @@ public protocol DatabaseConnection: AnyObject {
 
     /// An SQL expression for the text at `path` (object keys) inside the JSON text of
     /// `column`, NULL when absent. `column` and `path` are fixed names from the code, never input.
-    func jsonText(_ column: String, path: [String]) -> String
+    func jsonText(_ column: String, path: [String]) -> SQL
 
     /// True when the database has a table named `name` (in the current schema, on PostgreSQL).
     func tableExists(_ name: String) async throws -> Bool
@@ -75,29 +75,8 @@ public protocol DatabaseConnection: AnyObject {
 }
 
 extension DatabaseConnection {
-    /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
-    @discardableResult
-    public func execute(_ sql: String, _ arguments: any DatabaseBindable...) async throws -> Int {
-        try await execute(sql, arguments: arguments)
-    }
-
-    /// Runs a query and returns every row.
-    public func query(_ sql: String, _ arguments: any DatabaseBindable...) async throws -> [Row] {
-        try await query(sql, arguments: arguments)
-    }
-
-    /// Runs a query and returns its first row, if any.
-    public func queryOne(_ sql: String, _ arguments: any DatabaseBindable...) async throws -> Row? {
-        try await queryOne(sql, arguments: arguments)
-    }
-
     /// Runs a query and returns its first row, if any (the default: the first of all its rows).
-    public func queryOne(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Row? {
-        try await query(sql, arguments: arguments).first
-    }
-
-    /// Calls `body` for each row of a query without parameters.
-    public func forEachRow(_ sql: String, _ body: (Row) async throws -> Void) async throws {
-        try await forEachRow(sql, arguments: [], body)
+    public func queryOne(_ sql: SQL) async throws -> Row? {
+        try await query(sql).first
     }
 }

@@ -3,9 +3,10 @@
 public protocol NamedStatement {
     /// A name unique among the process's statements.
     static var name: String { get }
-    /// The SQL, with `?` placeholders. Every placeholder carries a cast (`?::bigint`), so that
-    /// the types are fixed when the statement is prepared, whatever values come later.
-    static var sql: String { get }
+    /// The SQL, its values `\(unbound:)` (bound by position at each run). Every placeholder
+    /// carries a cast (`\(unbound: 1)::bigint`), so that the types are fixed when the statement
+    /// is prepared, whatever values come later.
+    static var sql: SQL { get }
 }
 
 /// A store that runs one statement by itself, asynchronously, in one round trip to the server:

@@ -47,6 +47,7 @@ public protocol ReusableStatement: AnyObject {
 /// A connection whose statements cost no round trip, so that a bulk insert runs one reusable
 /// statement per row instead of gathering rows into large statements.
 public protocol ReusableStatementConnection: DatabaseConnection {
-    /// Prepares `sql` (with `?` placeholders) for repeated runs in this transaction.
-    func prepareReusable(_ sql: String) throws -> any ReusableStatement
+    /// Prepares `sql` (its values `\(unbound:)`, bound by position at each run) for repeated
+    /// runs in this transaction.
+    func prepareReusable(_ sql: SQL) throws -> any ReusableStatement
 }

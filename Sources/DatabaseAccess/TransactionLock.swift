@@ -68,6 +68,6 @@ extension DatabaseConnection {
     /// user in checks, so that an erasure committed while bcrypt ran is seen (or waited for).
     public func userIsLive(_ id: Int64) async throws -> Bool {
         try await hold([.shared(.user(id))])
-        return try await queryOne("SELECT 1 FROM users WHERE id = ? AND erased_at IS NULL", id) != nil
+        return try await queryOne("SELECT 1 FROM users WHERE id = \(id) AND erased_at IS NULL") != nil
     }
 }

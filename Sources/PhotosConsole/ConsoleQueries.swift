@@ -42,34 +42,30 @@ enum ConsoleQueries {
         }
     }
 
-    private static let sessionColumns = """
+    private static let sessionColumns: SQL = """
         SELECT s.id, s.version, u.username, s.top_screen, s.layout, s.created_at, s.updated_at, s.ended_at
         FROM sessions s LEFT JOIN users u ON u.id = s.user_id
         """
 
     /// Sessions newest first (by creation: an index that an action's update never moves), at most `limit`.
     static func sessions(_ filter: SessionFilter, limit: Int, on connection: any DatabaseConnection) async throws -> [SessionLine] {
-        var conditions: [String] = []
-        var arguments: [any DatabaseBindable] = []
-        if let username = filter.username { conditions.append("u.username = ?"); arguments.append(username) }
-        if let top = filter.topScreen { conditions.append("s.top_screen = ?"); arguments.append(top) }
-        if let layout = filter.layout { conditions.append("s.layout = ?"); arguments.append(layout) }
-        if let since = filter.updatedSince { conditions.append("s.updated_at >= ?"); arguments.append(since) }
+        var conditions: [SQL] = []
+        if let username = filter.username { conditions.append("u.username = \(username)") }
+        if let top = filter.topScreen { conditions.append("s.top_screen = \(top)") }
+        if let layout = filter.layout { conditions.append("s.layout = \(layout)") }
+        if let since = filter.updatedSince { conditions.append("s.updated_at >= \(since)") }
         if let before = filter.before {
-            conditions.append("(s.created_at < ? OR (s.created_at = ? AND s.id < ?))")
-            arguments += [before.createdAt, before.createdAt, before.id]
+            conditions.append("(s.created_at < \(before.createdAt) OR (s.created_at = \(before.createdAt) AND s.id < \(before.id)))")
         }
-        let condition = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        arguments.append(limit)
-        return try await connection.query(sessionColumns + condition + " ORDER BY s.created_at DESC, s.id DESC LIMIT ?", arguments: arguments)
+        let condition: SQL = conditions.isEmpty ? "" : " WHERE \(SQL.joined(conditions, separator: " AND "))"
+        return try await connection.query(sessionColumns + condition + " ORDER BY s.created_at DESC, s.id DESC LIMIT \(limit)")
             .map(line)
     }
 
     /// The sessions that audit rows after id `after` (up to `upTo`) belong to, as they are now.
     static func sessionsChanged(after: Int64, upTo: Int64, on connection: any DatabaseConnection) async throws -> [SessionLine] {
         try await connection.query(
-            sessionColumns + " WHERE s.id IN (SELECT DISTINCT session_id FROM audit_events WHERE id > ? AND id <= ?) ORDER BY s.updated_at",
-            after, upTo
+            sessionColumns + " WHERE s.id IN (SELECT DISTINCT session_id FROM audit_events WHERE id > \(after) AND id <= \(upTo)) ORDER BY s.updated_at"
         ).map(line)
     }
 
@@ -85,7 +81,7 @@ enum ConsoleQueries {
 
     /// A session's trail's last seq, nil when there is no such session.
     static func storedLastSeq(of sessionID: String, on connection: any DatabaseConnection) async throws -> Int? {
-        try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID)?.int("trail_seq")
+        try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = \(sessionID)")?.int("trail_seq")
     }
 
     /// The newest checkpoint, as the audit page shows it.

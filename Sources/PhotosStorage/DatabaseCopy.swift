@@ -187,9 +187,9 @@ public enum DatabaseCopy {
         }
         for table in tables {
             let columns = try await connection.columnNames(of: table.name)
-            let total = try await connection.queryOne("SELECT count(*) AS total FROM \(quoted(table.name))")?.int("total") ?? 0
+            let total = try await connection.queryOne("SELECT count(*) AS total FROM \(raw: quoted(table.name))")?.int("total") ?? 0
             try await channel.send(.table(table.name, columns: columns, total: total))
-            let select = "SELECT \(columns.map(quoted).joined(separator: ", ")) FROM \(quoted(table.name))"
+            let select: SQL = "SELECT \(raw: columns.map(quoted).joined(separator: ", ")) FROM \(raw: quoted(table.name))"
             guard !table.key.isEmpty else {
                 try await channel.send(.rows(try await connection.query(select)))
                 continue
@@ -200,16 +200,14 @@ public enum DatabaseCopy {
                 }
                 return index
             }
-            let order = " ORDER BY \(table.key.map(quoted).joined(separator: ", ")) LIMIT \(pageSize)"
+            let order: SQL = " ORDER BY \(raw: table.key.map(quoted).joined(separator: ", ")) LIMIT \(pageSize)"
             // Keyset pages: each starts after the previous page's last key, so a page costs one
             // index range scan however deep into the table it is (OFFSET would rescan).
-            let after = table.key.count == 1
-                ? " WHERE \(quoted(table.key[0])) > ?"
-                : " WHERE (\(table.key.map(quoted).joined(separator: ", "))) > (\(table.key.map { _ in "?" }.joined(separator: ", ")))"
+            let key = table.key.count == 1 ? quoted(table.key[0]) : "(" + table.key.map(quoted).joined(separator: ", ") + ")"
             var lastKey: [DatabaseValue]?
             while true {
                 let rows = if let lastKey {
-                    try await connection.query(select + after + order, arguments: lastKey)
+                    try await connection.query(select + " WHERE \(raw: key) > (\(list: lastKey))" + order)
                 } else {
                     try await connection.query(select + order)
                 }
@@ -238,7 +236,7 @@ public enum DatabaseCopy {
             throw PhotosError.badRequest("the target \(target) has tables this photos-admin does not know: \(unknown.joined(separator: ", "))")
         }
         for table in tables where !table.replacesMigrationRow {
-            if try await connection.queryOne("SELECT 1 FROM \(quoted(table.name)) LIMIT 1") != nil {
+            if try await connection.queryOne("SELECT 1 FROM \(raw: quoted(table.name)) LIMIT 1") != nil {
                 throw PhotosError(.conflict, "the target \(target) is not empty (\(table.name) has rows); copy fills only an empty database")
             }
         }
@@ -253,7 +251,7 @@ public enum DatabaseCopy {
                         "table \(name) has columns (\(columns.joined(separator: ", "))) in the source but (\(targetColumns.joined(separator: ", "))) in the target")
                 }
                 if tables.first(where: { $0.name == name })?.replacesMigrationRow == true {
-                    _ = try await connection.execute("DELETE FROM \(quoted(name))")
+                    _ = try await connection.execute("DELETE FROM \(raw: quoted(name))")
                 }
                 current = (name, BatchInsert(table: name, columns: columns), total)
                 summary.rows.append((name, 0))
@@ -290,18 +288,8 @@ struct BatchInsert {
     static let maximumArguments = 10_000
 
     func insert(_ rows: [Row], on connection: any DatabaseConnection) async throws {
-        let perStatement = max(1, Self.maximumArguments / max(1, columns.count))
-        var start = 0
-        while start < rows.count {
-            let chunk = rows[start..<min(rows.count, start + perStatement)]
-            let tuple = "(" + columns.map { _ in "?" }.joined(separator: ", ") + ")"
-            let sql = "INSERT INTO \(DatabaseCopy.quoted(table)) (\(columns.map(DatabaseCopy.quoted).joined(separator: ", "))) VALUES "
-                + Array(repeating: tuple, count: chunk.count).joined(separator: ", ")
-            var arguments: [any DatabaseBindable] = []
-            arguments.reserveCapacity(chunk.count * columns.count)
-            for row in chunk { arguments.append(contentsOf: row.values as [any DatabaseBindable]) }
-            _ = try await connection.execute(sql, arguments: arguments)
-            start += chunk.count
-        }
+        try await connection.insert(
+            into: DatabaseCopy.quoted(table), columns: columns.map(DatabaseCopy.quoted).joined(separator: ", "),
+            rows: rows.map { $0.values as [any DatabaseBindable] }, perStatement: max(1, Self.maximumArguments / max(1, columns.count)))
     }
 }

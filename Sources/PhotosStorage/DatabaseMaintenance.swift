@@ -37,7 +37,7 @@ public enum DatabaseMaintenance {
         do {
             let connection = try Connection(path: path, mode: .readOnly)
             defer { connection.close() }
-            let integrity = try await connection.query("PRAGMA integrity_check").map { try $0.string("integrity_check") }
+            let integrity = try connection.query("PRAGMA integrity_check").map { try $0.string("integrity_check") }
             let migrations = try PhotosMigrations.migrator.status(connection)
             var audit: AuditChains.Verification?
             // The trail is read in the schema this binary knows: only once nothing is pending
@@ -137,7 +137,7 @@ public enum DatabaseMaintenance {
             let rows = try await database.read { connection -> [AuditRow] in
                 var start = after
                 if tail {
-                    let last = try await connection.queryOne("SELECT max(seq) AS last FROM audit_events WHERE session_id = ?", sessionID)?.optionalInt64("last") ?? 0
+                    let last = try await connection.queryOne("SELECT max(seq) AS last FROM audit_events WHERE session_id = \(sessionID)")?.optionalInt64("last") ?? 0
                     start = max(0, last - Int64(limit))
                 }
                 return try await AuditChains.rows(sessionID: sessionID, after: Int(start), limit: limit + 1, on: connection)

@@ -51,16 +51,12 @@ public struct PostgresMigrator: Sendable {
                             throw PostgresStoreError(describing: error, doing: "migration \(migration.name)")
                         }
                     }
-                    var binds = PostgresBindings()
-                    binds.append(migration.version)
-                    binds.append(migration.name)
-                    binds.append(migration.checksum)
-                    try await connection.query(PostgresQuery(
-                        unsafeSQL: """
-                            INSERT INTO schema_migrations (version, name, checksum, applied_at)
-                            VALUES ($1, $2, $3, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
-                            """,
-                        binds: binds), logger: logger)
+                    // postgres-nio's own query value binds what is interpolated.
+                    try await connection.query(
+                        """
+                        INSERT INTO schema_migrations (version, name, checksum, applied_at)
+                        VALUES (\(migration.version), \(migration.name), \(migration.checksum), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+                        """, logger: logger)
                     return true
                 }
                 if didApply { applied.append(migration) }
@@ -100,9 +96,7 @@ public struct PostgresMigrator: Sendable {
     private static func transaction<T>(_ connection: PostgresConnection, logger: Logger, _ body: () async throws -> T) async throws -> T {
         try await connection.query("BEGIN", logger: logger)
         do {
-            var binds = PostgresBindings()
-            binds.append(lockKey)
-            try await connection.query(PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock($1)", binds: binds), logger: logger)
+            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             let result = try await body()
             try await connection.query("COMMIT", logger: logger)
             return result

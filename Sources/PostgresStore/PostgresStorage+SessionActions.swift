@@ -19,13 +19,13 @@ extension PostgresStorage {
     /// under a savepoint (`LockedSessionActions`).
     public func withSessionLocked<T: Sendable>(_ sessionID: String, _ body: @escaping @Sendable (any SessionActions) async throws -> T) async throws -> T {
         try await writeTransaction { transaction in
-            _ = try await transaction.query("SELECT 1 FROM sessions WHERE id = ? FOR UPDATE", sessionID)
+            _ = try await transaction.query("SELECT 1 FROM sessions WHERE id = \(sessionID) FOR UPDATE")
             return try await body(LockedSessionActions(transaction: transaction))
         }
     }
 
     public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {
-        try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", cutoff) }
+        try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= \(cutoff)") }
     }
 
     /// Vacuums `tables` (outside a transaction, as VACUUM must run): the row versions an

@@ -45,11 +45,11 @@ extension PostgresConnection {
     }
 }
 
-/// `Statement` as postgres-nio prepares it: its `?` placeholders numbered, its values bound as
+/// `Statement` as postgres-nio prepares it: its placeholders numbered, its values bound as
 /// a transaction's connection binds them, its rows read the same way.
 struct Prepared<Statement: NamedStatement>: PostgresPreparedStatement {
     static var name: String { "photosd_" + Statement.name }
-    static var sql: String { PostgresPlaceholders.rewrite(Statement.sql) }
+    static var sql: String { Statement.sql.numberedText }
 
     let arguments: [any DatabaseBindable]
 

@@ -20,12 +20,12 @@ final class PostgresTransactionConnection: DatabaseConnection {
     }
 
     @discardableResult
-    func execute(_ sql: String, arguments: [any DatabaseBindable]) async throws -> Int {
-        try await run(sql, arguments).metadata.rows ?? 0
+    func execute(_ sql: SQL) async throws -> Int {
+        try await run(sql.numberedText, sql.arguments).metadata.rows ?? 0
     }
 
-    func query(_ sql: String, arguments: [any DatabaseBindable]) async throws -> [Row] {
-        try Self.rows(try await run(sql, arguments).rows)
+    func query(_ sql: SQL) async throws -> [Row] {
+        try Self.rows(try await run(sql.numberedText, sql.arguments).rows)
     }
 
     func executeScript(_ sql: String) async throws {
@@ -33,14 +33,14 @@ final class PostgresTransactionConnection: DatabaseConnection {
         for statement in SQLScript.statements(sql) { try await run(statement, []) }
     }
 
-    func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) async throws -> Void) async throws {
+    func forEachRow(_ sql: SQL, _ body: (Row) async throws -> Void) async throws {
         // `body` may run other statements on this connection, which cannot interleave with a
         // result still streaming in: rather than collect a whole result (an audit verify of
         // millions of rows), a server-side cursor is read a page at a time. Every statement runs inside `write`'s or `read`'s transaction, which
         // a cursor needs; it is closed at the end, and by the transaction's end if `body` throws.
         cursorCount += 1
         let cursor = "photosd_rows_\(cursorCount)"
-        try await run("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql, arguments)
+        try await run("DECLARE \(cursor) NO SCROLL CURSOR FOR " + sql.numberedText, sql.arguments)
         while true {
             let page = try Self.rows(try await run("FETCH FORWARD \(Self.cursorPageSize) FROM \(cursor)", []).rows)
             for row in page { try await body(row) }
@@ -67,7 +67,7 @@ final class PostgresTransactionConnection: DatabaseConnection {
 
     @discardableResult
     func run(_ sql: String, _ arguments: [any DatabaseBindable]) async throws -> PostgresQueryResult {
-        let query = PostgresQuery(unsafeSQL: PostgresPlaceholders.rewrite(sql), binds: Self.bindings(arguments))
+        let query = PostgresQuery(unsafeSQL: sql, binds: Self.bindings(arguments))
         do {
             let answer: EventLoopFuture<PostgresQueryResult> = connection.query(query, logger: logger)
             return try await answer.get()

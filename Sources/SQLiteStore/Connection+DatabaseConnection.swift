@@ -6,9 +6,9 @@ import DatabaseAccess
 /// transactions one after another, so no lock beyond the transaction's own is ever needed.
 extension Connection: DatabaseConnection, ReusableStatementConnection {
     /// Calls `body` for each row without collecting them, awaiting it (a service's `forEachRow`).
-    public func forEachRow(_ sql: String, arguments: [any DatabaseBindable], _ body: (Row) async throws -> Void) async throws {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
+    public func forEachRow(_ sql: SQL, _ body: (Row) async throws -> Void) async throws {
+        let statement = try prepare(sql.text)
+        try statement.bind(sql.arguments)
         while try statement.step() { try await body(statement.currentRow()) }
     }
 
@@ -22,13 +22,13 @@ extension Connection: DatabaseConnection, ReusableStatementConnection {
     public func advanceIdentity(of tables: [String]) throws {}
 
     /// `json_extract(column, '$.a.b')`.
-    public func jsonText(_ column: String, path: [String]) -> String {
-        "json_extract(\(column), '$.\(path.joined(separator: "."))')"
+    public func jsonText(_ column: String, path: [String]) -> SQL {
+        SQL(raw: "json_extract(\(column), '$.\(path.joined(separator: "."))')")
     }
 
     /// True when the database has a table named `name`.
     public func tableExists(_ name: String) throws -> Bool {
-        try queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?", name) != nil
+        try queryOne("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = \(name)") != nil
     }
 
     /// The database's tables but SQLite's internal `sqlite_…` ones, sorted.
@@ -39,11 +39,11 @@ extension Connection: DatabaseConnection, ReusableStatementConnection {
 
     /// The columns of table `name`, in their declared order.
     public func columnNames(of name: String) throws -> [String] {
-        try query("SELECT name FROM pragma_table_info(?) ORDER BY cid", name).map { try $0.string("name") }
+        try query("SELECT name FROM pragma_table_info(\(name)) ORDER BY cid").map { try $0.string("name") }
     }
 
     /// A prepared statement, run with no round trip.
-    public func prepareReusable(_ sql: String) throws -> any ReusableStatement { try prepare(sql) }
+    public func prepareReusable(_ sql: SQL) throws -> any ReusableStatement { try prepare(sql.text) }
 }
 
 extension Statement: ReusableStatement {}

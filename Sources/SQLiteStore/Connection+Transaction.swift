@@ -37,7 +37,7 @@ extension Connection {
     /// what is left of the timeout, so the whole call returns or throws within about one busy
     /// timeout.
     public func begin(_ kind: TransactionKind = .immediate) throws {
-        let sql = kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED"
+        let sql: SQL = kind == .immediate ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED"
         let deadline = ContinuousClock.now + .milliseconds(busyTimeoutMilliseconds)
         defer { setBusyTimeout(busyTimeoutMilliseconds) }
         while true {
@@ -59,7 +59,7 @@ extension Connection {
     /// rollback fails: the connection may then still be in its transaction, and must not be
     /// used as if it were not.
     public func rollbackIfOpen() throws {
-        if !isAutocommit { try execute("ROLLBACK", arguments: []) }
+        if !isAutocommit { try execute("ROLLBACK") }
     }
 
     /// What to throw after `error` ended a transaction: `error` once the transaction is rolled
@@ -80,8 +80,8 @@ extension Connection {
     private func rolledBack(to name: String, after error: any Error) -> any Error {
         guard !isAutocommit else { return error }
         do {
-            try execute("ROLLBACK TO \"\(name)\"", arguments: [])
-            try execute("RELEASE \"\(name)\"", arguments: [])
+            try execute("ROLLBACK TO \"\(raw: name)\"")
+            try execute("RELEASE \"\(raw: name)\"")
             return error
         } catch let failure as SQLiteError {
             return SQLiteError(resultCode: failure.resultCode, message: "\(failure.message); rolling back to \(name) after: \(error)", sql: failure.sql)
@@ -94,10 +94,10 @@ extension Connection {
     /// so a failed step undoes only its own writes and leaves the enclosing transaction usable.
     @discardableResult
     public func savepoint<T>(_ name: String = "step", _ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT \"\(name)\"")
+        try execute("SAVEPOINT \"\(raw: name)\"")
         do {
             let result = try body()
-            try execute("RELEASE \"\(name)\"")
+            try execute("RELEASE \"\(raw: name)\"")
             return result
         } catch {
             throw rolledBack(to: name, after: error)
@@ -115,7 +115,7 @@ extension Connection {
             throw rolledBack(after: error)
         }
         do {
-            try execute("COMMIT", arguments: [])
+            try execute("COMMIT")
         } catch {
             throw rolledBack(after: error)
         }
@@ -125,10 +125,10 @@ extension Connection {
     /// `savepoint` for an `async` body (a request in the writer's batch): the same, awaited.
     @discardableResult
     public func savepoint<T>(_ name: String = "step", _ body: () async throws -> T) async throws -> T {
-        try execute("SAVEPOINT \"\(name)\"", arguments: [])
+        try execute("SAVEPOINT \"\(raw: name)\"")
         do {
             let result = try await body()
-            try execute("RELEASE \"\(name)\"", arguments: [])
+            try execute("RELEASE \"\(raw: name)\"")
             return result
         } catch {
             throw rolledBack(to: name, after: error)

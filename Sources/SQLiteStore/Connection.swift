@@ -104,7 +104,7 @@ public final class Connection {
  != "wal" {
                     try execute("PRAGMA journal_mode = WAL")
                 }
-                try execute("PRAGMA synchronous = \(options.synchronous.rawValue.uppercased())")
+                try execute("PRAGMA synchronous = \(raw: options.synchronous.rawValue.uppercased())")
                 // Content deleted or overwritten is zeroed as it is freed, so that an erased
                 // person's name does not linger in a page's free space or on the freelist
                 // (`users erase`); with the WAL checkpointed and truncated it is then nowhere.
@@ -186,31 +186,20 @@ public final class Connection {
         return try Statement(connection: self, sql: sql)
     }
 
-    /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
+    /// Runs `sql` to completion and returns the number of rows changed.
     @discardableResult
-    public func execute(_ sql: String, _ arguments: any DatabaseBindable...) throws -> Int {
-        try execute(sql, arguments: arguments)
-    }
-
-    /// Runs `sql` with `arguments` bound, to completion, and returns the number of rows changed.
-    @discardableResult
-    public func execute(_ sql: String, arguments: [any DatabaseBindable]) throws -> Int {
-        let statement = try cachedStatement(sql)
-        try statement.bind(arguments)
+    public func execute(_ sql: SQL) throws -> Int {
+        let statement = try cachedStatement(sql.text)
+        try statement.bind(sql.arguments)
         defer { statement.reset() }
         while try statement.step() {}
         return changes
     }
 
     /// Runs a query and returns every row.
-    public func query(_ sql: String, _ arguments: any DatabaseBindable...) throws -> [Row] {
-        try query(sql, arguments: arguments)
-    }
-
-    /// Runs a query and returns every row.
-    public func query(_ sql: String, arguments: [any DatabaseBindable]) throws -> [Row] {
-        let statement = try cachedStatement(sql)
-        try statement.bind(arguments)
+    public func query(_ sql: SQL) throws -> [Row] {
+        let statement = try cachedStatement(sql.text)
+        try statement.bind(sql.arguments)
         defer { statement.reset() }
         var rows: [Row] = []
         while try statement.step() { rows.append(statement.currentRow()) }
@@ -218,22 +207,17 @@ public final class Connection {
     }
 
     /// Runs a query and returns its first row, if any.
-    public func queryOne(_ sql: String, _ arguments: any DatabaseBindable...) throws -> Row? {
-        try queryOne(sql, arguments: arguments)
-    }
-
-    /// Runs a query and returns its first row, if any.
-    public func queryOne(_ sql: String, arguments: [any DatabaseBindable]) throws -> Row? {
-        let statement = try cachedStatement(sql)
-        try statement.bind(arguments)
+    public func queryOne(_ sql: SQL) throws -> Row? {
+        let statement = try cachedStatement(sql.text)
+        try statement.bind(sql.arguments)
         defer { statement.reset() }
         return try statement.step() ? statement.currentRow() : nil
     }
 
     /// Calls `body` for each row without collecting them (for large result sets).
-    public func forEachRow(_ sql: String, arguments: [any DatabaseBindable] = [], _ body: (Row) throws -> Void) throws {
-        let statement = try prepare(sql)
-        try statement.bind(arguments)
+    public func forEachRow(_ sql: SQL, _ body: (Row) throws -> Void) throws {
+        let statement = try prepare(sql.text)
+        try statement.bind(sql.arguments)
         while try statement.step() { try body(statement.currentRow()) }
     }
 

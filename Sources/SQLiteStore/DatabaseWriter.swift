@@ -209,7 +209,7 @@ private actor Committer {
             }
         }
         do {
-            try connection.execute("COMMIT", arguments: [])
+            try connection.execute("COMMIT")
         } catch {
             // A failed COMMIT is never acknowledged, whatever reached the disk (after a failed
             // fsync nobody knows what did).

@@ -14,7 +14,7 @@ public struct Migrator: Sendable {
         self.migrations = migrations.sorted { $0.version < $1.version }
     }
 
-    private static let createBookkeeping = """
+    private static let createBookkeeping: SQL = """
         CREATE TABLE IF NOT EXISTS schema_migrations (
             version INTEGER PRIMARY KEY,
             name TEXT NOT NULL,
@@ -38,8 +38,10 @@ public struct Migrator: Sendable {
                     try connection.executeScript(migration.sql)
                     try connection.execute(
                         // The same ISO-8601 UTC form with milliseconds as every other table.
-                        "INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
-                        migration.version, migration.name, migration.checksum)
+                        """
+                        INSERT INTO schema_migrations (version, name, checksum, applied_at)
+                        VALUES (\(migration.version), \(migration.name), \(migration.checksum), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+                        """)
                     return true
                 }
                 if didApply { applied.append(migration) }

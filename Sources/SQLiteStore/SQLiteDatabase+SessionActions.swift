@@ -30,6 +30,6 @@ extension SQLiteDatabase {
     }
 
     public func pruneAnswers(storedAtOrBefore cutoff: String) async throws -> Int {
-        try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= ?", cutoff) }
+        try await self.write { connection in try await connection.execute("DELETE FROM idempotency_keys WHERE created_at <= \(cutoff)") }
     }
 }

@@ -22,10 +22,10 @@ struct SQLiteSessionActions: SessionActions {
     func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
         let row = try await connection.queryOne(
             """
-            SELECT version, CASE WHEN version = ? THEN NULL ELSE state END AS state, trail_seq, trail_hash, user_id, layout, token_id, photo_ids,
+            SELECT version, CASE WHEN version = \(read.heldVersion ?? -1) THEN NULL ELSE state END AS state, trail_seq, trail_hash, user_id, layout, token_id, photo_ids,
                    updated_at, ended_at
-            FROM sessions WHERE id = ?
-            """, read.heldVersion ?? -1, read.sessionID)
+            FROM sessions WHERE id = \(read.sessionID)
+            """)
         var covered = read.facts
         var session: SessionRowRead?
         if let row {
@@ -45,22 +45,22 @@ struct SQLiteSessionActions: SessionActions {
         var photos: [PhotoRecord] = []
         if !photoIDs.isEmpty {
             photos = try await connection.query(
-                "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(SQLPlaceholders.list(photoIDs.count)))", arguments: SQLPlaceholders.arguments(photoIDs)
+                "SELECT id, title, url, price_cents FROM photos WHERE id IN (\(list: photoIDs))"
             ).map(Self.photo)
         }
         var purchases: [Int64: [PhotoRecord]] = [:]
         for userID in covered.userIDs.sorted() where covered.purchaseLists || !photoIDs.isEmpty {
-            let among = covered.purchaseLists ? "" : " AND b.photo_id IN (\(SQLPlaceholders.list(photoIDs.count)))"
+            let among: SQL = covered.purchaseLists ? "" : " AND b.photo_id IN (\(list: photoIDs))"
             purchases[userID] = try await connection.query(
                 """
                 SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
-                WHERE b.user_id = ?\(among) ORDER BY b.id DESC
-                """, arguments: SQLPlaceholders.arguments([userID] + (covered.purchaseLists ? [] : photoIDs))
+                WHERE b.user_id = \(userID)\(among) ORDER BY b.id DESC
+                """
             ).map(Self.photo)
         }
         var token: TokenRecord?
         if let tokenID = covered.tokenID,
-           let row = try await connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = ?", tokenID) {
+           let row = try await connection.queryOne("SELECT expires_at, revoked_at FROM tokens WHERE id = \(tokenID)") {
             token = TokenRecord(id: tokenID, expiresAt: try row.string("expires_at"), revoked: try row.optionalString("revoked_at") != nil)
         }
         var answer: StoredAnswerRecord?
@@ -83,48 +83,49 @@ struct SQLiteSessionActions: SessionActions {
         if !write.audit.isEmpty { try await connection.hold([.shared(.number(AuditRowValues.appendLockKey))]) }
         switch write.kind {
         case .create:
-            let inserted = try await connection.execute(Self.insertSession, arguments: row.insertedColumns.map(\.value))
+            let inserted = try await connection.execute(Self.insertSession(row))
             guard inserted == 1 else { throw StaleWrite(outcome: .moved) }
         case .update(let version, let trailSeq):
-            let updated = try await connection.execute(Self.updateSession, arguments: row.updatedColumns.map(\.value) + [row.id, version, trailSeq])
+            let updated = try await connection.execute(Self.updateSession(row, version: version, trailSeq: trailSeq))
             guard updated == 1 else { throw StaleWrite(outcome: .moved) }
         }
         try await AuditRowValues.insert(write.audit, on: connection)
         for purchase in write.purchases {
             let inserted = try await connection.execute(
                 """
-                INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (\(purchase.userID), \(purchase.photoID), \(purchase.priceCents), \(write.at), \(row.id))
                 ON CONFLICT (user_id, photo_id) DO NOTHING
-                """, purchase.userID, purchase.photoID, purchase.priceCents, write.at, row.id)
+                """)
             guard inserted == 1 else { throw StaleWrite(outcome: .stale(reason: "photo \(purchase.photoID) was bought meanwhile")) }
         }
         for token in write.issuedTokens {
             let inserted = try await connection.execute(
-                "INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-                token.id, token.tokenHash, token.userID, token.issuedAt, token.expiresAt)
+                "INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at) VALUES (\(token.id), \(token.tokenHash), \(token.userID), \(token.issuedAt), \(token.expiresAt)) ON CONFLICT (id) DO NOTHING")
             guard inserted == 1 else { throw StaleWrite(outcome: .stale(reason: "token id \(token.id) is taken")) }
         }
         for id in write.revokedTokenIDs.sorted() {
-            try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", write.at, id)
+            try await connection.execute("UPDATE tokens SET revoked_at = \(write.at) WHERE id = \(id) AND revoked_at IS NULL")
         }
         if let answer = write.answer {
             try await connection.execute(
                 """
-                INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?)
+                INSERT INTO idempotency_keys (session_id, key, request_hash, response, created_at) VALUES (\(row.id), \(answer.key), \(answer.requestHash), \(answer.response), \(answer.createdAt))
                 ON CONFLICT (session_id, key) DO UPDATE SET
                     request_hash = excluded.request_hash, response = excluded.response, created_at = excluded.created_at
-                """, row.id, answer.key, answer.requestHash, answer.response, answer.createdAt)
+                """)
         }
         return .written
     }
 
     /// The session row's insert and conditional update, from its columns' one definition.
-    static let insertSession: String = {
-        let columns = SessionRow.shape.insertedColumns
-        return "INSERT INTO sessions (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(SQLPlaceholders.list(columns.count))) ON CONFLICT (id) DO NOTHING"
-    }()
-    static let updateSession: String =
-        "UPDATE sessions SET \(SessionRow.shape.updatedColumns.map { "\($0.name) = ?" }.joined(separator: ", ")) WHERE id = ? AND version = ? AND trail_seq = ?"
+    static func insertSession(_ row: SessionRow) -> SQL {
+        "INSERT INTO sessions (\(raw: insertedNames)) VALUES (\(list: row.insertedColumns.map(\.value))) ON CONFLICT (id) DO NOTHING"
+    }
+    static func updateSession(_ row: SessionRow, version: Int, trailSeq: Int) -> SQL {
+        let assignments = SQL.joined(row.updatedColumns.map { "\(raw: $0.name) = \($0.value)" })
+        return "UPDATE sessions SET \(assignments) WHERE id = \(row.id) AND version = \(version) AND trail_seq = \(trailSeq)"
+    }
+    private static let insertedNames = SessionRow.shape.insertedColumns.map(\.name).joined(separator: ", ")
 
     /// Why `write` cannot be written as it is, from what the decision assumed (checked before
     /// anything is written); nil when nothing assumed has changed. An answer stored under the
@@ -141,14 +142,14 @@ struct SQLiteSessionActions: SessionActions {
         }
         let assumed = write.assumptions
         if let tokenID = assumed.tokenUnrevoked,
-           try await connection.queryOne("SELECT 1 FROM tokens WHERE id = ? AND revoked_at IS NULL", tokenID) == nil {
+           try await connection.queryOne("SELECT 1 FROM tokens WHERE id = \(tokenID) AND revoked_at IS NULL") == nil {
             return .stale(reason: "the session's token was revoked")
         }
         if let notBought = assumed.notBought, !notBought.photoIDs.isEmpty, try await owns(notBought.userID, notBought.photoIDs) {
             return .stale(reason: "a photo assumed not bought was bought")
         }
         if let list = assumed.purchaseCount,
-           try await connection.queryOne("SELECT count(*) AS bought FROM purchases WHERE user_id = ?", list.userID)?.int("bought") != list.count {
+           try await connection.queryOne("SELECT count(*) AS bought FROM purchases WHERE user_id = \(list.userID)")?.int("bought") != list.count {
             return .stale(reason: "the purchase list changed")
         }
         return nil
@@ -158,12 +159,12 @@ struct SQLiteSessionActions: SessionActions {
     private func owns(_ userID: Int64, _ photoIDs: Set<Int64>) async throws -> Bool {
         let ids = photoIDs.sorted()
         return try await connection.queryOne(
-            "SELECT 1 FROM purchases WHERE user_id = ? AND photo_id IN (\(SQLPlaceholders.list(ids.count))) LIMIT 1", arguments: SQLPlaceholders.arguments([userID] + ids)) != nil
+            "SELECT 1 FROM purchases WHERE user_id = \(userID) AND photo_id IN (\(list: ids)) LIMIT 1") != nil
     }
 
     private func storedAnswer(sessionID: String, key: String, since: String) async throws -> StoredAnswerRecord? {
         try await connection.queryOne(
-            "SELECT request_hash, response FROM idempotency_keys WHERE session_id = ? AND key = ? AND created_at > ?", sessionID, key, since
+            "SELECT request_hash, response FROM idempotency_keys WHERE session_id = \(sessionID) AND key = \(key) AND created_at > \(since)"
         ).map { StoredAnswerRecord(requestHash: try $0.string("request_hash"), response: try $0.string("response")) }
     }
 
@@ -188,18 +189,18 @@ struct SQLiteSessionActionsInSavepoints: SessionActions {
     }
 
     func writeDecision(_ write: ActionWrite) async throws -> ActionWriteOutcome {
-        try await connection.execute("SAVEPOINT photosd_action_write", arguments: [])
+        try await connection.execute("SAVEPOINT photosd_action_write")
         do {
             let outcome = try await SQLiteSessionActions(connection).writeDecision(write)
-            try await connection.execute("RELEASE SAVEPOINT photosd_action_write", arguments: [])
+            try await connection.execute("RELEASE SAVEPOINT photosd_action_write")
             return outcome
         } catch let refused as StaleWrite {
-            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write", arguments: [])
-            try await connection.execute("RELEASE SAVEPOINT photosd_action_write", arguments: [])
+            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write")
+            try await connection.execute("RELEASE SAVEPOINT photosd_action_write")
             return refused.outcome
         } catch let error as any DatabaseFailure where error.isUniqueViolation {
-            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write", arguments: [])
-            try await connection.execute("RELEASE SAVEPOINT photosd_action_write", arguments: [])
+            try await connection.execute("ROLLBACK TO SAVEPOINT photosd_action_write")
+            try await connection.execute("RELEASE SAVEPOINT photosd_action_write")
             return .stale(reason: "a row the write inserts exists: \(error.failureSummary)")
         }
     }

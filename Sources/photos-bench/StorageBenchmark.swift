@@ -51,8 +51,7 @@ enum StorageBenchmark {
         for client in 0..<clients {
             try await database.write { connection in
                 try await connection.execute(
-                    "INSERT INTO sessions (id, version, state, created_at, updated_at) VALUES (?, 1, ?, ?, ?)",
-                    "bench-\(client)", state, "2026-01-01T00:00:00.000Z", "2026-01-01T00:00:00.000Z")
+                    "INSERT INTO sessions (id, version, state, created_at, updated_at) VALUES (\("bench-\(client)"), 1, \(state), \("2026-01-01T00:00:00.000Z"), \("2026-01-01T00:00:00.000Z"))")
             }
         }
         let before = database.writer.stats
@@ -66,8 +65,8 @@ enum StorageBenchmark {
                     let id = "bench-\(client)"
                     while Date() < deadline {
                         try await database.write { connection in
-                            let version = try await connection.queryOne("SELECT version, state FROM sessions WHERE id = ?", id)?.int("version") ?? 0
-                            try await connection.execute("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", version + 1, state, ISO8601Timestamp.now(), id)
+                            let version = try await connection.queryOne("SELECT version, state FROM sessions WHERE id = \(id)")?.int("version") ?? 0
+                            try await connection.execute("UPDATE sessions SET version = \(version + 1), state = \(state), updated_at = \(ISO8601Timestamp.now()) WHERE id = \(id)")
                             try await AuditChains.append([
                                 AuditEntry(actor: .client, coordinator: "app", step: .action, detail: ["action": "selectPhoto", "photoId": 1]),
                                 AuditEntry(actor: .client, coordinator: "app", step: .screenPush, screen: "photo", detail: ["photoId": 1]),

@@ -63,17 +63,17 @@ struct AuditIntegrityTests {
             try await test.database.write { connection in
                 var previous = AuditChains.genesisHash
                 let rows = try await connection.query(
-                    "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail FROM audit_events WHERE session_id = ? ORDER BY seq", trail)
+                    "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail FROM audit_events WHERE session_id = \(trail) ORDER BY seq")
                 for row in rows {
                     let hash = try AuditVerifier.fields(row).hash(previous: previous)
-                    try await connection.execute("UPDATE audit_events SET prev_hash = ?, hash = ? WHERE id = ?", previous, hash, row.int64(0))
+                    try await connection.execute("UPDATE audit_events SET prev_hash = \(previous), hash = \(hash) WHERE id = \(row.int64(0))")
                     previous = hash
                 }
             }
         }
 
         func rowID(_ trail: String, _ seq: Int) async throws -> Int64 {
-            try await test.database.read { try await $0.queryOne("SELECT id FROM audit_events WHERE session_id = ? AND seq = ?", trail, seq)?.int64(0) ?? 0 }
+            try await test.database.read { try await $0.queryOne("SELECT id FROM audit_events WHERE session_id = \(trail) AND seq = \(seq)")?.int64(0) ?? 0 }
         }
 
         func close() { test.close() }
@@ -316,7 +316,7 @@ struct AuditIntegrityTests {
         #expect(result.rowsChecked == 640)
         // What each checkpoint covers, cumulatively.
         let checkpoints = try await test.database.read { connection in
-            try await connection.query("SELECT \(AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
+            try await connection.query("SELECT \(raw: AuditCheckpoints.columns) FROM audit_checkpoints ORDER BY number").map(AuditCheckpoints.checkpoint)
         }
         #expect(observations.count == 80)
         for (trail, seq, number) in observations {

@@ -94,8 +94,7 @@ struct LogForkTests {
         func rollBack(toSize size: Int64, checkpoints: Bool = false) async throws {
             let lastID = try await database.read { connection in
                 try await connection.queryOne(
-                    "SELECT first_event_id + (? - first_index) AS event_id FROM audit_log_leaf_runs WHERE first_index <= ? ORDER BY first_index DESC LIMIT 1",
-                    size - 1, size - 1)?.int64("event_id")
+                    "SELECT first_event_id + (\(size - 1) - first_index) AS event_id FROM audit_log_leaf_runs WHERE first_index <= \(size - 1) ORDER BY first_index DESC LIMIT 1")?.int64("event_id")
             }
             let last = try #require(lastID)
             let tile = (size - 1) / AuditLogTree.tileWidth, kept = ((size - 1) % AuditLogTree.tileWidth + 1) * 32

@@ -73,18 +73,10 @@ struct LogTilesMigrationTests {
                     CREATE TABLE audit_log_leaves (event_id \(postgres ? "BIGINT" : "INTEGER") PRIMARY KEY, log_index \(postgres ? "BIGINT" : "INTEGER") NOT NULL);
                     DELETE FROM schema_migrations WHERE version = 23;
                     """)
-                for start in stride(from: 0, to: leaves.count, by: 300) {
-                    let part = leaves[start..<min(start + 300, leaves.count)]
-                    try await connection.execute(
-                        "INSERT INTO audit_log_leaves (event_id, log_index) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
-                        arguments: part.flatMap { [$0.eventID, $0.index] as [any DatabaseBindable] })
-                }
-                for start in stride(from: 0, to: nodes.count, by: 300) {
-                    let part = nodes[start..<min(start + 300, nodes.count)]
-                    try await connection.execute(
-                        "INSERT INTO audit_log_nodes (level, idx, hash) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
-                        arguments: part.flatMap { [$0.0, $0.1, DatabaseValue.blob($0.2.bytes)] as [any DatabaseBindable] })
-                }
+                try await connection.insert(
+                    into: "audit_log_leaves", columns: "event_id, log_index", rows: leaves.map { [$0.eventID, $0.index] }, perStatement: 300)
+                try await connection.insert(
+                    into: "audit_log_nodes", columns: "level, idx, hash", rows: nodes.map { [$0.0, $0.1, DatabaseValue.blob($0.2.bytes)] }, perStatement: 300)
             }
 
             // Opened again: 0023 runs.
@@ -103,7 +95,7 @@ struct LogTilesMigrationTests {
                 let view = try await connection.query("SELECT event_id, log_index FROM audit_log_leaves ORDER BY event_id").map {
                     (try $0.int64("event_id"), try $0.int64("log_index"))
                 }
-                let live = Set(try await connection.query("SELECT id FROM audit_events WHERE id <= ?", head.integratedUntilID).map { try $0.int64("id") })
+                let live = Set(try await connection.query("SELECT id FROM audit_events WHERE id <= \(head.integratedUntilID)").map { try $0.int64("id") })
                 #expect(view.map(\.0) == leaves.map(\.eventID).filter(live.contains) && view.allSatisfy { pair in indexes[pair.0] == pair.1 },
                         "the view audit_log_leaves names each live row's leaf")
                 for index in [0, 255, 256, head.size - 1] {

@@ -39,9 +39,9 @@ struct ReceiptTests {
         try await world.database.read { connection in
             let head = try await AuditLogTree.head(on: connection)
             let leaves = try await connection.query(
-                "SELECT \(AuditLogTree.logIndexColumn) AS log_index, e.hash FROM audit_events e WHERE e.id <= ? ORDER BY e.id", head.integratedUntilID)
+                "SELECT \(raw: AuditLogTree.logIndexColumn) AS log_index, e.hash FROM audit_events e WHERE e.id <= \(head.integratedUntilID) ORDER BY e.id")
             #expect(leaves.allSatisfy { $0.optionalInt64(0) != nil }, "every live row up to the head is a leaf")
-            let live = try await connection.queryOne("SELECT count(*) FROM audit_events WHERE id <= ?", head.integratedUntilID)?.int64(0)
+            let live = try await connection.queryOne("SELECT count(*) FROM audit_events WHERE id <= \(head.integratedUntilID)")?.int64(0)
             #expect(Int64(leaves.count) == live, "every live row up to the head is a leaf")
             // Leaves of archived rows stay: the live ones are a subset of 0 … size-1, in id order.
             let indexes = try leaves.map { try $0.int64(0) }
@@ -66,7 +66,7 @@ struct ReceiptTests {
                 await world.close()
                 return
             }
-            let trailRows = try await world.database.read { try await $0.queryOne("SELECT count(*) FROM audit_events WHERE session_id = ?", world.target)?.int(0) } ?? 0
+            let trailRows = try await world.database.read { try await $0.queryOne("SELECT count(*) FROM audit_events WHERE session_id = \(world.target)")?.int(0) } ?? 0
             #expect(trailRows >= 5 && receipt.rows.map(\.seq) == Array(1...trailRows))
             #expect(receipt.previousHash == nil && receipt.rows.allSatisfy { !$0.redacted })
             let checked = try receipt.check(key: key)

@@ -183,19 +183,18 @@ struct TamperMatrixTests {
         defer { Task { await world.close() } }
         let path = try #require(world.archives.first)
         let file = try Connection(path: path, mode: .readWrite)
-        let fileRow = try #require(try await file.query("SELECT \(AuditArchiveStatement.columns) FROM archive").first)
+        let fileRow = try #require(try await file.query("SELECT \(raw: AuditArchiveStatement.columns) FROM archive").first)
         let version2 = try AuditArchiveStatement.statement(fileRow)
         #expect(version2.version == 2 && version2.sessions != nil)
 
         // Stripped: the same signature over different bytes.
         func record(_ statement: AuditArchiveStatement) async throws {
-            _ = try await file.execute("UPDATE archive SET sessions = ?, sessions_digest = ?, signature = ?, hash = ?", statement.sessions, statement.sessionsDigest, statement.signature, statement.hash)
+            _ = try file.execute("UPDATE archive SET sessions = \(statement.sessions), sessions_digest = \(statement.sessionsDigest), signature = \(statement.signature), hash = \(statement.hash)")
             let unlock = world.test.postgres != nil ? "ALTER TABLE audit_archives DISABLE TRIGGER USER;" : "DROP TRIGGER IF EXISTS audit_archives_no_update;"
             try await world.database.write { connection in
                 try await connection.executeScript(unlock)
                 _ = try await connection.execute(
-                    "UPDATE audit_archives SET sessions = ?, sessions_digest = ?, signature = ?, hash = ? WHERE number = 1",
-                    statement.sessions, statement.sessionsDigest, statement.signature, statement.hash)
+                    "UPDATE audit_archives SET sessions = \(statement.sessions), sessions_digest = \(statement.sessionsDigest), signature = \(statement.signature), hash = \(statement.hash) WHERE number = 1")
             }
         }
         var stripped = version2
@@ -250,8 +249,7 @@ struct TamperMatrixTests {
             // there recomputed with the algorithm (not the key).
             try await world.database.write { connection in
                 let rows = try await connection.query(
-                    "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE session_id = ? ORDER BY seq",
-                    target)
+                    "SELECT id, session_id, seq, at, actor, user_id, username, coordinator, step, screen, detail, prev_hash, hash FROM audit_events WHERE session_id = \(target) ORDER BY seq")
                 var records = try rows.map { try AuditVerifier.fields($0) }
                 let forged = AuditRecord(
                     sessionID: target, seq: 3, at: records[2].at, actor: "client", userID: nil, username: nil, coordinator: "app",
@@ -262,7 +260,7 @@ struct TamperMatrixTests {
                 try await connection.executeScript(world.test.postgres != nil
                     ? "ALTER TABLE audit_events DISABLE TRIGGER USER;"
                     : "DROP TRIGGER IF EXISTS audit_events_no_delete;")
-                try await connection.execute("DELETE FROM audit_events WHERE session_id = ?", target)
+                try await connection.execute("DELETE FROM audit_events WHERE session_id = \(target)")
                 try await AuditChains.insert(chained: chained, on: connection)
             }
         case .listAsRedacted:

@@ -85,7 +85,7 @@ struct ExperimentReportTests {
 
         // The view: one row per exposure, whose variants are the report's.
         let viewRows = try await h.test.database.read { connection in
-            try await connection.query("SELECT variant, count(DISTINCT session_id) FROM experiment_exposures WHERE experiment = ? GROUP BY variant ORDER BY variant", "sheet")
+            try await connection.query("SELECT variant, count(DISTINCT session_id) FROM experiment_exposures WHERE experiment = \("sheet") GROUP BY variant ORDER BY variant")
                 .map { "\(try $0.string(0)):\(try $0.int(1))" }
         }
         #expect(viewRows == report.variants.sorted { $0.variant < $1.variant }.map { "\($0.variant):\($0.exposed)" })

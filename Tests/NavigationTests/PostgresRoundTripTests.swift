@@ -16,14 +16,14 @@ struct PostgresRoundTripTests {
     /// Forgets the statements counted for this database so far (the reset itself then counts 1).
     enum Reset: NamedStatement {
         static let name = "test_reset_statement_counts"
-        static let sql = "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)"
+        static let sql: SQL = "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = current_database()), 0)"
     }
 
     /// Statements the server ran for this database since the reset (this one is counted only
     /// once it ends).
     enum Count: NamedStatement {
         static let name = "test_count_statements"
-        static let sql = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
+        static let sql: SQL = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())"
     }
 
     /// What `body` returns, and how many statements the server ran for this database meanwhile
@@ -113,7 +113,7 @@ struct PostgresRoundTripTests {
         _ = try await sessions.apply(ClientAction(.selectPhoto, photoId: 2), to: id)
         // The row now says it names no photo, holds a token and is a tab bar: all untrue.
         _ = try await test.database.write { connection in
-            try await connection.execute("UPDATE sessions SET photo_ids = '{}', token_id = 999, layout = 'tabs' WHERE id = ?", id)
+            try await connection.execute("UPDATE sessions SET photo_ids = '{}', token_id = 999, layout = 'tabs' WHERE id = \(id)")
         }
         // Another instance (this one holds the state it wrote, and would read nothing).
         let other = try test.sessions(auth: try h.auth)
@@ -123,7 +123,7 @@ struct PostgresRoundTripTests {
         #expect(counted > 2, "the one read, the facts read again (a transaction), the write: \(counted)")
         // The write put the truth back: the next action of a third instance is two round trips again.
         let columns = try await test.database.read { connection in
-            try await connection.queryOne("SELECT photo_ids, token_id, layout FROM sessions WHERE id = ?", id)
+            try await connection.queryOne("SELECT photo_ids, token_id, layout FROM sessions WHERE id = \(id)")
         }
         #expect(try columns?.string(0) == "{2}")
         #expect(columns?.optionalInt64(1) == nil)

@@ -60,7 +60,7 @@ struct SessionExpiryTests {
         await Self.expectExpired { _ = try await sessions.session(id: id) }
         #expect(try await sessions.events(sessionID: id, after: 0, limit: 1_000).count == count)
         // The state is dropped, the token revoked.
-        let row = try #require(try await test.database.read { try await $0.queryOne("SELECT state, ended_at, token_id, user_id FROM sessions WHERE id = ?", id) })
+        let row = try #require(try await test.database.read { try await $0.queryOne("SELECT state, ended_at, token_id, user_id FROM sessions WHERE id = \(id)") })
         #expect(try row.string(0) == "{}" && row.optionalString(1) != nil && row.optionalInt64(2) == nil && row.optionalInt64(3) == nil)
         let live = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM tokens WHERE revoked_at IS NULL")?.int(0) }
         #expect(live == 0)
@@ -95,9 +95,9 @@ struct SessionExpiryTests {
         let old = "2020-01-01T00:00:00.000Z"
         _ = try await test.database.write { connection in
             try await connection.execute(
-                "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES ('x', 1, ?, '2020-01-02T00:00:00.000Z')", old)
-            try await connection.execute("INSERT INTO sign_in_attempts (username_key, state, at, address) VALUES ('alice', 'failed', ?, 'a')", old)
-            try await connection.execute("INSERT INTO sign_in_trusted_addresses (username_key, address, at) VALUES ('alice', 'a', ?)", old)
+                "INSERT INTO tokens (token_hash, user_id, issued_at, expires_at) VALUES ('x', 1, \(old), '2020-01-02T00:00:00.000Z')")
+            try await connection.execute("INSERT INTO sign_in_attempts (username_key, state, at, address) VALUES ('alice', 'failed', \(old), 'a')")
+            try await connection.execute("INSERT INTO sign_in_trusted_addresses (username_key, address, at) VALUES ('alice', 'a', \(old))")
         }
         let second = try await sessions.sweep(holder: "b")
         #expect(second.ran && second.ended == 1)  // `fresh`, idle by now
@@ -127,18 +127,19 @@ extension SessionExpiryTests {
     func sweepQueryPlans() async throws {
         let test = try await TestDatabase.make(.sqlite)
         defer { test.close() }
+        let walkQuery = SessionSweep.pageQuery(cutoff: "x", after: .start, limit: 10)
+        let pruneQueries = SessionSweep.pruneQueries(now: "x", attempts: "x", trusted: "x")
         let plans = try await test.database.read { connection in
             var plans: [String: String] = [:]
-            for sql in [SessionSweep.pageQuery] + SessionSweep.pruneQueries {
-                plans[sql] = try await connection.query("EXPLAIN QUERY PLAN " + sql, arguments: Array(repeating: "x" as any DatabaseBindable, count: sql.filter { $0 == "?" }.count))
-                    .map { try $0.string(3) }.joined(separator: "; ")
+            for sql in [walkQuery] + pruneQueries {
+                plans[sql.text] = try await connection.query("EXPLAIN QUERY PLAN \(sql)").map { try $0.string(3) }.joined(separator: "; ")
             }
             return plans
         }
-        let walk = try #require(plans[SessionSweep.pageQuery])
+        let walk = try #require(plans[walkQuery.text])
         #expect(walk.contains("sessions_live_by_created") && !walk.contains("SCAN sessions"), "\(walk)")
-        for sql in SessionSweep.pruneQueries {
-            let plan = try #require(plans[sql])
+        for sql in pruneQueries {
+            let plan = try #require(plans[sql.text])
             #expect(plan.contains("USING") && plan.contains("INDEX") && !plan.hasPrefix("SCAN"), "\(sql): \(plan)")
         }
     }

@@ -161,7 +161,7 @@ struct SessionHarness {
             return (try await memory.savedState(id), try await memory.events(sessionID: id, after: 0, limit: .max))
         }
         return try await test.database.read { connection -> (SessionState, [AuditRow]) in
-            let text = try await connection.queryOne("SELECT state FROM sessions WHERE id = ?", id)?.string(0) ?? ""
+            let text = try await connection.queryOne("SELECT state FROM sessions WHERE id = \(id)")?.string(0) ?? ""
             let state = try JSONDecoder().decode(SessionState.self, from: Data(text.utf8))
             return await (state, try AuditChains.rows(sessionID: id, limit: 1_000_000, on: connection))
         }

@@ -62,7 +62,7 @@ struct ErasureTests {
         #expect(try await sessions.session(id: kept).user?.username == "keeper")
         // No one can sign in as them; purchases still point at their id.
         #expect(try await auth.user(named: Self.name) == nil)
-        let purchases = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", user.id)?.int(0) }
+        let purchases = try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases WHERE user_id = \(user.id)")?.int(0) }
         #expect(purchases == 1)
         // The step: which user, by whom, no name.
         let operatorRows = try await test.database.read { try await AuditChains.rows(sessionID: AuditTrails.operatorSession, limit: 100, on: $0) }
@@ -77,7 +77,7 @@ struct ErasureTests {
         // The name is taken again by someone new, who shares nothing with the erased one.
         let newcomer = try await auth.createUser(username: Self.name, password: "password456", actor: .operator("ops"))
         #expect(newcomer.id != user.id)
-        #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases WHERE user_id = ?", newcomer.id)?.int(0) } == 0)
+        #expect(try await test.database.read { try await $0.queryOne("SELECT count(*) FROM purchases WHERE user_id = \(newcomer.id)")?.int(0) } == 0)
         #expect(try await sessions.events(sessionID: live, after: 0, limit: 1_000).allSatisfy { $0.username == nil })
         #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.isIntact)
 
@@ -128,7 +128,7 @@ struct ErasureTests {
         // A name removed without an erasure is caught: list a kept user's row as redacted.
         _ = try await test.database.write { connection in
             try await connection.execute(
-                "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE username = 'keeper'", other.id, at)
+                "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, \(other.id), \(at) FROM audit_events WHERE username = 'keeper'")
         }
         let forged = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(forged.problem?.reason.contains("not erased") == true, "\(String(describing: forged.problem))")
@@ -138,7 +138,7 @@ struct ErasureTests {
     /// from before 0011: the bound migration 0017 fixes is set to what it would have found then
     /// (its own rule: the newest row that holds a name, or is listed).
     static func fixRedactionBoundAsMigration0017Would(_ test: TestDatabase) async throws {
-        let unfix = test.postgres != nil
+        let unfix: SQL = test.postgres != nil
             ? "DROP TRIGGER audit_redaction_bound_no_update ON audit_redaction_bound"
             : "DROP TRIGGER audit_redaction_bound_no_update"
         _ = try await test.database.write { connection in
@@ -192,14 +192,14 @@ struct ErasureTests {
         // 1. A live row rewritten and listed under the erased user.
         _ = try await test.database.write { connection in
             try await connection.executeScript(unlock)
-            try await connection.execute("UPDATE audit_events SET actor = 'operator:mallory', detail = '{\"photoId\":2}' WHERE session_id = ? AND seq = 2", live)
+            try await connection.execute("UPDATE audit_events SET actor = 'operator:mallory', detail = '{\"photoId\":2}' WHERE session_id = \(live) AND seq = 2")
             return try await connection.execute(
-                "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE session_id = ? AND seq = 2", erased.id, at, live)
+                "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, \(erased.id), \(at) FROM audit_events WHERE session_id = \(live) AND seq = 2")
         }
         let rewritten = try await test.database.read { try await AuditChains.verify(on: $0) }
         #expect(rewritten.problem?.sessionID == live && rewritten.problem?.reason.contains("no longer held names") == true, "\(String(describing: rewritten.problem))")
         _ = try await test.database.write { connection in
-            try await connection.execute("DELETE FROM audit_redactions WHERE user_id = ? AND event_id IN (SELECT id FROM audit_events WHERE session_id = ?)", erased.id, live)
+            try await connection.execute("DELETE FROM audit_redactions WHERE user_id = \(erased.id) AND event_id IN (SELECT id FROM audit_events WHERE session_id = \(live))")
         }
         #expect(try await test.database.read { try await AuditChains.verify(on: $0) }.problem?.reason.contains("altered") == true)
     }
@@ -215,14 +215,14 @@ struct ErasureTests {
             try await connection.execute("UPDATE audit_events SET detail = '{\"forged\":true}' WHERE username = 'keeper'")
             // A made-up erased user, too.
             try await connection.execute(
-                "INSERT INTO users (id, username, password_hash, created_at, erased_at) VALUES (9999, 'erased:9999', '', ?, ?)", at, at)
+                "INSERT INTO users (id, username, password_hash, created_at, erased_at) VALUES (9999, 'erased:9999', '', \(at), \(at))")
             return 0
         }
         for listedUnder in [erased.id, Int64(9999)] {
             _ = try await test.database.write { connection in
                 try await connection.execute("DELETE FROM audit_redactions WHERE event_id IN (SELECT id FROM audit_events WHERE username = 'keeper')")
                 return try await connection.execute(
-                    "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, ?, ? FROM audit_events WHERE username = 'keeper'", listedUnder, at)
+                    "INSERT INTO audit_redactions (event_id, user_id, at) SELECT id, \(listedUnder), \(at) FROM audit_events WHERE username = 'keeper'")
             }
             let verification = try await test.database.read { try await AuditChains.verify(on: $0) }
             #expect(verification.problem?.reason.contains("names user \(other.id)") == true, "\(listedUnder): \(String(describing: verification.problem))")
@@ -272,9 +272,9 @@ struct ErasureTests {
         await signIns.value
         let left = try await test.database.read { connection in
             (
-                tokens: try await connection.queryOne("SELECT count(*) FROM tokens WHERE user_id = ?", user.id)?.int(0) ?? -1,
-                signedIn: try await connection.queryOne("SELECT count(*) FROM sessions WHERE user_id = ?", user.id)?.int(0) ?? -1,
-                named: try await connection.queryOne("SELECT count(*) FROM sessions WHERE state LIKE ?", "%\(Self.name)%")?.int(0) ?? -1
+                tokens: try await connection.queryOne("SELECT count(*) FROM tokens WHERE user_id = \(user.id)")?.int(0) ?? -1,
+                signedIn: try await connection.queryOne("SELECT count(*) FROM sessions WHERE user_id = \(user.id)")?.int(0) ?? -1,
+                named: try await connection.queryOne("SELECT count(*) FROM sessions WHERE state LIKE \("%\(Self.name)%")")?.int(0) ?? -1
             )
         }
         #expect(left.tokens == 0, "tokens survived the erasure")

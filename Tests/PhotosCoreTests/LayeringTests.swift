@@ -212,8 +212,68 @@ struct LayeringTests {
         #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
     }
 
-    /// The string literals of one line of Swift (multi-line literals' lines count as literals
-    /// when they are inside one: the line itself is taken whole).
+    @Test("SQL is written with its values where they go: no ? or $n placeholder written by hand in the sources' SQL (the SQL value renders them)")
+    func sqlValuesOnly() throws {
+        // A placeholder: `?` or `$n` standing where a value goes (after a space, `(`, `=`, `,`,
+        // a comparison; before a space, `)`, `,`, `;`, a cast or the end).
+        let placeholder = try Regex(#"(^|[\s(=,<>])(\?[0-9]*|\$[0-9]+)(?=[\s),;]|::|$)"#)
+        let sqlWord = try Regex(#"\b(SELECT|INSERT|UPDATE|DELETE|WHERE|VALUES|SET|AND|OR|IN|LIMIT)\b"#)
+        // The raw peer is a plain SQLite program on purpose; migrations are scripts, bound nothing.
+        let modules = try FileManager.default.contentsOfDirectory(atPath: Self.sources)
+            .filter { !$0.hasPrefix("C") && !["photos-bench-peer", "SchemaMigrations"].contains($0) }
+        var offences: [String] = []
+        for (path, text) in try files(in: modules) {
+            for literal in Self.literals(in: text) where literal.contains(sqlWord) && literal.contains(placeholder) {
+                offences.append("\(path): \(literal.prefix(120))")
+            }
+        }
+        #expect(offences.isEmpty, "\(offences.joined(separator: "\n"))")
+    }
+
+    /// The string literals of a Swift file, whole (a multi-line literal as one), with their
+    /// interpolations left out.
+    static func literals(in text: String) -> [String] {
+        var literals: [String] = []
+        let characters = Array(text)
+        var index = 0
+        var current = ""
+        while index < characters.count {
+            let character = characters[index]
+            if character == "/", index + 1 < characters.count, characters[index + 1] == "/" {
+                while index < characters.count, characters[index] != "\n" { index += 1 }
+                continue
+            }
+            guard character == "\"" else { index += 1; continue }
+            let multi = index + 2 < characters.count && characters[index + 1] == "\"" && characters[index + 2] == "\""
+            index += multi ? 3 : 1
+            current = ""
+            while index < characters.count {
+                let c = characters[index]
+                if c == "\\", index + 1 < characters.count, characters[index + 1] == "(" {
+                    // Skips the interpolation, nested parentheses and all.
+                    var depth = 0
+                    index += 1
+                    repeat {
+                        if characters[index] == "(" { depth += 1 } else if characters[index] == ")" { depth -= 1 }
+                        index += 1
+                    } while depth > 0 && index < characters.count
+                    current.append(" ")
+                    continue
+                }
+                if c == "\\" { index += 2; continue }
+                if multi, c == "\"", index + 2 < characters.count, characters[index + 1] == "\"", characters[index + 2] == "\"" {
+                    index += 3
+                    break
+                }
+                if !multi, c == "\"" || c == "\n" { index += 1; break }
+                current.append(c)
+                index += 1
+            }
+            literals.append(current)
+        }
+        return literals
+    }
+
     @Test("a coordinator's role is total: no optional field in a role or a flow, so nothing is re-defaulted where it is read")
     func totalRoles() throws {
         let text = try String(contentsOfFile: Self.sources + "/Navigation/Model/CoordinatorState.swift", encoding: .utf8)
@@ -246,6 +306,8 @@ struct LayeringTests {
         return nil
     }
 
+    /// The string literals of one line of Swift (multi-line literals' lines count as literals
+    /// when they are inside one: the line itself is taken whole).
     static func stringLiterals(in line: String) -> [String] {
         if !line.contains("\"") { return [line] }
         var literals: [String] = []

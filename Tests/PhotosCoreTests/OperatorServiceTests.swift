@@ -31,7 +31,7 @@ struct OperatorServiceTests {
         try await test.database.write { connection in
             for (hash, id) in [("a", actor.id), ("b", actor.id), ("c", viewer.id)] {
                 try await connection.execute(
-                    "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (?, ?, 'csrf', 'now', 'now')", hash, id)
+                    "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (\(hash), \(id), 'csrf', 'now', 'now')")
             }
         }
         let (removed, ended) = try await operators.remove(name: "otto", actor: testOperator)

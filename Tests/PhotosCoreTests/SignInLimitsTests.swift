@@ -132,7 +132,7 @@ struct SignInLimitsTests {
         for _ in 0..<40 { #expect(await signIn("wrong horse") == .tooManyAttempts) }
         let detail = test.postgres == nil ? "detail" : "detail::text"
         let rows = { try await test.database.read { connection in
-            try await connection.query("SELECT \(detail) FROM audit_trail WHERE session_id = 'api' AND step = 'auth.signInFailed' ORDER BY seq").map { try $0.string(0) }
+            try await connection.query("SELECT \(raw: detail) FROM audit_trail WHERE session_id = 'api' AND step = 'auth.signInFailed' ORDER BY seq").map { try $0.string(0) }
         } }
         var details = try await rows()
         #expect(details.count == 4, "three failures and one row for 40 refusals: \(details)")

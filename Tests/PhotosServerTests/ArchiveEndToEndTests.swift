@@ -89,7 +89,7 @@ struct ArchiveEndToEndTests {
         let archivedTrails = Set(try await file.query("SELECT DISTINCT session_id FROM audit_events").map { try $0.string(0) })
         #expect(Set(ended).isSubset(of: archivedTrails) && archivedTrails.contains("operator"), "\(archivedTrails)")
         for id in ended {
-            #expect(try await Self.count(live, "SELECT count(*) FROM audit_events WHERE session_id = '\(id)'") == 0)
+            #expect(try await Self.count(live, "SELECT count(*) FROM audit_events WHERE session_id = \(id)") == 0)
             let (status, _) = try await daemon.request("GET", "/v1/sessions/\(id)")
             #expect(status == 404, "an archived session is gone from the live database")
         }
@@ -112,8 +112,11 @@ struct ArchiveEndToEndTests {
         #expect(joined == 0 && joinedOutput.contains("1 archive verified with the live rows as one history (\(archivedRows) rows)"), "\(joinedOutput)")
 
         // A row altered in the archive, a row deleted from it: named.
-        for (name, sql) in [("altered", "UPDATE audit_events SET detail = '{}' WHERE step = 'coordinator.start' AND id = (SELECT min(id) FROM audit_events WHERE step = 'coordinator.start')"),
-                            ("deleted", "DELETE FROM audit_events WHERE id = (SELECT max(id) FROM audit_events WHERE session_id = '\(ended[3])')")] {
+        let edits: [(String, SQL)] = [
+            ("altered", "UPDATE audit_events SET detail = '{}' WHERE step = 'coordinator.start' AND id = (SELECT min(id) FROM audit_events WHERE step = 'coordinator.start')"),
+            ("deleted", "DELETE FROM audit_events WHERE id = (SELECT max(id) FROM audit_events WHERE session_id = \(ended[3]))"),
+        ]
+        for (name, sql) in edits {
             let copy = harness.directory.file("\(name).sqlite")
             try FileManager.default.copyItem(atPath: path, toPath: copy)
             let writable = try AuditArchiveFiles.openForWriting(copy, create: false)
@@ -242,7 +245,7 @@ struct ArchiveEndToEndTests {
         #expect(foreign != 0 && foreignOutput.contains("not this database's archive 1"), "\(foreignOutput)")
     }
 
-    static func count(_ database: any DatabaseStore, _ sql: String) async throws -> Int {
+    static func count(_ database: any DatabaseStore, _ sql: SQL) async throws -> Int {
         try await database.read { try await $0.queryOne(sql)?.int(0) ?? -1 }
     }
 

@@ -81,12 +81,12 @@ struct AuditLifecycleTests {
         let unlock = store == .postgres ? "ALTER TABLE audit_events DISABLE TRIGGER USER" : "DROP TRIGGER IF EXISTS audit_events_no_delete"
         _ = try await live.write { connection in
             try await connection.executeScript(unlock)
-            return try await connection.execute("DELETE FROM audit_events WHERE session_id = ? AND seq > 2", new[0])
+            return try await connection.execute("DELETE FROM audit_events WHERE session_id = \(new[0]) AND seq > 2")
         }
         let (truncated, truncatedOutput) = try await admin(["audit", "verify"])
         #expect(truncated != 0 && truncatedOutput.contains(new[0]), "the newest rows of a new trail were removed unnoticed: \(truncatedOutput)")
         _ = try await live.write { connection in
-            try await connection.execute("DELETE FROM audit_events WHERE session_id = ?", new[1])
+            try await connection.execute("DELETE FROM audit_events WHERE session_id = \(new[1])")
         }
         let (deleted, deletedOutput) = try await admin(["audit", "verify"])
         #expect(deleted != 0, "a whole new trail was deleted unnoticed: \(deletedOutput)")
@@ -125,7 +125,7 @@ struct AuditLifecycleTests {
         #expect(archived == 0, "\(archivedOutput)")
     }
 
-    static func count(_ database: any DatabaseStore, _ sql: String) async throws -> Int {
+    static func count(_ database: any DatabaseStore, _ sql: SQL) async throws -> Int {
         try await database.read { try await $0.queryOne(sql)?.int(0) ?? -1 }
     }
 }

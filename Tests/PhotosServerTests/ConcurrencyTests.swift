@@ -85,7 +85,7 @@ struct ConcurrencyTests {
         defer { connection.close() }
         await #expect(try connection.queryOne("SELECT count(*) FROM photos")?.int(0) == 5 + 5_000 + 1)
         await #expect(try connection.queryOne("SELECT count(*) FROM purchases p JOIN users u ON u.id = p.user_id WHERE u.username = 'operator-user'")?.int(0) == 4)
-        let steps = try await connection.query("SELECT step, actor FROM audit_trail WHERE session_id = ? ORDER BY seq", waitingID).map { "\(try $0.string(0)) \(try $0.string(1))" }
+        let steps = try connection.query("SELECT step, actor FROM audit_trail WHERE session_id = \(waitingID) ORDER BY seq").map { "\(try $0.string(0)) \(try $0.string(1))" }
         #expect(steps.contains("purchase.completed operator:tester"))
     }
 }

@@ -55,7 +55,7 @@ struct ConsoleTests {
 
         /// The session's audit rows as `actor step`.
         func trail(_ id: String) async throws -> [String] {
-            try await harness.query("SELECT actor, step FROM audit_events WHERE session_id = '\(id)' ORDER BY seq").map {
+            try await harness.query("SELECT actor, step FROM audit_events WHERE session_id = \(id) ORDER BY seq").map {
                 "\(try $0.string(0)) \(try $0.string(1))"
             }
         }
@@ -186,7 +186,7 @@ struct ConsoleTests {
         defer { f.close() }
         try await f.console.signIn("vera", password: Self.viewerPassword)
         #expect(try await f.console.get("/console/sessions").status == 200)
-        try await f.harness.execute("UPDATE console_sessions SET last_seen = ?", "2026-01-01T00:00:00.000Z")
+        try await f.harness.execute("UPDATE console_sessions SET last_seen = \("2026-01-01T00:00:00.000Z")")
         let expired = try await f.console.get("/console/sessions")
         #expect(expired.status == 303 && expired.headers["location"] == "/console/sign-in")
         #expect(try await f.harness.query("SELECT count(*) FROM console_sessions").first?.int(0) == 0)
@@ -198,14 +198,14 @@ struct ConsoleTests {
         defer { f.close() }
         let id = try await f.sessionWaitingToBuy()
         // Idle since long before the 30 days photosd keeps sessions: the next request ends it.
-        try await f.harness.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", "2020-01-01T00:00:00.000Z", id)
+        try await f.harness.execute("UPDATE sessions SET updated_at = \("2020-01-01T00:00:00.000Z") WHERE id = \(id)")
         let (status, body) = try await f.daemon.request("GET", "/v1/sessions/\(id)")
         #expect(status == 410 && (body["error"] as? [String: Any])?["code"] as? String == "session_expired", "\(body)")
         #expect(try await f.trail(id).last == "system session.expired")
         try await f.console.signIn("otto", password: Self.operatorPassword)
         let page = try await f.console.get("/console/sessions/\(id)")
         #expect(page.status == 200)
-        let endedAt = try #require(try await f.harness.query("SELECT ended_at FROM sessions WHERE id = '\(id)'").first?.string(0))
+        let endedAt = try #require(try await f.harness.query("SELECT ended_at FROM sessions WHERE id = \(id)").first?.string(0))
         #expect(page.body.contains("Ended at \(endedAt) after being idle.") && !page.body.contains("data-action=\"purchase\""), "\(page.body.prefix(2_000))")
         #expect(page.body.contains("signIn"), "the page should show the screens the trail left")
         let list = try await f.console.get("/console/sessions")
@@ -216,7 +216,7 @@ struct ConsoleTests {
         try await f.harness.execute(
             store == .postgres ? "ALTER TABLE audit_events DISABLE TRIGGER USER" : "DROP TRIGGER audit_events_no_update")
         try await f.harness.execute(
-            "UPDATE audit_events SET detail = replace(detail, '\"photoId\":', '\"photo\":') WHERE session_id = '\(id)' AND step = 'coordinator.start' AND coordinator = 'app/buy'")
+            "UPDATE audit_events SET detail = replace(detail, '\"photoId\":', '\"photo\":') WHERE session_id = \(id) AND step = 'coordinator.start' AND coordinator = 'app/buy'")
         let edited = try await f.console.get("/console/sessions/\(id)")
         #expect(edited.status == 409, "\(edited.status) \(edited.body.prefix(2_000))")
         #expect(edited.body.contains("trail cannot be replayed: audit seq") && edited.body.contains("without its presentation and photoId"), "\(edited.body.prefix(2_000))")
@@ -290,7 +290,7 @@ struct ConsoleTests {
         #expect(audit.body.contains(#"data-verify="ok""#), "\(audit.body)")
         // Tampering makes it "failed".
         try await f.harness.execute("DROP TRIGGER IF EXISTS audit_events_no_update")
-        try await f.harness.execute(#"UPDATE audit_events SET detail = '{"tampered":true}' WHERE session_id = ? AND seq = 2"#, id)
+        try await f.harness.execute(#"UPDATE audit_events SET detail = '{"tampered":true}' WHERE session_id = \#(id) AND seq = 2"#)
         #expect(try await f.console.post("/console/audit/verify", form: ["csrf": page.csrf ?? ""]).status == 303)
         for _ in 0..<100 {
             audit = try await f.console.get("/console/audit")

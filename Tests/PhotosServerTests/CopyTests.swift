@@ -27,7 +27,7 @@ struct CopyTests {
                 var tables: [String: [String]] = [:]
                 for table in try await connection.tableNames() where table != "schema_migrations" {
                     let columns = try await connection.columnNames(of: table).sorted()
-                    let rows = try await connection.query("SELECT \(columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(table)\"")
+                    let rows = try await connection.query("SELECT \(raw: columns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \"\(raw: table)\"")
                     tables[table] = rows.map { row in row.values.map { "\($0)" }.joined(separator: " | ") }.sorted()
                 }
                 return tables

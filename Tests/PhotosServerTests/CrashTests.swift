@@ -225,18 +225,18 @@ struct CrashTests {
         // Every acknowledged step is in the audit trail, as acknowledged.
         var missing = 0
         for (session, steps) in events {
-            let stored = await Dictionary(uniqueKeysWithValues: try connection.query(
-                "SELECT seq, step FROM audit_trail WHERE session_id = ?", session).map { (try $0.int(0), try $0.string(1)) })
+            let stored = Dictionary(uniqueKeysWithValues: try connection.query(
+                "SELECT seq, step FROM audit_trail WHERE session_id = \(session)").map { (try $0.int(0), try $0.string(1)) })
             for (seq, step) in steps where stored[seq] != step { missing += 1 }
         }
         #expect(missing == 0, "acknowledged steps missing or different")
         // seq contiguous in every session.
-        let gaps = try await connection.query("SELECT session_id FROM audit_trail GROUP BY session_id HAVING max(seq) != count(*) OR min(seq) != 1")
+        let gaps = try connection.query("SELECT session_id FROM audit_trail GROUP BY session_id HAVING max(seq) != count(*) OR min(seq) != 1")
         #expect(gaps.isEmpty)
         await #expect(try connection.queryOne("PRAGMA integrity_check")?.string(0) == "ok")
         // Purchases and purchase.completed steps, one to one.
-        let purchases = try await connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
-        let completed = try await connection.query("SELECT username || ':' || json_extract(detail, '$.photoId') FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
+        let purchases = try connection.query("SELECT u.username || ':' || p.photo_id FROM purchases p JOIN users u ON u.id = p.user_id ORDER BY 1").map { try $0.string(0) }
+        let completed = try connection.query("SELECT username || ':' || json_extract(detail, '$.photoId') FROM audit_trail WHERE step = 'purchase.completed' ORDER BY 1").map { try $0.string(0) }
         #expect(purchases == completed)
         let (verifyStatus, verifyOutput) = try await runTool(admin, ["audit", "verify", "--db", "data/photos.db"], in: directory.path)
         #expect(verifyStatus == 0, "\(verifyOutput)")

@@ -89,7 +89,7 @@ struct KeyRotationEndToEndTests {
         #expect(daemon.stop() == 0)
         #expect(!daemon.log.contains("does not fit") && !daemon.log.contains("rotated at checkpoint"), "photosd refused to sign: \(daemon.log.suffix(2_000))")
         let connection = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
-        let keys = try await connection.query("SELECT public_key, next_public_key FROM audit_checkpoints ORDER BY number")
+        let keys = try connection.query("SELECT public_key, next_public_key FROM audit_checkpoints ORDER BY number")
         connection.close()
         #expect(keys.contains { $0.optionalString(1) == newKey }, "no rotation checkpoint")
         #expect(keys.last?.optionalString(0) == newKey, "photosd's last checkpoint was not signed by the new key")

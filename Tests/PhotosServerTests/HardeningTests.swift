@@ -55,7 +55,7 @@ struct HardeningTests {
             #"api {"attemptedUserId":1}"#,
             #"session {"unknownUser":true}"#,
         ])
-        let leaks = try await h.query("SELECT count(*) FROM audit_trail WHERE detail LIKE '%\(typedPassword)%' OR username = '\(typedPassword)'")
+        let leaks = try await h.query("SELECT count(*) FROM audit_trail WHERE detail LIKE \("%" + typedPassword + "%") OR username = \(typedPassword)")
         #expect(try leaks.first?.int(0) == 0)
     }
 

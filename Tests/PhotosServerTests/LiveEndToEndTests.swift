@@ -93,7 +93,7 @@ struct LiveEndToEndTests {
         // The audit trail, with plain SQL.
         let connection = try Connection(path: directory.file("data/photos.db"), mode: .readOnly)
         defer { connection.close() }
-        let rows = try await connection.query("SELECT seq, step, coordinator, screen FROM audit_trail WHERE session_id = ? ORDER BY seq", id)
+        let rows = try connection.query("SELECT seq, step, coordinator, screen FROM audit_trail WHERE session_id = \(id) ORDER BY seq")
         #expect(try rows.map { try $0.int(0) } == Array(1...rows.count))
         let steps = try rows.map { [try $0.string(1), $0.optionalString(2) ?? "-", $0.optionalString(3) ?? "-"].joined(separator: " ") }
         #expect(Array(steps.suffix(4)) == [

@@ -115,7 +115,7 @@ struct RouterTests {
             #expect(fresh.status == .ok)
 
             // Nothing above left a trace but the one action.rejected row and the accepted action.
-            let steps = try await h.query("SELECT step FROM audit_trail WHERE session_id = '\(id)' AND seq > 3").map { try $0.string(0) }
+            let steps = try await h.query("SELECT step FROM audit_trail WHERE session_id = \(id) AND seq > 3").map { try $0.string(0) }
             #expect(steps == ["action.rejected", "action", "screen.push"])
             let unknownRoute = try await client.get("/v2/whatever")
             #expect(unknownRoute.status == .notFound)
@@ -293,7 +293,7 @@ struct RouterTests {
             // As every writer of a session row does, the edit moves the version (photosd holds
             // the states it wrote by version, and decides on them without reading while the
             // version stays).
-            try await h.execute("UPDATE sessions SET state = ?, version = version + 1 WHERE id = ?", #"{"stacks": "not a list"}"#, id)
+            try await h.execute("UPDATE sessions SET state = \(#"{"stacks": "not a list"}"#), version = version + 1 WHERE id = \(id)")
             for response in [try await client.get("/v1/sessions/\(id)"), try await client.act(id, #"{"action": "back"}"#)] {
                 #expect(response.status == .internalServerError)
                 #expect(response.errorCode == "internal")

@@ -67,8 +67,8 @@ struct ServerHarness {
     }
 
     /// SQL for the text of `key` in the JSON column `column`, in the store's dialect.
-    func jsonText(_ column: String, _ key: String) -> String {
-        postgres == nil ? "json_extract(\(column), '$.\(key)')" : "(\(column)::jsonb ->> '\(key)')"
+    func jsonText(_ column: String, _ key: String) -> SQL {
+        SQL(raw: postgres == nil ? "json_extract(\(column), '$.\(key)')" : "(\(column)::jsonb ->> '\(key)')")
     }
 
     /// Runs `body` against the application through HummingbirdTesting's router framework.
@@ -94,10 +94,10 @@ struct ServerHarness {
     }
 
     /// Writes to the database directly (behind the server's back).
-    func execute(_ sql: String, _ arguments: any DatabaseBindable...) async throws {
+    func execute(_ sql: SQL) async throws {
         let database = try await PhotosDatabase.open(configuration, migrate: false)
         do {
-            _ = try await database.write { try await $0.execute(sql, arguments: arguments) }
+            _ = try await database.write { try await $0.execute(sql) }
             await database.close()
         } catch {
             await database.close()
@@ -106,11 +106,11 @@ struct ServerHarness {
     }
 
     /// Reads the database directly.
-    func query(_ sql: String) async throws -> [Row] {
+    func query(_ sql: SQL) async throws -> [Row] {
         guard postgres != nil else {
             let connection = try Connection(path: configuration.databasePath, mode: .readOnly)
             defer { connection.close() }
-            return try await connection.query(sql)
+            return try connection.query(sql)
         }
         let database = try await PhotosDatabase.open(configuration, migrate: false)
         do {

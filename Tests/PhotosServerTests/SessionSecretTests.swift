@@ -26,7 +26,7 @@ struct SessionSecretTests {
             let secret = try #require(created.json["sessionSecret"] as? String)
             #expect(secret.utf8.count == 43, "32 random bytes, base64url")
             #expect(secret != id)
-            let rows = try await h.query("SELECT secret_hash, state FROM sessions WHERE id = '\(id)'")
+            let rows = try await h.query("SELECT secret_hash, state FROM sessions WHERE id = \(id)")
             #expect(try rows.first?.string(0) == SecureToken.sha256Hex(secret))
             #expect(try !(rows.first?.string(1) ?? "").contains(secret))
             // Never again: not in the session object, an action's answer or the trail.
@@ -38,7 +38,7 @@ struct SessionSecretTests {
             #expect(acted.status == .ok)
             #expect(!acted.text.contains(secret))
             #expect(!(try await client.get("/v1/sessions/\(id)/events").text).contains(secret))
-            let trail = try await h.query("SELECT count(*) FROM audit_events WHERE detail LIKE '%\(secret)%'")
+            let trail = try await h.query("SELECT count(*) FROM audit_events WHERE detail LIKE \("%" + secret + "%")")
             #expect(try trail.first?.int(0) == 0)
         }
     }
@@ -74,7 +74,7 @@ struct SessionSecretTests {
             let session = try await client.get("/v1/sessions/\(id)")
             #expect(session.json["version"] as? Int == 1, "a refused action moved the session: \(session.text)")
             #expect(topScreen(session.json) == "photos")
-            let trail = try await h.query("SELECT count(*) FROM audit_events WHERE session_id = '\(id)' AND step <> 'session.start' AND step NOT LIKE 'screen.%' AND step <> 'coordinator.start'")
+            let trail = try await h.query("SELECT count(*) FROM audit_events WHERE session_id = \(id) AND step <> 'session.start' AND step NOT LIKE 'screen.%' AND step <> 'coordinator.start'")
             #expect(try trail.first?.int(0) == 0, "a refused request wrote to the trail")
         }
     }
@@ -98,7 +98,7 @@ struct SessionSecretTests {
             let unknown = try await client.get("/v1/sessions/0000000000000000000000000000000000", headers: [.authorization: "Session nope"])
             #expect(unknown.status == .unauthorized && unknown.text == wrong.text, "\(unknown.text) against \(wrong.text)")
         }
-        try await h.execute("UPDATE sessions SET secret_hash = NULL WHERE id = ?", id)
+        try await h.execute("UPDATE sessions SET secret_hash = NULL WHERE id = \(id)")
         try await h.test { client in
             let old = try await client.get("/v1/sessions/\(id)")
             #expect(old.status == .unauthorized)

@@ -115,9 +115,9 @@ struct UpgradeTests {
             let backup = try await run(["backup", copy])
             #expect(backup.status == 0, "\(version): \(backup.output)")
             let original = try Connection(path: directory.file(database), mode: .readOnly), copied = try Connection(path: copy, mode: .readOnly)
-            let schema = "SELECT type, name, sql FROM sqlite_schema ORDER BY name"
-            let originalSchema = try await original.query(schema).map { try $0.optionalString("sql") }
-            let copiedSchema = try await copied.query(schema).map { try $0.optionalString("sql") }
+            let schema: SQL = "SELECT type, name, sql FROM sqlite_schema ORDER BY name"
+            let originalSchema = try original.query(schema).map { try $0.optionalString("sql") }
+            let copiedSchema = try copied.query(schema).map { try $0.optionalString("sql") }
             #expect(originalSchema == copiedSchema && !originalSchema.isEmpty, "\(version): the copy has another schema")
             original.close()
             copied.close()

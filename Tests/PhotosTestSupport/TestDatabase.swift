@@ -91,7 +91,7 @@ public struct TestDatabase: Sendable {
         let isPostgres = postgres != nil
         let task = Task { [database] in
             try await database.write { connection in
-                if isPostgres { try await connection.execute("SELECT id FROM sessions WHERE id = ? FOR UPDATE", sessionID) }
+                if isPostgres { try await connection.execute("SELECT id FROM sessions WHERE id = \(sessionID) FOR UPDATE") }
                 held.value.store(true, ordering: .releasing)
                 // Blocks the writer's own thread (SQLite) or a transaction thread (PostgreSQL),
                 // never one of Swift's cooperative threads.
@@ -113,7 +113,7 @@ public struct TestDatabase: Sendable {
     /// PostgreSQL the backends of this database waiting for a lock.
     public func blockedWrites() async throws -> Int {
         if let sqlite = database as? SQLiteDatabase { return sqlite.writer.queuedRequests }
-        let waiting = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        let waiting: SQL = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
         return try await database.read { try await $0.queryOne(waiting)?.int(0) ?? 0 }
     }
 

@@ -83,9 +83,10 @@ struct PostgresPlanTests {
             try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
             var plans: [String: String] = [:]
             for (index, (name, sql, values)) in statements.enumerated() {
-                try await connection.execute("PREPARE plan_\(index) AS " + sql)
-                let rows = try await connection.query("EXPLAIN EXECUTE plan_\(index)(\(values.map(Self.literal).joined(separator: ", ")))")
-                try await connection.execute("DEALLOCATE plan_\(index)")
+                let plan = "plan_\(index)"
+                try await connection.execute("PREPARE \(raw: plan) AS \(raw: sql)")
+                let rows = try await connection.query("EXPLAIN EXECUTE \(raw: plan)(\(raw: values.map(Self.literal).joined(separator: ", ")))")
+                try await connection.execute("DEALLOCATE \(raw: plan)")
                 plans[name] = try rows.map { try $0.string(0) }.joined(separator: "\n")
             }
             return plans

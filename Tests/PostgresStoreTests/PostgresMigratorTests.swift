@@ -108,7 +108,7 @@ struct PostgresMigratorTests {
             try await Self.migrator.migrate(client, logger: Self.logger)
             for view in ["audit_trail", "purchase_funnel", "buy_exits"] {
                 let expected = try await sqlite.database.read { connection in
-                    try await connection.query("SELECT name FROM pragma_table_info(?)", view).map { try $0.string(0) }
+                    try await connection.query("SELECT name FROM pragma_table_info(\(view))").map { try $0.string(0) }
                 }
                 var columns: [String] = []
                 let rows = try await client.query(

@@ -11,7 +11,9 @@ import Testing
 @Suite("forEachRow on both stores")
 struct RowStreamingTests {
     /// The numbers 1…n, in both dialects.
-    static let numbers = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?) SELECT i FROM n ORDER BY i"
+    static func numbers(_ count: Int) -> SQL {
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(count)) SELECT i FROM n ORDER BY i"
+    }
 
     @Test("results of 0, one page exactly, and several pages and a bit arrive whole and in order", arguments: TestStore.all)
     func wholeAndInOrder(store: TestStore) async throws {
@@ -21,7 +23,7 @@ struct RowStreamingTests {
             let seen = try await test.database.read { connection in
                 var seen: [Int] = []
                 // `WHERE i < ?` with 0 still yields the anchor row 1: filter it for the empty case.
-                try await connection.forEachRow("SELECT i FROM (\(Self.numbers)) AS numbers WHERE i <= ?", arguments: [max(count, 1), count]) { seen.append(try $0.int(0)) }
+                try await connection.forEachRow("SELECT i FROM (\(Self.numbers(max(count, 1)))) AS numbers WHERE i <= \(count)") { seen.append(try $0.int(0)) }
                 return seen
             }
             #expect(seen == Array(stride(from: 1, through: count, by: 1)), "\(count) rows")
@@ -36,14 +38,14 @@ struct RowStreamingTests {
         let (stoppedAt, second, total) = try await test.database.read { connection in
             var stoppedAt = 0
             do {
-                try await connection.forEachRow(Self.numbers, arguments: [3_000]) { row in
+                try await connection.forEachRow(Self.numbers(3_000)) { row in
                     stoppedAt = try row.int(0)
                     if stoppedAt == 1_500 { throw Enough() }
                 }
             } catch is Enough {}
             var second = 0
-            try await connection.forEachRow(Self.numbers, arguments: [1_200]) { _ in second += 1 }
-            let total = try await connection.queryOne("SELECT count(*) FROM (\(Self.numbers)) AS numbers", arguments: [10])?.int(0)
+            try await connection.forEachRow(Self.numbers(1_200)) { _ in second += 1 }
+            let total = try await connection.queryOne("SELECT count(*) FROM (\(Self.numbers(10))) AS numbers")?.int(0)
             return (stoppedAt, second, total)
         }
         #expect(stoppedAt == 1_500)
@@ -58,7 +60,7 @@ struct RowStreamingTests {
         // pg_cursors also lists the unnamed portal of the query asking; only ours are counted.
         let (during, after) = try await test.database.read { connection in
             var during: [Int] = []
-            try await connection.forEachRow(Self.numbers, arguments: [2_500]) { row in
+            try await connection.forEachRow(Self.numbers(2_500)) { row in
                 // The same connection, between two pages' rows: the cursor is open on the server.
                 if try row.int(0) % 1_000 == 1 { await during.append(try connection.queryOne("SELECT count(*) FROM pg_cursors WHERE name LIKE 'photosd_rows_%'")?.int(0) ?? -1) }
             }

@@ -12,13 +12,13 @@ struct BackupTests {
         defer { directory.remove() }
         let path = directory.file("source.db")
         let setup = try Connection(path: path)
-        try await setup.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+        try setup.execute("CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
         setup.close()
         let database = try SQLiteDatabase(path: path, readerCount: 1)
         defer { database.close() }
-        for index in 0..<1_000 { try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", "n\(index)") } }
+        for index in 0..<1_000 { try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (\("n\(index)"))") } }
         let writer = Task {
-            for index in 0..<300 { try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", "late\(index)") } }
+            for index in 0..<300 { try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (\("late\(index)"))") } }
         }
         let target = directory.file("copy.db")
         let copied = try await database.readers.read { connection in
@@ -42,7 +42,7 @@ struct BackupTests {
         defer { directory.remove() }
         let source = try Connection(path: directory.file("source.db"))
         defer { source.close() }
-        try await source.execute("CREATE TABLE t (x)")
+        try source.execute("CREATE TABLE t (x)")
         // A PID that runs no process: past the system's pid_max.
         let dead = (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }.map { $0 + 1 } ?? 4_194_305
         let abandoned = ["old.db.partial-\(dead)", "old.db.partial-\(dead)-journal"]

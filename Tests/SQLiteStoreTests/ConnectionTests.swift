@@ -61,7 +61,7 @@ struct ConnectionTests {
             let secret = "zq7secret-bytes"
             try connection.transaction {
                 for index in 0..<2_000 {
-                    try connection.execute("INSERT INTO items (name, data) VALUES (?, zeroblob(500))", "\(secret)-\(index)")
+                    try connection.execute("INSERT INTO items (name, data) VALUES (\("\(secret)-\(index)"), zeroblob(500))")
                 }
             }
             let grown = try #require(try connection.queryOne("PRAGMA page_count")?.int(0))
@@ -87,8 +87,8 @@ struct ConnectionTests {
     @Test("values round-trip through binding and reading")
     func roundTrip() throws {
         try withDatabase { connection, _ in
-            try connection.execute("INSERT INTO items (name, amount, data, ratio) VALUES (?, ?, ?, ?)", "a'; DROP TABLE items; --", Int64.max, [UInt8]([0, 1, 255]), 0.5)
-            try connection.execute("INSERT INTO items (name, amount, data, ratio) VALUES (?, ?, ?, ?)", "b", Int?.none, [UInt8](), Double?.none)
+            try connection.execute("INSERT INTO items (name, amount, data, ratio) VALUES (\("a'; DROP TABLE items; --"), \(Int64.max), \([UInt8]([0, 1, 255])), \(0.5))")
+            try connection.execute("INSERT INTO items (name, amount, data, ratio) VALUES (\("b"), \(Int?.none), \([UInt8]()), \(Double?.none))")
             let rows = try connection.query("SELECT name, amount, data, ratio FROM items ORDER BY id")
             #expect(rows.count == 2)
             #expect(try rows[0].string(0) == "a'; DROP TABLE items; --")
@@ -133,9 +133,9 @@ struct ConnectionTests {
     @Test("errors carry the result code, message and SQL, never the bound values")
     func errorContents() throws {
         try withDatabase { connection, _ in
-            try connection.execute("INSERT INTO items (name) VALUES (?)", "hunter2-secret")
+            try connection.execute("INSERT INTO items (name) VALUES (\("hunter2-secret"))")
             do {
-                try connection.execute("INSERT INTO items (name) VALUES (?)", "hunter2-secret")
+                try connection.execute("INSERT INTO items (name) VALUES (\("hunter2-secret"))")
                 Issue.record("expected a UNIQUE violation")
             } catch let error as SQLiteError {
                 #expect(error.isUniqueViolation)
@@ -164,16 +164,16 @@ struct ConnectionTests {
     @Test("statements reused from the cache give the same results")
     func statementCache() throws {
         try withDatabase { connection, _ in
-            for index in 0..<50 { try connection.execute("INSERT INTO items (name, amount) VALUES (?, ?)", "n\(index)", index) }
-            let sql = "SELECT count(*), sum(amount) FROM items WHERE amount >= ?"
-            let first = try connection.query(sql, 10)
-            let statement = try connection.cachedStatement(sql)
+            for index in 0..<50 { try connection.execute("INSERT INTO items (name, amount) VALUES (\("n\(index)"), \(index))") }
+            func sql(_ least: Int) -> SQL { "SELECT count(*), sum(amount) FROM items WHERE amount >= \(least)" }
+            let first = try connection.query(sql(10))
+            let statement = try connection.cachedStatement(sql(10).text)
             for _ in 0..<5 {
-                #expect(try connection.query(sql, 10).map(\.values) == first.map(\.values))
-                #expect(try connection.cachedStatement(sql) === statement)
+                #expect(try connection.query(sql(10)).map(\.values) == first.map(\.values))
+                #expect(try connection.cachedStatement(sql(10).text) === statement)
             }
-            #expect(try connection.queryOne(sql, 40)?.int(0) == 10)
-            #expect(try connection.queryOne(sql, 10)?.int(0) == 40)
+            #expect(try connection.queryOne(sql(40))?.int(0) == 10)
+            #expect(try connection.queryOne(sql(10))?.int(0) == 40)
         }
     }
 
@@ -181,7 +181,7 @@ struct ConnectionTests {
     func textBinding() throws {
         try withDatabase { connection, _ in
             for name in ["", "a\u{0}b", "café ☕︎", String(repeating: "x", count: 100_000)] {
-                try connection.execute("INSERT INTO items (name) VALUES (?)", name)
+                try connection.execute("INSERT INTO items (name) VALUES (\(name))")
                 let row = try connection.queryOne("SELECT typeof(name), length(CAST(name AS BLOB)), name FROM items WHERE id = last_insert_rowid()")
                 #expect(try row?.string(0) == "text")
                 #expect(try row?.int(1) == name.utf8.count)
@@ -250,8 +250,8 @@ struct ConnectionTests {
         defer { directory.remove() }
         let path = directory.file("contended.db")
         let setup = try Connection(path: path)
-        try await setup.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
-        try await setup.execute("INSERT INTO counter VALUES (1, 0)")
+        try setup.execute("CREATE TABLE counter (id INTEGER PRIMARY KEY, value INTEGER NOT NULL)")
+        try setup.execute("INSERT INTO counter VALUES (1, 0)")
         setup.close()
 
         let iterations = 200
@@ -264,7 +264,7 @@ struct ConnectionTests {
                         for _ in 0..<iterations {
                             try connection.transaction(.immediate) {
                                 let value = try connection.queryOne("SELECT value FROM counter WHERE id = 1")?.int(0) ?? -1
-                                try connection.execute("UPDATE counter SET value = ? WHERE id = 1", value + 1)
+                                try connection.execute("UPDATE counter SET value = \(value + 1) WHERE id = 1")
                             }
                         }
                     }.value

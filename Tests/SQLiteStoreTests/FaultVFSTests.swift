@@ -76,7 +76,7 @@ struct FaultVFSTests {
             try connection.execute("INSERT INTO items (name) VALUES ('base')")
             try connection.execute("PRAGMA wal_checkpoint(FULL)")
             let names = (1...40).map { "row-\($0)" }
-            for name in names { try connection.execute("INSERT INTO items (name) VALUES (?)", name) }
+            for name in names { try connection.execute("INSERT INTO items (name) VALUES (\(name))") }
             vfs.powerCut(.tear, seed: seed)
             connection.close()
             vfs.unregister()

@@ -21,7 +21,7 @@ struct WriterFaultTests {
     }
 
     static func insert(_ database: SQLiteDatabase, _ name: String) async throws {
-        try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", name) }
+        try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (\(name))") }
     }
 
     static func names(_ database: SQLiteDatabase) async throws -> [String] {

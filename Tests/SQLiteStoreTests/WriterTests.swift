@@ -26,7 +26,7 @@ struct WriterTests {
             for index in 0..<count {
                 group.addTask {
                     try await database.writer.write { connection in
-                        try connection.execute("INSERT INTO items (name) VALUES (?)", "item-\(index)")
+                        try connection.execute("INSERT INTO items (name) VALUES (\("item-\(index)"))")
                         return connection.lastInsertRowID
                     }
                 }
@@ -55,7 +55,7 @@ struct WriterTests {
                 group.addTask {
                     do {
                         try await database.write { connection in
-                            try await connection.execute("INSERT INTO items (name) VALUES (?)", "ok-\(index)")
+                            try await connection.execute("INSERT INTO items (name) VALUES (\("ok-\(index)"))")
                             if index % 10 == 0 {
                                 // Half-done work, then a constraint violation: none of it may stay.
                                 try await connection.execute("INSERT INTO items (name) VALUES ('taken')")
@@ -113,7 +113,7 @@ struct WriterTests {
                 group.addTask {
                     let written = try await database.write { connection in
                         let before = Self.currentThreadName()
-                        try await connection.execute("INSERT INTO items (name) VALUES (?)", "thread-\(index)")
+                        try await connection.execute("INSERT INTO items (name) VALUES (\("thread-\(index)"))")
                         let helper = try await Self.threadOfStatement(on: connection)
                         return [before, helper, Self.currentThreadName()]
                     }
@@ -142,7 +142,7 @@ struct WriterTests {
         var ours: Set<String> = []
         do {
             let writer = try DatabaseWriter(path: path, threadName: name)
-            try await writer.write { try await $0.execute("CREATE TABLE t (x)") }
+            try await writer.write { try $0.execute("CREATE TABLE t (x)") }
             ours = Self.threads(named: name)
             #expect(ours.count == 1)
         }
@@ -247,7 +247,7 @@ struct WriterTests {
                 for index in 0..<200 {
                     group.addTask {
                         do {
-                            try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (?)", "r\(round)-\(index)") }
+                            try await database.write { try await $0.execute("INSERT INTO items (name) VALUES (\("r\(round)-\(index)"))") }
                             return true
                         } catch is DatabaseClosedError {
                             return false

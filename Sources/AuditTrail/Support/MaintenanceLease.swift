@@ -24,18 +24,16 @@ public struct MaintenanceLease: Sendable {
         return try await database.write { connection in
             // The first taker ever makes the row (held by none: its time has passed).
             try await connection.execute(
-                "INSERT INTO maintenance_leases (name, holder, until) VALUES (?, '', ?) ON CONFLICT (name) DO NOTHING",
-                name, "1970-01-01T00:00:00.000Z")
+                "INSERT INTO maintenance_leases (name, holder, until) VALUES (\(name), '', \("1970-01-01T00:00:00.000Z")) ON CONFLICT (name) DO NOTHING")
             return try await connection.execute(
-                "UPDATE maintenance_leases SET holder = ?, until = ? WHERE name = ? AND (until < ? OR holder = ?)",
-                holder, ISO8601Timestamp.string(from: until), name, nowText, holder) == 1
+                "UPDATE maintenance_leases SET holder = \(holder), until = \(ISO8601Timestamp.string(from: until)) WHERE name = \(name) AND (until < \(nowText) OR holder = \(holder))") == 1
         }
     }
 
     /// Who holds (or last held) the lease, if it was ever taken.
     public func holder() async throws -> String? {
         let name = self.name
-        return try await database.read { try await $0.queryOne("SELECT holder FROM maintenance_leases WHERE name = ?", name)?.string("holder") }
+        return try await database.read { try await $0.queryOne("SELECT holder FROM maintenance_leases WHERE name = \(name)")?.string("holder") }
     }
 
     /// Takes the lease from `previous` (a holder known to be gone) for `holder`; false when
@@ -44,8 +42,7 @@ public struct MaintenanceLease: Sendable {
         let name = self.name
         return try await database.write { connection in
             try await connection.execute(
-                "UPDATE maintenance_leases SET holder = ?, until = ? WHERE name = ? AND holder = ?",
-                holder, ISO8601Timestamp.string(from: until), name, previous) == 1
+                "UPDATE maintenance_leases SET holder = \(holder), until = \(ISO8601Timestamp.string(from: until)) WHERE name = \(name) AND holder = \(previous)") == 1
         }
     }
 
@@ -54,13 +51,13 @@ public struct MaintenanceLease: Sendable {
         let name = self.name
         _ = try await database.write { connection in
             try await connection.execute(
-                "UPDATE maintenance_leases SET until = ? WHERE name = ? AND holder = ?", "1970-01-01T00:00:00.000Z", name, holder)
+                "UPDATE maintenance_leases SET until = \("1970-01-01T00:00:00.000Z") WHERE name = \(name) AND holder = \(holder)")
         }
     }
 
     /// Whether someone holds the lease `name` at `now`.
     public static func isHeld(_ name: String, now: Date, on connection: any DatabaseConnection) async throws -> Bool {
         try await connection.queryOne(
-            "SELECT 1 FROM maintenance_leases WHERE name = ? AND until >= ?", name, ISO8601Timestamp.string(from: now)) != nil
+            "SELECT 1 FROM maintenance_leases WHERE name = \(name) AND until >= \(ISO8601Timestamp.string(from: now))") != nil
     }
 }

@@ -103,7 +103,7 @@ public enum AuditLogTree {
         let head = try await head(on: connection)
         guard settledUntil > head.integratedUntilID else { return Integration(from: head, to: head, more: false) }
         let rows = try await connection.query(
-            "SELECT id, hash FROM audit_events WHERE id > ? AND id <= ? ORDER BY id LIMIT ?", head.integratedUntilID, settledUntil, min(limit, Int.max - 1) + 1)
+            "SELECT id, hash FROM audit_events WHERE id > \(head.integratedUntilID) AND id <= \(settledUntil) ORDER BY id LIMIT \(min(limit, Int.max - 1) + 1)")
         let more = rows.count > limit
         let taken = rows.prefix(limit)
         var step = Integration(from: head, to: head, more: more)
@@ -162,27 +162,18 @@ public enum AuditLogTree {
         var tiles = step.tiles[...]
         if step.extendsPartial, let partial = tiles.popFirst() {
             // The trigger lets a tile only be extended.
-            try await connection.execute("UPDATE audit_log_tiles SET hashes = ? WHERE idx = ?", DatabaseValue.blob(partial.hashes), partial.index)
+            try await connection.execute("UPDATE audit_log_tiles SET hashes = \(DatabaseValue.blob(partial.hashes)) WHERE idx = \(partial.index)")
         }
-        for start in stride(from: tiles.startIndex, to: tiles.endIndex, by: Self.tilesPerInsert) {
-            let part = tiles[start..<min(start + Self.tilesPerInsert, tiles.endIndex)]
-            try await connection.execute(
-                "INSERT INTO audit_log_tiles (idx, hashes) VALUES " + Array(repeating: "(?, ?)", count: part.count).joined(separator: ", "),
-                arguments: part.flatMap { [$0.index, DatabaseValue.blob($0.hashes)] as [any DatabaseBindable] })
-        }
-        for start in stride(from: 0, to: step.runs.count, by: Self.runsPerInsert) {
-            let part = step.runs[start..<min(start + Self.runsPerInsert, step.runs.count)]
-            try await connection.execute(
-                "INSERT INTO audit_log_leaf_runs (first_event_id, first_index, count) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
-                arguments: part.flatMap { [$0.firstEventID, $0.firstIndex, $0.count] as [any DatabaseBindable] })
-        }
-        for start in stride(from: 0, to: step.nodes.count, by: Self.nodesPerInsert) {
-            let part = step.nodes[start..<min(start + Self.nodesPerInsert, step.nodes.count)]
-            try await connection.execute(
-                "INSERT INTO audit_log_nodes (level, idx, hash) VALUES " + Array(repeating: "(?, ?, ?)", count: part.count).joined(separator: ", "),
-                arguments: part.flatMap { [$0.level, $0.index, DatabaseValue.blob($0.hash.bytes)] as [any DatabaseBindable] })
-        }
-        try await connection.execute("UPDATE audit_log SET size = ?, integrated_until_id = ?", step.to.size, step.to.integratedUntilID)
+        try await connection.insert(
+            into: "audit_log_tiles", columns: "idx, hashes", rows: tiles.map { [$0.index, DatabaseValue.blob($0.hashes)] },
+            perStatement: Self.tilesPerInsert)
+        try await connection.insert(
+            into: "audit_log_leaf_runs", columns: "first_event_id, first_index, count", rows: step.runs.map { [$0.firstEventID, $0.firstIndex, $0.count] },
+            perStatement: Self.runsPerInsert)
+        try await connection.insert(
+            into: "audit_log_nodes", columns: "level, idx, hash", rows: step.nodes.map { [$0.level, $0.index, DatabaseValue.blob($0.hash.bytes)] },
+            perStatement: Self.nodesPerInsert)
+        try await connection.execute("UPDATE audit_log SET size = \(step.to.size), integrated_until_id = \(step.to.integratedUntilID)")
         return step.to
     }
 
@@ -208,9 +199,8 @@ public enum AuditLogTree {
         var found: [MerkleTree.Subtree: MerkleTree.Hash] = [:]
         for start in stride(from: 0, to: stored.count, by: nodesPerSelect) {
             let part = stored[start..<min(start + nodesPerSelect, stored.count)]
-            let rows = try await connection.query(
-                "SELECT level, idx, hash FROM audit_log_nodes WHERE " + Array(repeating: "(level = ? AND idx = ?)", count: part.count).joined(separator: " OR "),
-                arguments: part.flatMap { [$0.level, $0.index] as [any DatabaseBindable] })
+            let wanted = SQL.joined(part.map { "(level = \($0.level) AND idx = \($0.index))" }, separator: " OR ")
+            let rows = try await connection.query("SELECT level, idx, hash FROM audit_log_nodes WHERE \(wanted)")
             for row in rows {
                 let subtree = MerkleTree.Subtree(level: try row.int("level"), index: try row.int64("idx"))
                 guard let hash = MerkleTree.Hash(try row.blob("hash")) else {
@@ -263,7 +253,7 @@ public enum AuditLogTree {
         for start in stride(from: 0, to: indexes.count, by: tilesPerSelect) {
             let part = Array(indexes[start..<min(start + tilesPerSelect, indexes.count)])
             for row in try await connection.query(
-                "SELECT idx, hashes FROM audit_log_tiles WHERE idx IN (\(SQLPlaceholders.list(part.count)))", arguments: SQLPlaceholders.arguments(part)) {
+                "SELECT idx, hashes FROM audit_log_tiles WHERE idx IN (\(list: part))") {
                 found[try row.int64("idx")] = try row.blob("hashes")
             }
         }
@@ -308,7 +298,7 @@ public enum AuditLogTree {
         var found: [Int64: Int64] = [:]
         for eventID in Set(eventIDs) {
             if let row = try await connection.queryOne(
-                "SELECT first_event_id, first_index, count FROM audit_log_leaf_runs WHERE first_event_id <= ? ORDER BY first_event_id DESC LIMIT 1", eventID),
+                "SELECT first_event_id, first_index, count FROM audit_log_leaf_runs WHERE first_event_id <= \(eventID) ORDER BY first_event_id DESC LIMIT 1"),
                 let index = LeafRun(firstEventID: try row.int64("first_event_id"), firstIndex: try row.int64("first_index"), count: try row.int64("count")).index(of: eventID) {
                 found[eventID] = index
             }

@@ -51,7 +51,7 @@ public enum AuditReceipts {
 
     /// `sessionID`'s stamp, in two cheap reads; nil for a session without a row (archived).
     public static func stamp(sessionID: String, witnessed policy: WitnessPolicy? = nil, on connection: any DatabaseConnection) async throws -> Stamp? {
-        guard let row = try await connection.queryOne("SELECT trail_seq, trail_hash FROM sessions WHERE id = ?", sessionID) else { return nil }
+        guard let row = try await connection.queryOne("SELECT trail_seq, trail_hash FROM sessions WHERE id = \(sessionID)") else { return nil }
         let served = try await AuditCosignatures.served(policy, on: connection)
         return Stamp(
             trailSeq: try row.int("trail_seq"), trailHash: try row.string("trail_hash"), checkpoint: served?.number ?? 0, cosignatures: served?.cosignatures ?? 0)
@@ -111,14 +111,14 @@ public enum AuditReceipts {
         // Served only for a trail that ends where its session says (in this snapshot): whoever
         // deletes a trail's newest rows must not get a shorter receipt that checks.
         guard let newest = try await connection.queryOne(
-            "SELECT seq, hash FROM audit_events WHERE session_id = ? ORDER BY seq DESC LIMIT 1", sessionID) else {
-            if let head = try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = ?", sessionID), try head.int("trail_seq") > 0 {
+            "SELECT seq, hash FROM audit_events WHERE session_id = \(sessionID) ORDER BY seq DESC LIMIT 1") else {
+            if let head = try await connection.queryOne("SELECT trail_seq FROM sessions WHERE id = \(sessionID)"), try head.int("trail_seq") > 0 {
                 return .notIntact(TrailNotIntact(sessionID: sessionID, newestSeq: 0, recordedSeq: try head.int("trail_seq")))
             }
             return .notFound
         }
         let newestSeq = try newest.int("seq")
-        if let head = try await connection.queryOne("SELECT trail_seq, trail_hash FROM sessions WHERE id = ?", sessionID) {
+        if let head = try await connection.queryOne("SELECT trail_seq, trail_hash FROM sessions WHERE id = \(sessionID)") {
             let recordedSeq = try head.int("trail_seq")
             let newestHash = try newest.string("hash"), recordedHash = try head.string("trail_hash")
             if recordedSeq > 0, newestSeq != recordedSeq || newestHash != recordedHash {
@@ -130,11 +130,11 @@ public enum AuditReceipts {
         let rows = try await connection.query(
             """
             SELECT e.session_id, e.seq, e.at, e.actor, e.user_id, e.username, e.coordinator, e.step, e.screen, e.detail, e.hash, e.prev_hash,
-                   \(AuditLogTree.logIndexColumn) AS log_index,
+                   \(raw: AuditLogTree.logIndexColumn) AS log_index,
                    CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END AS redacted
             FROM audit_events e
-            WHERE e.session_id = ? AND e.seq >= ? ORDER BY e.seq LIMIT ?
-            """, sessionID, first, range.maxRows
+            WHERE e.session_id = \(sessionID) AND e.seq >= \(first) ORDER BY e.seq LIMIT \(range.maxRows)
+            """
         ).map { row in
             (row: try receiptRow(row, redacted: try row.int("redacted") == 1), logIndex: try row.optionalInt64("log_index"), previousHash: try row.string("prev_hash"))
         }
@@ -163,7 +163,7 @@ public enum AuditReceipts {
     /// `sessionID`'s rows `range` in the archive file `archive`. Throws `PastTheEnd` when
     /// `range.fromSeq` is past the newest row.
     public static func archivedRows(sessionID: String, range: Range = .newest, archive: any DatabaseConnection) async throws -> ArchivedRows {
-        guard let newestSeq = try await archive.queryOne("SELECT max(seq) AS newest FROM audit_events WHERE session_id = ?", sessionID)?.optionalInt("newest") else {
+        guard let newestSeq = try await archive.queryOne("SELECT max(seq) AS newest FROM audit_events WHERE session_id = \(sessionID)")?.optionalInt("newest") else {
             return ArchivedRows(rows: [])
         }
         let first = range.first(newestSeq: newestSeq)
@@ -173,9 +173,8 @@ public enum AuditReceipts {
             """
             SELECT e.id, e.session_id, e.seq, e.at, e.actor, e.user_id, e.username, e.coordinator, e.step, e.screen, e.detail, e.hash, e.prev_hash,
                    CASE WHEN EXISTS (SELECT 1 FROM audit_redactions r WHERE r.event_id = e.id) THEN 1 ELSE 0 END AS redacted
-            FROM audit_events e WHERE e.session_id = ? AND e.seq >= ? ORDER BY e.seq LIMIT ?
-            """,
-            sessionID, first, range.maxRows
+            FROM audit_events e WHERE e.session_id = \(sessionID) AND e.seq >= \(first) ORDER BY e.seq LIMIT \(range.maxRows)
+            """
         ).map { row in
             (id: try row.int64("id"), row: try receiptRow(row, redacted: try row.int("redacted") == 1), previousHash: try row.string("prev_hash"))
         })

@@ -45,17 +45,17 @@ public enum AuditCosignatures {
             // first with the quorum.
             guard let row = try await connection.queryOne(
                 """
-                SELECT checkpoint FROM audit_cosignatures WHERE witness_key IN (\(SQLPlaceholders.list(policy.keys.count)))
-                GROUP BY checkpoint HAVING count(*) >= ? ORDER BY checkpoint DESC LIMIT 1
-                """, arguments: SQLPlaceholders.arguments(policy.keys.map(\.description)) + [policy.quorum]) else { return nil }
+                SELECT checkpoint FROM audit_cosignatures WHERE witness_key IN (\(list: policy.keys.map(\.description)))
+                GROUP BY checkpoint HAVING count(*) >= \(policy.quorum) ORDER BY checkpoint DESC LIMIT 1
+                """) else { return nil }
             number = try row.int64("checkpoint")
         } else {
             guard let row = try await connection.queryOne(
                 "SELECT number FROM audit_checkpoints WHERE note IS NOT NULL ORDER BY number DESC LIMIT 1") else { return nil }
             number = try row.int64("number")
         }
-        guard let checkpoint = try await connection.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE number = ?", number) else { return nil }
-        let lines = try await connection.query("SELECT line FROM audit_cosignatures WHERE checkpoint = ? ORDER BY witness_key", number)
+        guard let checkpoint = try await connection.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE number = \(number)") else { return nil }
+        let lines = try await connection.query("SELECT line FROM audit_cosignatures WHERE checkpoint = \(number) ORDER BY witness_key")
             .map { try $0.string("line") }
         return Served(number: number, size: try checkpoint.int64("tree_size"), note: try checkpoint.string("note") + lines.joined(), cosignatures: lines.count)
     }
@@ -70,7 +70,7 @@ public enum AuditCosignatures {
     /// The newest checkpoint `witness` cosigned and its size, if any.
     public static func newest(cosignedBy witness: CosignerKey, on connection: any DatabaseConnection) async throws -> (checkpoint: Int64, size: Int64)? {
         guard let row = try await connection.queryOne(
-            "SELECT checkpoint, tree_size FROM audit_cosignatures WHERE witness_key = ? ORDER BY checkpoint DESC LIMIT 1", witness.description) else { return nil }
+            "SELECT checkpoint, tree_size FROM audit_cosignatures WHERE witness_key = \(witness.description) ORDER BY checkpoint DESC LIMIT 1") else { return nil }
         return (try row.int64("checkpoint"), try row.int64("tree_size"))
     }
 
@@ -93,7 +93,7 @@ public enum AuditCosignatures {
     public static func store(
         _ line: String, of witness: CosignerKey, checkpoint number: Int64, at: String, on connection: any DatabaseConnection
     ) async throws -> Stored {
-        guard let row = try await connection.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE number = ?", number) else {
+        guard let row = try await connection.queryOne("SELECT tree_size, note FROM audit_checkpoints WHERE number = \(number)") else {
             throw PhotosError.notFound("no checkpoint \(number)")
         }
         guard let note = try? SignedNote(parsing: try row.string("note") + line) else {
@@ -104,9 +104,9 @@ public enum AuditCosignatures {
         }
         let inserted = try await connection.execute(
             """
-            INSERT INTO audit_cosignatures (checkpoint, witness_key, tree_size, line, at) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO audit_cosignatures (checkpoint, witness_key, tree_size, line, at) VALUES (\(number), \(witness.description), \(try row.int64("tree_size")), \(line), \(at))
             ON CONFLICT (checkpoint, witness_key) DO NOTHING
-            """, number, witness.description, try row.int64("tree_size"), line, at)
+            """)
         return inserted == 1 ? .stored : .alreadyStored
     }
 }

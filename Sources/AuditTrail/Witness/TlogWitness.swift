@@ -61,7 +61,7 @@ public actor TlogWitness {
 
     /// The newest size and root cosigned for `origin`, if any.
     public func cosigned(origin: String) async throws -> (size: Int64, root: MerkleTree.Hash)? {
-        guard let row = try await state.queryOne("SELECT size, root FROM witness_logs WHERE origin = ?", origin) else { return nil }
+        guard let row = try await state.queryOne("SELECT size, root FROM witness_logs WHERE origin = \(origin)") else { return nil }
         guard let data = Data(base64Encoded: try row.string("root")), let root = MerkleTree.Hash(data) else {
             throw PhotosError(.internal, "the witness state's root for \(origin) is not base64 of 32 bytes")
         }
@@ -117,12 +117,10 @@ public actor TlogWitness {
         let root = Data(checkpoint.root).base64EncodedString()
         let moved = if current == nil {
             try await state.execute(
-                "INSERT INTO witness_logs (origin, size, root, note, at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (origin) DO NOTHING",
-                checkpoint.origin, checkpoint.size, root, noteText, at)
+                "INSERT INTO witness_logs (origin, size, root, note, at) VALUES (\(checkpoint.origin), \(checkpoint.size), \(root), \(noteText), \(at)) ON CONFLICT (origin) DO NOTHING")
         } else {
             try await state.execute(
-                "UPDATE witness_logs SET size = ?, root = ?, note = ?, at = ? WHERE origin = ? AND size = ?",
-                checkpoint.size, root, noteText, at, checkpoint.origin, old)
+                "UPDATE witness_logs SET size = \(checkpoint.size), root = \(root), note = \(noteText), at = \(at) WHERE origin = \(checkpoint.origin) AND size = \(old)")
         }
         guard moved == 1 else { return .size(try await cosigned(origin: checkpoint.origin)?.size ?? 0) }
         let time = UInt64(max(0, now().timeIntervalSince1970.rounded(.down)))

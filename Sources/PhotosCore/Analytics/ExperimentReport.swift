@@ -53,10 +53,12 @@ public struct ExperimentReport: Codable, Sendable, Equatable {
     public static let stepNames = ["exposed", "reachedBuy", "askedToSignIn", "signedIn", "purchased"]
     public static let methodDescription = "95 % interval of the difference to the control: Newcombe's hybrid score interval (from Wilson score intervals, Newcombe 1998, method 10); p: two-sided two-proportion z-test, pooled"
 
-    /// The query: per variant, sessions by their first exposure and what they did after it.
-    public static let sql = """
+    /// The query: per variant, the sessions of experiment `name` by their first exposure and
+    /// what they did after it.
+    public static func sql(experiment name: String) -> SQL {
+        """
         WITH firsts AS (
-            SELECT session_id, min(seq) AS seq FROM experiment_exposures WHERE experiment = ? GROUP BY session_id
+            SELECT session_id, min(seq) AS seq FROM experiment_exposures WHERE experiment = \(name) GROUP BY session_id
         ), exposed AS (
             SELECT f.session_id, f.seq, x.variant
             FROM firsts f JOIN experiment_exposures x ON x.session_id = f.session_id AND x.seq = f.seq
@@ -75,16 +77,17 @@ public struct ExperimentReport: Codable, Sendable, Equatable {
         FROM exposed e
         GROUP BY e.variant
         """
+    }
 
     /// Reads the report of experiment `name`, inside the caller's read transaction. Throws
     /// `not_found` for an experiment that does not exist.
     public static func load(experiment name: String, on connection: any DatabaseConnection) async throws -> ExperimentReport {
-        guard let listing = try await connection.queryOne(ExperimentService.selectAll + " WHERE name = ?", name).map(ExperimentService.listing) else {
+        guard let listing = try await connection.queryOne(ExperimentService.selectAll + " WHERE name = \(name)").map(ExperimentService.listing) else {
             throw PhotosError.notFound("no experiment \(name)")
         }
         let experiment = listing.experiment
         var counts: [String: [Int]] = [:]
-        for row in try await connection.query(sql, name) {
+        for row in try await connection.query(sql(experiment: name)) {
             counts[try row.string("variant")] = try ["exposed", "reached_buy", "asked_to_sign_in", "signed_in", "purchased"].map { try row.int($0) }
         }
         let order = experiment.variants.map(\.name) + counts.keys.filter { key in !experiment.variants.contains { $0.name == key } }.sorted()

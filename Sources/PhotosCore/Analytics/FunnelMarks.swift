@@ -11,8 +11,9 @@ import PhotosModel
 /// instead cost the writer ~15 µs per action (docs/benchmarks.md).
 public enum FunnelMarks {
     /// Which step counts for which stage: the one statement of the rule. Rows with ids in
-    /// (?1, ?2], as (day, stage, session_id), not yet marked.
-    static let newMarks = """
+    /// (`from`, `until`], as (day, stage, session_id), not yet marked.
+    static func newMarks(from: Int64, until: Int64) -> SQL {
+        """
         WITH counted AS (
             SELECT substr(at, 1, 10) AS day,
                    CASE WHEN step = 'session.start' THEN 1
@@ -22,7 +23,7 @@ public enum FunnelMarks {
                         ELSE 5 END AS stage,
                    session_id
             FROM audit_events
-            WHERE id > ?1 AND id <= ?2
+            WHERE id > \(from) AND id <= \(until)
               AND session_id NOT IN ('operator', 'api')
               AND (step IN ('session.start', 'purchase.completed')
                    OR (step = 'screen.push' AND screen = 'photo')
@@ -32,6 +33,7 @@ public enum FunnelMarks {
         SELECT DISTINCT day, stage, session_id FROM counted c
         WHERE NOT EXISTS (SELECT 1 FROM funnel_marks m WHERE m.day = c.day AND m.stage = c.stage AND m.session_id = c.session_id)
         """
+    }
 
     /// Marks every audit row committed (settled) when it starts; returns how many marks were
     /// added. Rows that arrive meanwhile wait for the next call: under steady load a loop that
@@ -46,7 +48,7 @@ public enum FunnelMarks {
                 let from = try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64("marked_until_id") ?? 0
                 let newest = min(settled, bound)
                 let until = min(newest, from + chunk)
-                let marks = try await connection.query(newMarks, from, until).map { (try $0.string("day"), try $0.int("stage"), try $0.string("session_id")) }
+                let marks = try await connection.query(newMarks(from: from, until: until)).map { (try $0.string("day"), try $0.int("stage"), try $0.string("session_id")) }
                 return (from, until, newest, marks)
             }
             target = settled
@@ -55,9 +57,9 @@ public enum FunnelMarks {
                 // Another process marked meanwhile: read again from where it got to.
                 guard try await connection.queryOne("SELECT marked_until_id FROM funnel_marks_progress")?.int64("marked_until_id") == from else { return false }
                 for (day, stage, session) in marks {
-                    try await connection.execute("INSERT INTO funnel_marks (day, stage, session_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING", day, stage, session)
+                    try await connection.execute("INSERT INTO funnel_marks (day, stage, session_id) VALUES (\(day), \(stage), \(session)) ON CONFLICT DO NOTHING")
                 }
-                try await connection.execute("UPDATE funnel_marks_progress SET marked_until_id = ?", newest)
+                try await connection.execute("UPDATE funnel_marks_progress SET marked_until_id = \(newest)")
                 return true
             }
             if written { added += marks.count }

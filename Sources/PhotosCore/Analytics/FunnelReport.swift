@@ -60,11 +60,11 @@ public struct FunnelReport: Codable, Sendable, Equatable {
         let rows = try await connection.query(
             """
             SELECT day, sessions, viewed_photo, started_buy, asked_to_sign_in, purchased FROM purchase_funnel
-            WHERE day >= ? AND day <= ? ORDER BY day
-            """, first, last
+            WHERE day >= \(first) AND day <= \(last) ORDER BY day
+            """
         ).map { Day(day: try $0.string("day"), sessions: try $0.int("sessions"), viewedPhoto: try $0.int("viewed_photo"), startedBuy: try $0.int("started_buy"), askedToSignIn: try $0.int("asked_to_sign_in"), purchased: try $0.int("purchased")) }
         let exits = try await connection.query(
-            "SELECT day, coalesce(reason, '(none)') AS exit_reason, flows FROM buy_exits WHERE day >= ? AND day <= ? ORDER BY day, reason", first, last
+            "SELECT day, coalesce(reason, '(none)') AS exit_reason, flows FROM buy_exits WHERE day >= \(first) AND day <= \(last) ORDER BY day, reason"
         ).map { Exit(day: try $0.string("day"), reason: try $0.string("exit_reason"), flows: try $0.int("flows")) }
         var total = Day(day: "total", sessions: 0, viewedPhoto: 0, startedBuy: 0, askedToSignIn: 0, purchased: 0)
         for row in rows {

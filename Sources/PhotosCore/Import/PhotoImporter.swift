@@ -123,7 +123,7 @@ final class ReusedStatementRows: ImportedRows {
     let createdAt: String
 
     init(_ connection: any ReusableStatementConnection, createdAt: String) throws {
-        insert = try connection.prepareReusable("INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?)")
+        insert = try connection.prepareReusable("INSERT INTO photos (title, url, price_cents, created_at) VALUES (\(unbound: 4))")
         self.createdAt = createdAt
     }
 
@@ -145,7 +145,7 @@ final class BatchedImportedRows: ImportedRows {
     let connection: any DatabaseConnection
     let createdAt: String
     let batch = 500
-    var arguments: [any DatabaseBindable] = []
+    var rows: [[any DatabaseBindable]] = []
 
     init(_ connection: any DatabaseConnection, createdAt: String) {
         self.connection = connection
@@ -153,18 +153,12 @@ final class BatchedImportedRows: ImportedRows {
     }
 
     func add(title: UnsafeBufferPointer<UInt8>, url: UnsafeBufferPointer<UInt8>, cents: Int) throws {
-        arguments += [String(decoding: title, as: UTF8.self), String(decoding: url, as: UTF8.self), cents, createdAt]
+        rows.append([String(decoding: title, as: UTF8.self), String(decoding: url, as: UTF8.self), cents, createdAt])
     }
 
     func flush() async throws {
-        var start = 0
-        while start < arguments.count {
-            let end = min(start + batch * 4, arguments.count)
-            let rows = Array(repeating: "(?, ?, ?, ?)", count: (end - start) / 4).joined(separator: ", ")
-            try await connection.execute("INSERT INTO photos (title, url, price_cents, created_at) VALUES " + rows, arguments: Array(arguments[start..<end]))
-            start = end
-        }
-        arguments.removeAll(keepingCapacity: true)
+        try await connection.insert(into: "photos", columns: "title, url, price_cents, created_at", rows: rows, perStatement: batch)
+        rows.removeAll(keepingCapacity: true)
     }
 }
 

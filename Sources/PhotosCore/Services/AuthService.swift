@@ -80,8 +80,7 @@ public struct AuthService: Sendable {
             let id: Int64
             do {
                 id = try await connection.queryOne(
-                    "INSERT INTO users (username, password_hash, created_at, name_salt) VALUES (?, ?, ?, ?) RETURNING id",
-                    username, hash, at, salt)?.int64("id") ?? 0
+                    "INSERT INTO users (username, password_hash, created_at, name_salt) VALUES (\(username), \(hash), \(at), \(salt)) RETURNING id")?.int64("id") ?? 0
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "user \(username) already exists")
             }
@@ -98,7 +97,7 @@ public struct AuthService: Sendable {
     /// Lists users by id.
     public func listUsers(limit: Int = 1_000, afterID: Int64 = 0) async throws -> [User] {
         try await database.read { connection in
-            try await connection.query("SELECT id, username, created_at FROM users WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
+            try await connection.query("SELECT id, username, created_at FROM users WHERE id > \(afterID) ORDER BY id LIMIT \(limit)")
                 .map { User(id: try $0.int64("id"), username: try $0.string("username"), createdAt: try $0.string("created_at")) }
         }
     }
@@ -110,7 +109,7 @@ public struct AuthService: Sendable {
 
     /// Finds a user by name inside a transaction.
     public static func user(named username: String, on connection: any DatabaseConnection) async throws -> User? {
-        try await connection.queryOne("SELECT id, username, created_at FROM users WHERE username = ? AND erased_at IS NULL", username)
+        try await connection.queryOne("SELECT id, username, created_at FROM users WHERE username = \(username) AND erased_at IS NULL")
             .map { User(id: try $0.int64("id"), username: try $0.string("username"), createdAt: try $0.string("created_at")) }
     }
 
@@ -174,7 +173,7 @@ public struct AuthService: Sendable {
     /// bcrypt against the user's hash, or against a decoy for an unknown user (same time).
     private func checkPassword(username: String, password: String) async throws -> User? {
         let found = try await database.read { connection -> (user: User, hash: String)? in
-            guard let row = try await connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = ? AND erased_at IS NULL", username) else { return nil }
+            guard let row = try await connection.queryOne("SELECT id, username, created_at, password_hash FROM users WHERE username = \(username) AND erased_at IS NULL") else { return nil }
             return (User(id: try row.int64("id"), username: try row.string("username"), createdAt: try row.string("created_at")), try row.string("password_hash"))
         }
         let cost = found == nil ? try await decoyCost.cost(on: database) : bcryptCost
@@ -208,8 +207,7 @@ public struct AuthService: Sendable {
     /// Stores `grant` for `userID` inside the caller's transaction (only its hash).
     public static func store(_ grant: TokenGrant, userID: Int64, on connection: any DatabaseConnection) async throws {
         try await connection.execute(
-            "INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-            grant.id, grant.tokenHash, userID, grant.issuedAt, grant.expiresAt)
+            "INSERT INTO tokens (id, token_hash, user_id, issued_at, expires_at) VALUES (\(grant.id), \(grant.tokenHash), \(userID), \(grant.issuedAt), \(grant.expiresAt))")
     }
 
     /// Stores a new token for `userID` inside the caller's transaction and returns it with its
@@ -291,8 +289,8 @@ public struct AuthService: Sendable {
         guard let row = try await connection.queryOne(
             """
             SELECT u.id, u.username, u.created_at, t.expires_at, t.revoked_at
-            FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = ? AND u.erased_at IS NULL
-            """, SecureToken.sha256Hex(token))
+            FROM tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = \(SecureToken.sha256Hex(token)) AND u.erased_at IS NULL
+            """)
         else { throw PhotosError.unauthorized("unknown token") }
         if try row.optionalString("revoked_at") != nil { throw PhotosError.unauthorized("token revoked") }
         if !isUnexpired(try row.string("expires_at")) { throw PhotosError.unauthorized("token expired") }
@@ -301,7 +299,7 @@ public struct AuthService: Sendable {
 
     /// Revokes the token with row id `tokenID` if it is live (a session signing out).
     public func revoke(tokenID: Int64, on connection: any DatabaseConnection) async throws {
-        try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", timestamp(), tokenID)
+        try await connection.execute("UPDATE tokens SET revoked_at = \(timestamp()) WHERE id = \(tokenID) AND revoked_at IS NULL")
     }
 
     /// The expiry rule, in one place: a token expiring at `expiresAt` is still good now.
@@ -321,7 +319,7 @@ public struct AuthService: Sendable {
         let at = timestamp()
         return try await database.write { connection in
             let user = try await validate(token: token, on: connection)
-            try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE token_hash = ?", at, SecureToken.sha256Hex(token))
+            try await connection.execute("UPDATE tokens SET revoked_at = \(at) WHERE token_hash = \(SecureToken.sha256Hex(token))")
             try await AuditChains.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .authSignOut, detail: ["tokens": 1])],
                 to: actor.outOfSessionID, at: at, on: connection)
@@ -336,7 +334,7 @@ public struct AuthService: Sendable {
             guard let user = try await Self.user(named: username, on: connection) else {
                 throw PhotosError.notFound("no user named \(username)")
             }
-            let count = try await connection.execute("UPDATE tokens SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", at, user.id)
+            let count = try await connection.execute("UPDATE tokens SET revoked_at = \(at) WHERE user_id = \(user.id) AND revoked_at IS NULL")
             try await AuditChains.append(
                 [AuditEntry(actor: actor, userID: user.id, step: .authSignOut, detail: ["tokens": .int(Int64(count))])],
                 to: actor.outOfSessionID, at: at, on: connection)

@@ -36,8 +36,7 @@ public struct CatalogService: Sendable {
             for photo in checked {
                 let url = photo.url ?? ""
                 let id = try await connection.queryOne(
-                    "INSERT INTO photos (title, url, price_cents, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-                    photo.title, url, photo.priceCents, at)?.int64("id") ?? 0
+                    "INSERT INTO photos (title, url, price_cents, created_at) VALUES (\(photo.title), \(url), \(photo.priceCents), \(at)) RETURNING id")?.int64("id") ?? 0
                 added.append(Photo(id: id, title: photo.title, url: url, priceCents: photo.priceCents))
                 if added.count % 10_000 == 0 { progress?(added.count) }
             }
@@ -51,7 +50,7 @@ public struct CatalogService: Sendable {
     /// Photos by id, `limit` at most, after `afterID` (keyset pagination).
     public func list(limit: Int = 50, afterID: Int64 = 0) async throws -> [Photo] {
         try await database.read { connection in
-            try await connection.query("SELECT id, title, url, price_cents FROM photos WHERE id > ? ORDER BY id LIMIT ?", afterID, limit)
+            try await connection.query("SELECT id, title, url, price_cents FROM photos WHERE id > \(afterID) ORDER BY id LIMIT \(limit)")
                 .map(Self.photo)
         }
     }
@@ -63,7 +62,7 @@ public struct CatalogService: Sendable {
 
     /// One photo inside a transaction, or nil.
     public static func photo(id: Int64, on connection: any DatabaseConnection) async throws -> Photo? {
-        try await connection.queryOne("SELECT id, title, url, price_cents FROM photos WHERE id = ?", id).map(photo)
+        try await connection.queryOne("SELECT id, title, url, price_cents FROM photos WHERE id = \(id)").map(photo)
     }
 
     static func photo(_ row: Row) throws -> Photo {

@@ -65,7 +65,7 @@ public struct ConsoleSessions: Sendable {
         var outcome = SignInLimiter.Outcome.abandoned
         defer { limiter.finish(attempt, outcome) }
         let found = try await database.read { connection in
-            try await connection.queryOne("SELECT id, name, role, created_at, password_hash FROM operators WHERE name = ?", name)
+            try await connection.queryOne("SELECT id, name, role, created_at, password_hash FROM operators WHERE name = \(name)")
                 .map { (try OperatorService.operator($0), try $0.string("password_hash")) }
         }
         let cost = found == nil ? try await decoyCost.cost(on: database) : 0
@@ -81,8 +81,7 @@ public struct ConsoleSessions: Sendable {
         let at = ISO8601Timestamp.string(from: now())
         try await database.write { connection in
             try await connection.execute(
-                "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (?, ?, ?, ?, ?)",
-                SecureToken.sha256Hex(cookie), found.0.id, csrf, at, at)
+                "INSERT INTO console_sessions (id_hash, operator_id, csrf_token, created_at, last_seen) VALUES (\(SecureToken.sha256Hex(cookie)), \(found.0.id), \(csrf), \(at), \(at))")
             try await AuditChains.append(
                 [AuditEntry(actor: .operator(found.0.name), step: .authSignIn, detail: Self.detail(address))],
                 to: AuditTrails.operatorSession, at: at, on: connection)
@@ -95,7 +94,7 @@ public struct ConsoleSessions: Sendable {
     private func audit(failedFor name: String, address: String, reason: String?, limit: JSONObject) async throws {
         let at = ISO8601Timestamp.string(from: now())
         try await database.write { connection in
-            let known = try await connection.queryOne("SELECT name FROM operators WHERE name = ?", name) != nil
+            let known = try await connection.queryOne("SELECT name FROM operators WHERE name = \(name)") != nil
             var detail = Self.detail(address).merging(limit) { $1 }
             if known { detail["attemptedOperator"] = .string(name) } else { detail["unknownOperator"] = true }
             if let reason { detail["reason"] = .string(reason) }
@@ -119,14 +118,14 @@ public struct ConsoleSessions: Sendable {
             guard let row = try await connection.queryOne(
                 """
                 SELECT o.id, o.name, o.role, o.created_at, s.csrf_token, s.last_seen
-                FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = ?
-                """, idHash)
+                FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = \(idHash)
+                """)
             else { return nil }
             guard try row.string("last_seen") > cutoff else {
-                try await connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
+                try await connection.execute("DELETE FROM console_sessions WHERE id_hash = \(idHash)")
                 return nil
             }
-            try await connection.execute("UPDATE console_sessions SET last_seen = ? WHERE id_hash = ?", stamp, idHash)
+            try await connection.execute("UPDATE console_sessions SET last_seen = \(stamp) WHERE id_hash = \(idHash)")
             return ConsoleSession(operator: try OperatorService.operator(row), csrfToken: try row.string("csrf_token"))
         }
     }
@@ -138,9 +137,9 @@ public struct ConsoleSessions: Sendable {
         let at = ISO8601Timestamp.string(from: now())
         try await database.write { connection in
             guard let name = try await connection.queryOne(
-                "SELECT o.name FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = ?", idHash)?.string("name")
+                "SELECT o.name FROM console_sessions s JOIN operators o ON o.id = s.operator_id WHERE s.id_hash = \(idHash)")?.string("name")
             else { return }
-            try await connection.execute("DELETE FROM console_sessions WHERE id_hash = ?", idHash)
+            try await connection.execute("DELETE FROM console_sessions WHERE id_hash = \(idHash)")
             try await AuditChains.append(
                 [AuditEntry(actor: .operator(name), step: .authSignOut, detail: Self.detail(address))],
                 to: AuditTrails.operatorSession, at: at, on: connection)
@@ -154,7 +153,7 @@ public struct ConsoleSessions: Sendable {
         let idHash = SecureToken.sha256Hex(cookie)
         let cutoff = ISO8601Timestamp.string(from: now().addingTimeInterval(-idleSeconds))
         return try await database.read { connection in
-            try await connection.queryOne("SELECT 1 FROM console_sessions WHERE id_hash = ? AND last_seen > ?", idHash, cutoff) != nil
+            try await connection.queryOne("SELECT 1 FROM console_sessions WHERE id_hash = \(idHash) AND last_seen > \(cutoff)") != nil
         }
     }
 }

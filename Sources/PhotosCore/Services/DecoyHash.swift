@@ -41,24 +41,24 @@ enum DecoyHash {
 final class DecoyCost: Sendable {
     /// A statement answering one row whose first column is the most common hashes' prefix
     /// (`$2b$12$`; one statement per table: `users`, `operators`).
-    private let query: String
+    private let query: SQL
     private let configured: Int
     private let now: @Sendable () -> Date
     private let known = Mutex<(cost: Int, readAt: Date)?>(nil)
     private static let freshFor: TimeInterval = 60
 
     /// The most common prefix (algorithm and cost) of the newest thousand users' hashes.
-    static let users = """
+    static let users: SQL = """
         SELECT substr(password_hash, 1, 7) AS prefix FROM (SELECT password_hash FROM users WHERE erased_at IS NULL ORDER BY id DESC LIMIT 1000) recent
         GROUP BY substr(password_hash, 1, 7) ORDER BY count(*) DESC, prefix LIMIT 1
         """
     /// The same for the console's operators.
-    static let operators = """
+    static let operators: SQL = """
         SELECT substr(password_hash, 1, 7) AS prefix FROM (SELECT password_hash FROM operators ORDER BY id DESC LIMIT 1000) recent
         GROUP BY substr(password_hash, 1, 7) ORDER BY count(*) DESC, prefix LIMIT 1
         """
 
-    init(query: String, configured: Int, now: @escaping @Sendable () -> Date) {
+    init(query: SQL, configured: Int, now: @escaping @Sendable () -> Date) {
         self.query = query
         self.configured = configured
         self.now = now

@@ -37,16 +37,15 @@ public struct ExperimentService: Sendable {
         let experiment = Experiment(name: name, point: point, variants: variants)
         let at = ISO8601Timestamp.string(from: now())
         return try await database.write { connection in
-            if try await connection.queryOne("SELECT 1 FROM experiments WHERE name = ?", name) != nil {
+            if try await connection.queryOne("SELECT 1 FROM experiments WHERE name = \(name)") != nil {
                 throw PhotosError(.conflict, "experiment \(name) already exists (names are never reused: their exposures stay in the audit trail)")
             }
-            if let running = try await connection.queryOne("SELECT name FROM experiments WHERE point = ? AND running = 1", point.rawValue)?.string("name") {
+            if let running = try await connection.queryOne("SELECT name FROM experiments WHERE point = \(point.rawValue) AND running = 1")?.string("name") {
                 throw PhotosError(.conflict, "experiment \(running) runs on \(point.rawValue); stop it first (photos-admin experiments stop \(running))")
             }
             do {
                 try await connection.execute(
-                    "INSERT INTO experiments (name, point, variants, running, kept, started_at, stopped_at) VALUES (?, ?, ?, 1, NULL, ?, NULL)",
-                    name, point.rawValue, try Self.variantsJSON(variants), at)
+                    "INSERT INTO experiments (name, point, variants, running, kept, started_at, stopped_at) VALUES (\(name), \(point.rawValue), \(try Self.variantsJSON(variants)), 1, NULL, \(at), NULL)")
             } catch let error as any DatabaseFailure where error.isUniqueViolation {
                 throw PhotosError(.conflict, "another experiment was added on \(point.rawValue) meanwhile")
             }
@@ -73,7 +72,7 @@ public struct ExperimentService: Sendable {
     public func stop(name: String, keep: String?, actor: AuditActor) async throws -> ExperimentListing {
         let at = ISO8601Timestamp.string(from: now())
         return try await database.write { connection in
-            guard var found = try await connection.queryOne(Self.selectAll + " WHERE name = ?", name).map(Self.listing) else {
+            guard var found = try await connection.queryOne(Self.selectAll + " WHERE name = \(name)").map(Self.listing) else {
                 throw PhotosError.notFound("no experiment \(name)")
             }
             guard found.experiment.running else {
@@ -82,7 +81,7 @@ public struct ExperimentService: Sendable {
             if let keep, !found.experiment.variants.contains(where: { $0.name == keep }) {
                 throw PhotosError.badRequest("\(keep) is not a variant of \(name) (\(found.experiment.variants.map(\.name).joined(separator: ", ")))")
             }
-            try await connection.execute("UPDATE experiments SET running = 0, kept = ?, stopped_at = ? WHERE name = ?", keep, at, name)
+            try await connection.execute("UPDATE experiments SET running = 0, kept = \(keep), stopped_at = \(at) WHERE name = \(name)")
             var detail: JSONObject = ["experiment": .string(name), "point": .string(found.experiment.point.rawValue)]
             if let keep { detail["kept"] = .string(keep) }
             try await AuditChains.append([AuditEntry(actor: actor, step: .experimentStopped, detail: detail)], to: AuditTrails.operatorSession, at: at, on: connection)
@@ -103,7 +102,7 @@ public struct ExperimentService: Sendable {
 
     // MARK: Rows
 
-    static let selectAll = "SELECT name, point, variants, running, kept, started_at, stopped_at FROM experiments"
+    static let selectAll: SQL = "SELECT name, point, variants, running, kept, started_at, stopped_at FROM experiments"
 
     static func listing(_ row: Row) throws -> ExperimentListing {
         // Columns as `selectAll` names them.

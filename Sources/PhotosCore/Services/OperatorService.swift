@@ -49,8 +49,7 @@ public struct OperatorService: Sendable {
         return try await database.write { connection in
             do {
                 guard let id = try await connection.queryOne(
-                    "INSERT INTO operators (name, role, password_hash, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-                    name, role.rawValue, hash, at)?.int64("id")
+                    "INSERT INTO operators (name, role, password_hash, created_at) VALUES (\(name), \(role.rawValue), \(hash), \(at)) RETURNING id")?.int64("id")
                 else { throw PhotosError(.internal, "the new operator's id was not returned") }
                 try await AuditChains.append(
                     [AuditEntry(actor: actor, step: .operatorCreated, detail: ["operator": .string(name), "role": .string(role.rawValue)])],
@@ -74,11 +73,11 @@ public struct OperatorService: Sendable {
     public func remove(name: String, actor: AuditActor) async throws -> (removed: Operator, endedSessions: Int) {
         let at = ISO8601Timestamp.string(from: now())
         return try await database.write { connection in
-            guard let found = try await connection.queryOne("SELECT id, name, role, created_at FROM operators WHERE name = ?", name).map(Self.operator) else {
+            guard let found = try await connection.queryOne("SELECT id, name, role, created_at FROM operators WHERE name = \(name)").map(Self.operator) else {
                 throw PhotosError.notFound("no operator \(name)")
             }
-            let ended = try await connection.execute("DELETE FROM console_sessions WHERE operator_id = ?", found.id)
-            try await connection.execute("DELETE FROM operators WHERE id = ?", found.id)
+            let ended = try await connection.execute("DELETE FROM console_sessions WHERE operator_id = \(found.id)")
+            try await connection.execute("DELETE FROM operators WHERE id = \(found.id)")
             try await AuditChains.append(
                 [AuditEntry(actor: actor, step: .operatorRemoved, detail: ["operator": .string(found.name), "endedSessions": .int(Int64(ended))])],
                 to: AuditTrails.operatorSession, at: at, on: connection)

@@ -42,14 +42,14 @@ public struct PurchaseService: Sendable {
         guard let photo = try await CatalogService.photo(id: photoID, on: connection) else {
             throw PhotosError.notFound("no photo with id \(photoID)")
         }
-        guard try await connection.queryOne("SELECT 1 FROM users WHERE id = ?", userID) != nil else {
+        guard try await connection.queryOne("SELECT 1 FROM users WHERE id = \(userID)") != nil else {
             throw PhotosError.notFound("no user with id \(userID)")
         }
         let inserted = try await connection.execute(
             """
-            INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (?, ?, ?, ?, ?)
+            INSERT INTO purchases (user_id, photo_id, price_cents, purchased_at, session_id) VALUES (\(userID), \(photoID), \(photo.priceCents), \(at), \(sessionID))
             ON CONFLICT (user_id, photo_id) DO NOTHING
-            """, userID, photoID, photo.priceCents, at, sessionID)
+            """)
         guard let existing = try await purchase(userID: userID, photoID: photoID, on: connection) else {
             throw PhotosError.notFound("purchase vanished")
         }
@@ -59,7 +59,7 @@ public struct PurchaseService: Sendable {
     /// The user's purchase of a photo, if any.
     public static func purchase(userID: Int64, photoID: Int64, on connection: any DatabaseConnection) async throws -> Purchase? {
         try await connection.queryOne(
-            "SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? AND photo_id = ?", userID, photoID)
+            "SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = \(userID) AND photo_id = \(photoID)")
             .map(purchase)
     }
 
@@ -68,15 +68,15 @@ public struct PurchaseService: Sendable {
         try await connection.query(
             """
             SELECT p.id, p.title, p.url, p.price_cents FROM purchases b JOIN photos p ON p.id = b.photo_id
-            WHERE b.user_id = ? ORDER BY b.id DESC
-            """, userID
+            WHERE b.user_id = \(userID) ORDER BY b.id DESC
+            """
         ).map { Photo(id: try $0.int64("id"), title: try $0.string("title"), url: try $0.string("url"), priceCents: try $0.int("price_cents")) }
     }
 
     /// A user's purchases, oldest first.
     public func purchases(userID: Int64) async throws -> [Purchase] {
         try await database.read { connection in
-            try await connection.query("SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = ? ORDER BY id", userID)
+            try await connection.query("SELECT id, user_id, photo_id, price_cents, purchased_at FROM purchases WHERE user_id = \(userID) ORDER BY id")
                 .map(Self.purchase)
         }
     }

@@ -21,8 +21,8 @@ public enum SessionDirectory {
         return try await connection.query(
             """
             SELECT s.id, s.version, u.username, \(topScreen) AS top_screen, s.updated_at
-            FROM sessions s LEFT JOIN users u ON u.id = s.user_id ORDER BY s.updated_at DESC, s.id LIMIT ?
-            """, limit
+            FROM sessions s LEFT JOIN users u ON u.id = s.user_id ORDER BY s.updated_at DESC, s.id LIMIT \(limit)
+            """
         ).map { row in
             Line(
                 id: try row.string("id"), version: try row.int("version"), username: try row.optionalString("username"),
@@ -33,7 +33,7 @@ public enum SessionDirectory {
     /// Audit rows of the client session `sessionID` after its `seq` `after`. Throws `not_found`
     /// when there is no such session (the reserved trails have none).
     public static func trail(ofSession sessionID: String, after: Int, limit: Int, on connection: any DatabaseConnection) async throws -> [AuditRow] {
-        if try await connection.queryOne("SELECT 1 FROM sessions WHERE id = ?", sessionID) == nil {
+        if try await connection.queryOne("SELECT 1 FROM sessions WHERE id = \(sessionID)") == nil {
             throw PhotosError.notFound("no session \(sessionID.prefix(64))")
         }
         return try await AuditChains.rows(sessionID: sessionID, after: after, limit: limit, on: connection)
@@ -42,7 +42,7 @@ public enum SessionDirectory {
     /// What is stored of the secret of `sessionID` (its SHA-256, hex): `.none` when there is no
     /// such session, `.some(nil)` for a session created before sessions had secrets.
     public static func secretHash(ofSession sessionID: String, on connection: any DatabaseConnection) async throws -> String?? {
-        guard let row = try await connection.queryOne("SELECT secret_hash FROM sessions WHERE id = ?", sessionID) else { return .none }
+        guard let row = try await connection.queryOne("SELECT secret_hash FROM sessions WHERE id = \(sessionID)") else { return .none }
         return .some(try row.optionalString("secret_hash"))
     }
 }

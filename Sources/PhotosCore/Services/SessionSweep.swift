@@ -41,27 +41,32 @@ public struct SessionSweep: Sendable {
     public func page(idleBefore cutoff: Date, after cursor: Cursor, limit: Int) async throws -> (idle: [String], next: Cursor?) {
         let cutoffText = ISO8601Timestamp.string(from: cutoff)
         let rows = try await database.read { connection in
-            try await connection.query(
-                Self.pageQuery, cutoffText, cutoffText, cursor.createdAt, cursor.createdAt, cursor.id, limit
-            ).map { (id: try $0.string("id"), createdAt: try $0.string("created_at"), idle: try $0.int("idle") == 1) }
+            try await connection.query(Self.pageQuery(cutoff: cutoffText, after: cursor, limit: limit)).map { (id: try $0.string("id"), createdAt: try $0.string("created_at"), idle: try $0.int("idle") == 1) }
         }
         let next = rows.count == limit ? rows.last.map { Cursor(createdAt: $0.createdAt, id: $0.id) } : nil
         return (rows.filter(\.idle).map(\.id), next)
     }
 
-    /// A page of the walk: the cutoff twice, the cursor (created_at twice, id), the page's size.
-    public static let pageQuery = """
-        SELECT id, created_at, CASE WHEN updated_at <= ? THEN 1 ELSE 0 END AS idle FROM sessions
-        WHERE ended_at IS NULL AND created_at <= ? AND (created_at > ? OR (created_at = ? AND id > ?))
-        ORDER BY created_at, id LIMIT ?
+    /// A page of the walk: sessions created at or before `cutoff` after `cursor`, at most `limit`.
+    public static func pageQuery(cutoff: String, after cursor: Cursor, limit: Int) -> SQL {
         """
+        SELECT id, created_at, CASE WHEN updated_at <= \(cutoff) THEN 1 ELSE 0 END AS idle FROM sessions
+        WHERE ended_at IS NULL AND created_at <= \(cutoff)
+          AND (created_at > \(cursor.createdAt) OR (created_at = \(cursor.createdAt) AND id > \(cursor.id)))
+        ORDER BY created_at, id LIMIT \(limit)
+        """
+    }
 
-    /// The pruning's deletes, each reading through an index on the time it compares (0018).
-    public static let pruneQueries = [
-        "DELETE FROM tokens WHERE expires_at < ?",
-        "DELETE FROM sign_in_attempts WHERE at < ?",
-        "DELETE FROM sign_in_trusted_addresses WHERE at < ?",
-    ]
+    /// The pruning's deletes (tokens expired before `now`, sign-in attempts before `attempts`,
+    /// trusted addresses before `trusted`), each reading through an index on the time it
+    /// compares (0018).
+    public static func pruneQueries(now: String, attempts: String, trusted: String) -> [SQL] {
+        [
+            "DELETE FROM tokens WHERE expires_at < \(now)",
+            "DELETE FROM sign_in_attempts WHERE at < \(attempts)",
+            "DELETE FROM sign_in_trusted_addresses WHERE at < \(trusted)",
+        ]
+    }
 
     /// What the sweep pruned.
     public struct Pruned: Sendable, Equatable {
@@ -86,9 +91,10 @@ public struct SessionSweep: Sendable {
         let trusted = ISO8601Timestamp.string(from: now.addingTimeInterval(-trustedFor))
         return try await database.write { connection in
             var pruned = Pruned()
-            pruned.tokens = try await connection.execute(Self.pruneQueries[0], nowText)
-            pruned.signInAttempts = try await connection.execute(Self.pruneQueries[1], attempts)
-            pruned.trustedAddresses = try await connection.execute(Self.pruneQueries[2], trusted)
+            let deletes = Self.pruneQueries(now: nowText, attempts: attempts, trusted: trusted)
+            pruned.tokens = try await connection.execute(deletes[0])
+            pruned.signInAttempts = try await connection.execute(deletes[1])
+            pruned.trustedAddresses = try await connection.execute(deletes[2])
             return pruned
         }
     }

@@ -41,16 +41,15 @@ final class SharedSignInLimiter: Sendable {
             try await connection.hold([.exclusive(.signInAddress(place)), .exclusive(.signInUsername(user))])
             try await connection.execute(
                 """
-                DELETE FROM sign_in_attempts WHERE (username_key = ? OR address = ?)
-                AND ((state = 'failed' AND at <= ?) OR (state = 'checking' AND at <= ?))
-                """,
-                user, place, cutoff, staleBefore)
+                DELETE FROM sign_in_attempts WHERE (username_key = \(user) OR address = \(place))
+                AND ((state = 'failed' AND at <= \(cutoff)) OR (state = 'checking' AND at <= \(staleBefore)))
+                """)
             let trusted = try await connection.queryOne(
-                "SELECT 1 FROM sign_in_trusted_addresses WHERE username_key = ? AND address = ? AND at > ?", user, place, trustedSince) != nil
+                "SELECT 1 FROM sign_in_trusted_addresses WHERE username_key = \(user) AND address = \(place) AND at > \(trustedSince)") != nil
             // What counts, per limit: the failures and checks in flight, and the oldest failure
             // (when it leaves the window, a place frees).
             let counted = try await connection.query(
-                "SELECT username_key, address, state, at FROM sign_in_attempts WHERE username_key = ? OR address = ? ORDER BY at", user, place)
+                "SELECT username_key, address, state, at FROM sign_in_attempts WHERE username_key = \(user) OR address = \(place) ORDER BY at")
             let refused = try limits.refusal(trusted: trusted, at: at) { which in
                 let rows = try counted.filter { row in
                     switch which {
@@ -64,8 +63,7 @@ final class SharedSignInLimiter: Sendable {
             }
             if let refused { throw refused }
             return try await connection.queryOne(
-                "INSERT INTO sign_in_attempts (username_key, address, state, at) VALUES (?, ?, 'checking', ?) RETURNING id",
-                user, place, ISO8601Timestamp.string(from: at))?.int64("id") ?? 0
+                "INSERT INTO sign_in_attempts (username_key, address, state, at) VALUES (\(user), \(place), 'checking', \(ISO8601Timestamp.string(from: at))) RETURNING id")?.int64("id") ?? 0
         }
     }
 
@@ -82,17 +80,17 @@ final class SharedSignInLimiter: Sendable {
             switch outcome {
             case .succeeded:
                 try await connection.execute(
-                    "DELETE FROM sign_in_attempts WHERE id = ? OR (username_key = ? AND address = ? AND state = 'failed')", id, user, place)
+                    "DELETE FROM sign_in_attempts WHERE id = \(id) OR (username_key = \(user) AND address = \(place) AND state = 'failed')")
                 try await connection.execute(
                     """
-                    INSERT INTO sign_in_trusted_addresses (username_key, address, at) VALUES (?, ?, ?)
+                    INSERT INTO sign_in_trusted_addresses (username_key, address, at) VALUES (\(user), \(place), \(at))
                     ON CONFLICT (username_key, address) DO UPDATE SET at = excluded.at
-                    """, user, place, at)
-                try await connection.execute("DELETE FROM sign_in_trusted_addresses WHERE username_key = ? AND at <= ?", user, expired)
+                    """)
+                try await connection.execute("DELETE FROM sign_in_trusted_addresses WHERE username_key = \(user) AND at <= \(expired)")
             case .abandoned:
-                try await connection.execute("DELETE FROM sign_in_attempts WHERE id = ?", id)
+                try await connection.execute("DELETE FROM sign_in_attempts WHERE id = \(id)")
             case .failed:
-                try await connection.execute("UPDATE sign_in_attempts SET state = 'failed', at = ? WHERE id = ?", at, id)
+                try await connection.execute("UPDATE sign_in_attempts SET state = 'failed', at = \(at) WHERE id = \(id)")
             }
         }
     }

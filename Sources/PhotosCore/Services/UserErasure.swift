@@ -50,7 +50,7 @@ public struct UserErasure: Sendable {
     /// The sessions signed in as `userID` now.
     public func signedInSessions(userID: Int64) async throws -> [String] {
         try await database.read { connection in
-            try await connection.query("SELECT id FROM sessions WHERE user_id = ? ORDER BY id", userID).map { try $0.string("id") }
+            try await connection.query("SELECT id FROM sessions WHERE user_id = \(userID) ORDER BY id").map { try $0.string("id") }
         }
     }
 
@@ -76,20 +76,18 @@ public struct UserErasure: Sendable {
             // written, the caller signs it out and tries again; a token: deleted below); one
             // that comes after waits, then finds the user erased and issues nothing.
             try await connection.hold([.exclusive(.user(user.id))])
-            guard try await connection.queryOne("SELECT id FROM sessions WHERE user_id = ? LIMIT 1", user.id) == nil else {
+            guard try await connection.queryOne("SELECT id FROM sessions WHERE user_id = \(user.id) LIMIT 1") == nil else {
                 return .signedInMeanwhile
             }
             let renamed = try await connection.execute(
-                "UPDATE users SET username = ?, password_hash = '', name_salt = NULL, erased_at = ? WHERE id = ? AND username = ? AND erased_at IS NULL",
-                erasedName, at, user.id, user.username)
+                "UPDATE users SET username = \(erasedName), password_hash = '', name_salt = NULL, erased_at = \(at) WHERE id = \(user.id) AND username = \(user.username) AND erased_at IS NULL")
             guard renamed == 1 else { return .missing }
             var report = ErasureReport(userId: user.id, sessionsSignedOut: signedOut)
-            report.tokensDeleted = try await connection.execute("DELETE FROM tokens WHERE user_id = ?", user.id)
-            report.signInRowsDeleted = try await connection.execute("DELETE FROM sign_in_attempts WHERE username_key = ?", user.username)
-            report.signInRowsDeleted += try await connection.execute("DELETE FROM sign_in_trusted_addresses WHERE username_key = ?", user.username)
+            report.tokensDeleted = try await connection.execute("DELETE FROM tokens WHERE user_id = \(user.id)")
+            report.signInRowsDeleted = try await connection.execute("DELETE FROM sign_in_attempts WHERE username_key = \(user.username)")
+            report.signInRowsDeleted += try await connection.execute("DELETE FROM sign_in_trusted_addresses WHERE username_key = \(user.username)")
             report.answersDeleted = try await connection.execute(
-                "DELETE FROM idempotency_keys WHERE session_id IN (SELECT session_id FROM audit_events WHERE step = 'auth.signIn' AND user_id = ?)",
-                user.id)
+                "DELETE FROM idempotency_keys WHERE session_id IN (SELECT session_id FROM audit_events WHERE step = 'auth.signIn' AND user_id = \(user.id))")
             report.auditRowsRedacted = try await AuditRedaction.redactRowsBeforeCommitments(naming: user, at: at, on: connection)
             let detail: JSONObject = [
                 "userId": .int(user.id), "sessionsSignedOut": .int(Int64(signedOut)), "auditRowsRedacted": .int(Int64(report.auditRowsRedacted)),
