@@ -109,21 +109,25 @@ public enum AuditChains {
             return try await rows(afterID: Int64(after), sessionID: nil, limit: limit, on: connection).map(\.row)
         }
         return try await connection.query(
-            "SELECT session_id, seq, at, actor, username, coordinator, step, screen, detail FROM audit_trail WHERE session_id = \(sessionID) AND seq > \(after) ORDER BY seq LIMIT \(limit)"
+            "\(trailRows) WHERE e.session_id = \(sessionID) AND e.seq > \(after) ORDER BY e.seq LIMIT \(limit)"
         ).map(Self.row)
     }
+
+    /// The `audit_trail` view's rows with each row's id (`e.id`), to be filtered and ordered: the
+    /// view's one definition in the code (migration 0011 defines the view itself the same way; the
+    /// view has no id, which following the trail needs).
+    static let trailRows: SQL = """
+        SELECT e.session_id, e.seq, e.at, e.actor, coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END) AS username,
+               e.coordinator, e.step, e.screen, e.detail, e.id
+        FROM audit_events e LEFT JOIN users u ON u.id = e.user_id
+        """
 
     /// Rows after the row with id `afterID` (all sessions, or one), oldest first, with their ids:
     /// for following the trail as it grows. (The cast tells PostgreSQL the type of a NULL
     /// session id, which it cannot infer from `? IS NULL` alone.)
     public static func rows(afterID: Int64, sessionID: String?, limit: Int = 1_000, on connection: any DatabaseConnection) async throws -> [(id: Int64, row: AuditRow)] {
         let result = try await connection.query(
-            """
-            SELECT e.session_id, e.seq, e.at, e.actor, coalesce(e.username, CASE WHEN u.erased_at IS NULL THEN u.username END) AS username,
-                   e.coordinator, e.step, e.screen, e.detail, e.id
-            FROM audit_events e LEFT JOIN users u ON u.id = e.user_id
-            WHERE e.id > \(afterID) AND (CAST(\(sessionID) AS TEXT) IS NULL OR e.session_id = \(sessionID)) ORDER BY e.id LIMIT \(limit)
-            """)
+            "\(trailRows) WHERE e.id > \(afterID) AND (CAST(\(sessionID) AS TEXT) IS NULL OR e.session_id = \(sessionID)) ORDER BY e.id LIMIT \(limit)")
         return try result.map { (try $0.int64("id"), try Self.row($0)) }
     }
 

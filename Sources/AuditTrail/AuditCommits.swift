@@ -16,11 +16,14 @@ public final class AuditCommits: Sendable {
         public var sessionID: String
         /// What the write was.
         public var kind: Kind
+        /// The audit rows it appended.
+        public var auditRows: Int
 
         /// Creates a commit.
-        public init(sessionID: String, kind: Kind) {
+        public init(sessionID: String, kind: Kind, auditRows: Int) {
             self.sessionID = sessionID
             self.kind = kind
+            self.auditRows = auditRows
         }
     }
 

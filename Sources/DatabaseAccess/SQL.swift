@@ -55,6 +55,16 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         return String(decoding: output, as: UTF8.self)
     }
 
+    /// This statement with `values` bound, in order, to its `\(unbound:)` placeholders: a text
+    /// made once (a `static let`) and shared by every run, for a statement on the hot path whose
+    /// values come from one list that also made its text (a row's columns). A count that does
+    /// not match is the store's error when the statement runs.
+    public func binding(_ values: [any DatabaseBindable]) -> SQL {
+        var bound = self
+        bound.arguments = arguments.isEmpty ? values : arguments + values
+        return bound
+    }
+
     /// The text (the values are not shown: they may be secrets).
     public var description: String { text }
 
@@ -137,8 +147,9 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
             }
         }
 
-        /// `count` placeholders (`?, ?, …`) whose values are bound each time a prepared
-        /// statement runs (`ReusableStatement`, `NamedStatement`), by their position.
+        /// `count` placeholders (`?, ?, …`) whose values are given later, by their position:
+        /// each time a prepared statement runs (`ReusableStatement`, `NamedStatement`), or to a
+        /// text made once by `binding(_:)`.
         public mutating func appendInterpolation(unbound count: Int) {
             for index in 0..<count { text += index == 0 ? "?" : ", ?" }
         }

@@ -118,14 +118,21 @@ struct SQLiteSessionActions: SessionActions {
     }
 
     /// The session row's insert and conditional update, from its columns' one definition.
+    /// (Texts made once, bound per run: the hot path's writes.)
     static func insertSession(_ row: SessionRow) -> SQL {
-        "INSERT INTO sessions (\(raw: insertedNames)) VALUES (\(list: row.insertedColumns.map(\.value))) ON CONFLICT (id) DO NOTHING"
+        insertSessionText.binding(row.insertedColumns.map(\.value))
     }
     static func updateSession(_ row: SessionRow, version: Int, trailSeq: Int) -> SQL {
-        let assignments = SQL.joined(row.updatedColumns.map { "\(raw: $0.name) = \($0.value)" })
-        return "UPDATE sessions SET \(assignments) WHERE id = \(row.id) AND version = \(version) AND trail_seq = \(trailSeq)"
+        updateSessionText.binding(row.updatedColumns.map(\.value) + [row.id, version, trailSeq])
     }
-    private static let insertedNames = SessionRow.shape.insertedColumns.map(\.name).joined(separator: ", ")
+    private static let insertSessionText: SQL = {
+        let columns = SessionRow.shape.insertedColumns
+        return "INSERT INTO sessions (\(raw: columns.map(\.name).joined(separator: ", "))) VALUES (\(unbound: columns.count)) ON CONFLICT (id) DO NOTHING"
+    }()
+    private static let updateSessionText: SQL = {
+        let assignments = SQL.joined(SessionRow.shape.updatedColumns.map { "\(raw: $0.name) = \(unbound: 1)" })
+        return "UPDATE sessions SET \(assignments) WHERE id = \(unbound: 1) AND version = \(unbound: 1) AND trail_seq = \(unbound: 1)"
+    }()
 
     /// Why `write` cannot be written as it is, from what the decision assumed (checked before
     /// anything is written); nil when nothing assumed has changed. An answer stored under the

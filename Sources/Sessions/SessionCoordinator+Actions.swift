@@ -124,12 +124,12 @@ extension SessionCoordinator {
                 if let written {
                     cache.store(written.prepared)
                     known.learn(written: written.prepared.decision, sessionID: request.sessionID, storedKey: written.storedKey)
-                    commits.publish(.init(sessionID: request.sessionID, kind: .applied))
+                    commits.publish(.init(sessionID: request.sessionID, kind: .applied, auditRows: written.prepared.chained.count))
                 }
                 return .applied(result)
             case .expired(let at, let prepared):
                 cache.store(prepared)
-                commits.publish(.init(sessionID: request.sessionID, kind: .expired))
+                commits.publish(.init(sessionID: request.sessionID, kind: .expired, auditRows: prepared.chained.count))
                 return .expired(at: at)
             case .ended(let at):
                 return .ended(at: at)
@@ -336,7 +336,7 @@ struct ActionRequest: Sendable {
         case client
         /// `SessionMachine.operatorSignIn` as this user.
         case operatorSignIn(User)
-        /// `SessionMachine.decide` of `buy`, only on the `buy` screen.
+        /// `SessionMachine.operatorPurchase`.
         case operatorPurchase
         /// `SessionMachine.operatorSignOut`, giving this reason.
         case operatorSignOut(reason: String)
@@ -377,10 +377,7 @@ struct ActionRequest: Sendable {
         case .operatorSignIn(let user):
             return try SessionMachine.operatorSignIn(input, user: user)
         case .operatorPurchase:
-            guard let top = input.state.topScreen, top.screen == .buy else {
-                throw PhotosError(.actionNotAvailable, "session \(sessionID) is on the \(input.state.topScreen?.screen.rawValue ?? "no") screen, not buy")
-            }
-            return try SessionMachine.decide(input)
+            return try SessionMachine.operatorPurchase(input)
         case .operatorSignOut(let reason):
             return try SessionMachine.operatorSignOut(input, reason: reason)
         }

@@ -28,7 +28,7 @@ extension SessionCoordinator {
             guard let idleSince = idleSince(loaded, now: now) else { return false }
             if let written = try await writeExpiry(of: sessionID, loaded: loaded, idleSince: idleSince, on: database, stamp: stamp) {
                 cache.store(written)
-                commits.publish(.init(sessionID: sessionID, kind: .expired))
+                commits.publish(.init(sessionID: sessionID, kind: .expired, auditRows: written.chained.count))
                 return true
             }
         }

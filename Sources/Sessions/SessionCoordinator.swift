@@ -85,7 +85,7 @@ public struct SessionCoordinator: Sendable {
         }
         cache.store(prepared)
         secrets.remember(id, hash: write.row.secretHash)
-        commits.publish(.init(sessionID: id, kind: .created))
+        commits.publish(.init(sessionID: id, kind: .created, auditRows: prepared.chained.count))
         var result = decision.result
         result.sessionSecret = secret
         return result
@@ -234,16 +234,6 @@ public struct SessionCoordinator: Sendable {
             throw SessionStateError(sessionID: sessionID, problem: "the read left out a state it was not given")
         }
         return .live(LoadedSession(version: row.version, state: cached.state, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt))
-    }
-
-    /// The live session `snapshot` read, for a request on it: `not_found` or `session_expired`
-    /// (the client's answers) otherwise.
-    func loaded(_ snapshot: ActionSnapshot, sessionID: String, cached: StateCache.Entry?) throws -> LoadedSession {
-        switch try found(snapshot, sessionID: sessionID, cached: cached) {
-        case .live(let loaded): loaded
-        case .ended(let at): throw Self.ended(at: at)
-        case .missing: throw PhotosError.notFound("no session \(sessionID.prefix(64))")
-        }
     }
 
     /// What every request on an ended session is answered (`410`).

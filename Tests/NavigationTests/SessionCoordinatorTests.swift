@@ -226,7 +226,10 @@ struct OneReadOneWriteTests {
     static func load(_ id: String, _ h: SessionHarness) async throws -> SessionCoordinator.LoadedSession {
         let snapshot = try await h.test.database.readForAction(ActionRead(
             sessionID: id, heldVersion: nil, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: ""))
-        return try h.sessions.loaded(snapshot, sessionID: id, cached: nil)
+        switch try h.sessions.found(snapshot, sessionID: id, cached: nil) {
+        case .live(let loaded): return loaded
+        case .ended, .missing: throw PhotosError.notFound("session \(id) is not live")
+        }
     }
 
     @Test("a write whose session moved since it was read keeps nothing, and the action is decided again", arguments: TestStore.all)

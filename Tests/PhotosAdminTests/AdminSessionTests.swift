@@ -4,6 +4,7 @@ import PhotosCore
 import PhotosModel
 import PhotosStorage
 import PhotosTestSupport
+import PhotosdProcess
 import Sessions
 import SQLiteStore
 import Synchronization
@@ -160,21 +161,20 @@ struct AuditFollowTests {
         let db = directory.file("photos.db")
         _ = try await AdminProcess.admin(["migrate", "--db", db], in: directory.path)
         _ = try await AdminProcess.admin(["photos", "add", "--title", "First", "--price", "1", "--db", db], in: directory.path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.binDirectory + "/photos-admin")
-        process.arguments = ["audit", "--follow", "--format", "json", "--limit", "1", "--db", db]
         let output = StreamedOutput()
-        process.standardOutput = output.pipe
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let process = try spawnProcess(
+            BuiltProducts.binDirectory + "/photos-admin", ["audit", "--follow", "--format", "json", "--limit", "1", "--db", db],
+            stdout: output.pipe.fileHandleForWriting.fileDescriptor)
+        try output.pipe.fileHandleForWriting.close()
+        defer { if process.isRunning { process.signal(SIGTERM) } }
         // Waits for lines rather than sleeping a guessed time: a busy machine (CI) may take
         // seconds to start a debug binary.
         #expect(await output.waitForLines(1), "the newest row was not printed: \(output.lines)")
         _ = try await AdminProcess.admin(["photos", "add", "--title", "Second", "--price", "2", "--db", db], in: directory.path)
         #expect(await output.waitForLines(2), "the row written later was not printed: \(output.lines)")
         #expect(process.isRunning, "--follow stopped by itself")
-        process.terminate()
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        process.waitForExit()
         let lines = output.lines
         struct Printed: Decodable { let seq: Int; let step: String; let detail: [String: Int] }
         let rows = lines.compactMap { try? JSONDecoder().decode(Printed.self, from: Data($0.utf8)) }

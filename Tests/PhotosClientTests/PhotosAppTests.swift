@@ -2,6 +2,7 @@ import Foundation
 import OpenAPIURLSession
 import PhotosClient
 import PhotosTestSupport
+import PhotosdProcess
 import Testing
 
 /// photos-app in a real terminal (tmux: send-keys, capture-pane) against a real photosd.
@@ -23,21 +24,21 @@ struct PhotosAppTests {
         /// Runs tmux on this pane's server; its output is read only for `capture-pane`.
         @discardableResult
         func tmux(_ arguments: [String], capture: Bool = false) throws -> String {
-            let process = Process()
-            // Through bash, closing every inherited descriptor above 2 first: the tmux server
-            // that `new-session` forks would otherwise hold the one Foundation watches to see
-            // its child exit, and waitUntilExit would never return.
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            let closeInherited = #"for fd in /proc/$$/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] 2>/dev/null; then eval "exec $fd>&-" 2>/dev/null || true; fi; done; exec tmux "$@""#
-            process.arguments = ["-c", closeInherited, "tmux", "-L", socket] + arguments
-            let output = Pipe()
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = capture ? output : FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            let data = capture ? output.fileHandleForReading.readDataToEndOfFile() : Data()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "tmux \(arguments) exited \(process.terminationStatus)")
+            // tmux from PATH, through bash. The child gets descriptors 0–2 only (`spawnProcess`):
+            // the tmux server that `new-session` forks holds no pipe of ours open.
+            let output = try ChildProcess.pipe()
+            let process: ChildProcess
+            do {
+                process = try spawnProcess("/bin/bash", ["-c", #"exec tmux "$@""#, "tmux", "-L", socket] + arguments, stdout: capture ? output.write : nil)
+            } catch {
+                Glibc.close(output.read)
+                Glibc.close(output.write)
+                throw error
+            }
+            Glibc.close(output.write)
+            let data = FileHandle(fileDescriptor: output.read, closeOnDealloc: true).readDataToEndOfFile()
+            let status = process.waitForExit()
+            #expect(status == 0, "tmux \(arguments) exited \(status)")
             return String(decoding: data, as: UTF8.self)
         }
 

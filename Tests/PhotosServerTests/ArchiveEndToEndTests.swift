@@ -4,6 +4,7 @@ import PhotosCore
 import PhotosModel
 import PhotosStorage
 import PhotosTestSupport
+import PhotosdProcess
 import Testing
 
 /// `photos-admin audit archive` against a database a real photosd keeps serving, on both stores:
@@ -179,28 +180,22 @@ struct ArchiveEndToEndTests {
         var killedWhileMoving = 0
         var finished = false
         for attempt in 0..<8 where !finished {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: Self.admin)
-            process.arguments = arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: harness.directory.path)
-            process.environment = ProcessInfo.processInfo.environment.merging(env) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
             // Killed a step or two into moving (however slow the machine is today): when the
             // live database lists more segments than before it started.
             let segmentsBefore = try await Self.count(live, "SELECT count(*) FROM audit_archived_trails")
-            try process.run()
+            let process = try spawnProcess(Self.admin, arguments, in: harness.directory.path, environment: env)
             let deadline = Date().addingTimeInterval(60)
             while process.isRunning, Date() < deadline {
                 if try await Self.count(live, "SELECT count(*) FROM audit_archived_trails") > segmentsBefore + (attempt % 3) * 2 { break }
                 try await Task.sleep(for: .milliseconds(2))
             }
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
+                process.signal(SIGKILL)
                 kills += 1
             }
-            try await offThePool { process.waitUntilExit() }
-            finished = process.terminationReason == .exit && process.terminationStatus == 0
+            let status = try await offThePool { process.waitForExit() }
+            // (`waitForExit` gives a signal's number for a killed child: SIGKILL is 9, never 0.)
+            finished = status == 0
             // Whatever the kill interrupted: every row is in the live database, or in a segment
             // the live database lists and the partial file holds.
             let moved = try await Self.count(live, "SELECT coalesce(sum(last_seq - first_seq + 1), 0) FROM audit_archived_trails")

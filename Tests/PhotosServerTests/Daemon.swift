@@ -26,6 +26,17 @@ final class Daemon: Sendable {
 
     var port: Int { process.port }
     var log: String { process.log }
+
+    /// Waits until the log holds `text` (at most `seconds`); true if it came. Request lines are
+    /// written in batches: one may reach the log a moment after its answer reached the client.
+    func waitForLog(_ text: String, seconds: Int = 10) async -> Bool {
+        let limit = ContinuousClock.now + .seconds(seconds)
+        while !log.contains(text) {
+            guard ContinuousClock.now < limit else { return false }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return true
+    }
     var baseURL: String { process.baseURL }
 
     /// Its console's base URL, once it says where the console listens (at most 20 s; nil if never).

@@ -1,8 +1,10 @@
+import DatabaseAccess
 import Foundation
 import PhotosModel
 @testable import PhotosServer
 import PhotosTestSupport
 import PhotosdProcess
+import SQLiteStore
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -75,6 +77,11 @@ struct OperationsTests {
         #expect(Self.sample(text, "photosd_audit_oldest_row_age_seconds").map { $0 >= 0 && $0 < 60 } == true)
         // Counted from the published commits, whoever made them (here: the one session created).
         #expect(text.contains(#"photosd_session_commits_total{kind="created"} 1"#), "\(text)")
+        // The audit rows those commits appended: every row of the trail (a seeded database has no other).
+        let database = try Connection(path: directory.path + "/photos.db", mode: .readOnly)
+        defer { database.close() }
+        let rows = try await database.queryOne("SELECT count(*) AS rows FROM audit_events WHERE session_id NOT IN ('operator', 'api')")?.int("rows")
+        #expect(rows.map(Double.init) == Self.sample(text, "photosd_audit_rows_written_total") && (rows ?? 0) > 0, "\(String(describing: rows)): \(text)")
     }
 
     @Test("a readiness probe that does not answer is given up at its deadline, without waiting for it; one that fails says its kind only")

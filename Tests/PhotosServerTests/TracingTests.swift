@@ -1,5 +1,6 @@
 import Foundation
 import PhotosTestSupport
+import PhotosdProcess
 import Testing
 
 /// Traces (design §15, `tracing.otlpEndpoint`), received by a real OTLP/HTTP receiver: a small
@@ -81,7 +82,7 @@ final class OTLPReceiver {
     }
     static var reason: Comment { "needs python3 with opentelemetry-proto (scripts/install-dependencies installs it)" }
 
-    let process: Process
+    let process: ChildProcess
     let port: Int
     let output: String
 
@@ -100,12 +101,8 @@ final class OTLPReceiver {
     init(output: String) throws {
         self.output = output
         let portFile = output + ".port"
-        let process = Process()
         let python = PythonTools.command([BuiltProducts.packageRoot + "/Tests/Fixtures/otlp_receiver.py", output, portFile])
-        process.executableURL = URL(fileURLWithPath: python.executable)
-        process.arguments = python.arguments
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let process = try spawnProcess(python.executable, python.arguments)
         self.process = process
         // It writes its port to a file once it listens (at most 20 s).
         let limit = Date().addingTimeInterval(20)
@@ -115,7 +112,7 @@ final class OTLPReceiver {
             if port == nil { usleep(50_000) }
         }
         guard let port else {
-            kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGKILL)
             throw POSIXError(.EIO)
         }
         self.port = port
@@ -135,7 +132,7 @@ final class OTLPReceiver {
     func stop() {
         // SIGKILL: a child of the test process may inherit SIGTERM ignored, and Python then
         // serves on.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.signal(SIGKILL)
+        process.waitForExit()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PhotosListener
 import PhotosTestSupport
+import PhotosdProcess
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -53,7 +54,7 @@ struct TrustedProxyTests {
         #expect(try await Self.createSession(via: daemon.port, from: "127.0.0.4", forwardedFor: "203.0.113.99") == 429)
 
         // The request log names the client, not the proxy.
-        #expect(daemon.log.contains("client.address=127.0.0.3"), "\(daemon.log.suffix(2_000))")
+        #expect(await daemon.waitForLog("client.address=127.0.0.3"), "\(daemon.log.suffix(2_000))")
         #expect(!daemon.log.contains("198.51.100.") && !daemon.log.contains("203.0.113."))
     }
 
@@ -86,7 +87,11 @@ struct TrustedProxyTests {
         // The second instance's database stops answering: it answers 503 after its statement timeout.
         await #expect(try runProcess(script, ["pause", cluster.path], in: "/").status == 0)
         #expect(await Self.status(failing.port, "/v1/photos") == 503, "the instance itself answers 503")
+        // Its request line may reach the log a moment later (lines are written in batches):
+        // counted before nginx's requests are, not among them.
+        #expect(await failing.waitForLog("http.status=503"))
         let refusedBefore = Self.refusals(failing.log)
+        #expect(refusedBefore == 1, "the instance's own 503 was logged once: \(refusedBefore)")
         let through = ContinuousClock.now
         var answers: [(Int, Duration)] = []
         for _ in 0..<8 { answers.append(try await photos()) }
@@ -95,6 +100,10 @@ struct TrustedProxyTests {
         // Once it failed, it is out of rotation for fail_timeout (5 s): nginx tried it at most
         // once per 5 s of the run, not on every other request (the time a request takes depends
         // on the machine's load, so the failing instance's own log is what counts).
+        // A marker asked of the instance directly: once its line is in the log, so is every
+        // line before it (nginx's requests included).
+        #expect(await Self.status(failing.port, "/v1/photos/1") == 503)
+        #expect(await failing.waitForLog("http.path=/v1/photos/1 "))
         let tried = Self.refusals(failing.log) - refusedBefore
         let windows = 1 + Int(elapsed.components.seconds / 5)
         #expect(tried >= 1 && tried <= windows, "nginx sent \(tried) of 8 requests to the failing instance in \(elapsed) (at most \(windows)): \(answers)")
@@ -231,7 +240,7 @@ extension TrustedProxyTests {
 
 final class NginxProcess: Sendable {
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     /// nginx with deploy/nginx.conf in `directory`, in front of `upstreamPort` and, when given,
     /// a second instance at `secondPort` (the file's commented second `server` line, uncommented).
@@ -255,17 +264,13 @@ final class NginxProcess: Sendable {
         }
         let path = directory + "/nginx.conf"
         try config.write(toFile: path, atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["-c", path, "-p", directory, "-g", "daemon off;"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        process = try spawnProcess(binary, ["-c", path, "-p", directory, "-g", "daemon off;"])
         let deadline = Date().addingTimeInterval(10)
         while !FreePort.answers(port) {
             guard Date() < deadline, process.isRunning else {
                 let log = (try? String(contentsOfFile: directory + "/photosd-error.log", encoding: .utf8)) ?? ""
-                process.terminate()
+                process.signal(SIGTERM)
+                process.waitForExit()
                 throw NginxFailed(log: log)
             }
             usleep(20_000)
@@ -273,8 +278,8 @@ final class NginxProcess: Sendable {
     }
 
     func stop() {
-        process.terminate()
-        process.waitUntilExit()
+        process.signal(SIGTERM)
+        process.waitForExit()
     }
 
     struct NginxFailed: Error, CustomStringConvertible {

@@ -95,6 +95,22 @@ public func runProcessBlocking(_ executable: String, _ arguments: [String], stdi
         stderr: String(decoding: errorData.value.withLock { $0 } ?? Data(), as: UTF8.self))
 }
 
+/// Starts `executable arguments…` with `posix_spawn` (`ChildProcess`: never Foundation's
+/// `Process`, see `runProcessBlocking`), with this process's environment plus `environment`, in
+/// `directory` (nil: this process's), its output and error on `stdout` and `stderr` (nil:
+/// /dev/null), its input /dev/null. For a child the test watches or stops itself.
+public func spawnProcess(
+    _ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:],
+    stdout: Int32? = nil, stderr: Int32? = nil
+) throws -> ChildProcess {
+    let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+    defer { if null >= 0 { close(null) } }
+    let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    return try ChildProcess(
+        executable: executable, arguments: arguments, directory: directory, environment: env,
+        stdin: nil, stdout: stdout ?? null, stderr: stderr ?? null)
+}
+
 /// A process's standard error, filled in by a reader thread.
 private final class ErrorOutput: Sendable {
     let value = Mutex<Data?>(nil)

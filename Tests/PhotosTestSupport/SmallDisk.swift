@@ -1,4 +1,5 @@
 import Foundation
+import PhotosdProcess
 
 /// A small tmpfs mounted for one test: a real disk that fills up.
 public struct SmallDisk {
@@ -28,13 +29,7 @@ public struct SmallDisk {
 
     @discardableResult
     public static func run(_ tool: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        guard let process = try? spawnProcess(tool, arguments) else { return false }
+        return process.waitForExit() == 0
     }
 }

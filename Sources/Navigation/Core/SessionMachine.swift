@@ -164,6 +164,19 @@ public enum SessionMachine {
         return try finish(context, before: input.state, version: input.version, verdict: .accepted)
     }
 
+    /// Completes the `buy` screen of a live session on an operator's authority, as the client's
+    /// `buy` would (`input.action` is ignored). Throws `action_not_available`, recording
+    /// nothing, when the top screen is not `buy`: an operator completes only a purchase the
+    /// person started.
+    public static func operatorPurchase(_ input: Input) throws -> SessionDecision {
+        guard let top = input.state.topScreen, top.screen == .buy else {
+            throw PhotosError(.actionNotAvailable, "session \(input.sessionID) is on the \(input.state.topScreen?.screen.rawValue ?? "no") screen, not buy")
+        }
+        var input = input
+        input.action = ClientAction(.buy)
+        return try decide(input)
+    }
+
     /// Signs a live session out on an operator's authority, revoking its token (`input.action` is
     /// ignored); the screens stay where they are, as after the photos list's `signOut`. A session
     /// that is signed out already (or whose token died, which `restore` signs out) is left as it

@@ -15,10 +15,9 @@ public struct AuthService: Sendable {
     let bcryptCost: Int
     let tokenLifetime: TimeInterval
     let offload: Offload
-    /// The sign-in limits, counted in memory (SQLite: one process serves the file).
-    let limiter: SignInLimiter
-    /// The limits counted in the database, for stores several instances share (nil on SQLite).
-    let sharedLimiter: SharedSignInLimiter?
+    /// Where the sign-in limits are counted: in memory on SQLite (one process serves the
+    /// file), in the database on a store several instances share.
+    let limiter: any SignInCounting
     /// Which limit refusals get an audit row (one per limit and key per window).
     let refusals: SignInRefusalTally
     /// The sign-in limits' settings.
@@ -46,8 +45,8 @@ public struct AuthService: Sendable {
             perUsernameAndAddress: signInMaxAttempts, perAddress: signInMaxAttemptsPerAddress,
             perUsername: signInMaxAttemptsPerUsername, windowSeconds: signInWindowSeconds)
         self.limits = limits
-        self.limiter = SignInLimiter(limits: limits, now: now)
-        self.sharedLimiter = database.writersRunConcurrently ? SharedSignInLimiter(database: database, limits: limits, now: now) : nil
+        self.limiter = database.writersRunConcurrently
+            ? SharedSignInLimiter(database: database, limits: limits, now: now) : SignInLimiter(limits: limits, now: now)
         self.refusals = SignInRefusalTally(windowSeconds: signInWindowSeconds, now: now)
         self.decoyCost = DecoyCost(query: DecoyCost.users, configured: bcryptCost, now: now)
     }
@@ -134,29 +133,21 @@ public struct AuthService: Sendable {
     /// errors.
     public func check(username: String, password: String, address: String) async throws -> SignInCheck {
         try Self.validateForSignIn(password: password)
+        let place: SignInPlace
         do {
-            if let sharedLimiter {
-                let place = try await sharedLimiter.begin(username: username, address: address)
-                var outcome = SignInLimiter.Outcome.abandoned
-                do {
-                    let user = try await checkPassword(username: username, password: password)
-                    outcome = user == nil ? .failed : .succeeded
-                    await sharedLimiter.finish(place, username: username, address: address, outcome)
-                    return user.map(SignInCheck.valid) ?? .invalid
-                } catch {
-                    await sharedLimiter.finish(place, username: username, address: address, outcome)
-                    throw error
-                }
-            }
-            let attempt = try limiter.begin(username: username, address: address)
-            var outcome = SignInLimiter.Outcome.abandoned
-            defer { limiter.finish(attempt, outcome) }
-            let user = try await checkPassword(username: username, password: password)
-            outcome = user == nil ? .failed : .succeeded
-            return user.map(SignInCheck.valid) ?? .invalid
+            place = try await limiter.begin(username: username, address: address)
         } catch let refused as SignInRefused {
             return .limited(refused.error, audit: refusals.note(refused, username: username, address: address))
         }
+        let user: User?
+        do {
+            user = try await checkPassword(username: username, password: password)
+        } catch {
+            await limiter.finish(place, .abandoned)
+            throw error
+        }
+        await limiter.finish(place, user == nil ? .failed : .succeeded)
+        return user.map(SignInCheck.valid) ?? .invalid
     }
 
     /// Checks a password. Throws `invalid_credentials` for an unknown user or a wrong password,

@@ -27,7 +27,7 @@ final class SharedSignInLimiter: Sendable {
 
     /// Takes a place for one password check of `username` from `address` (returns its row id),
     /// or throws `SignInRefused` when recent failures and checks in flight reach a limit.
-    func begin(username: String, address: String) async throws -> Int64 {
+    func takePlace(username: String, address: String) async throws -> Int64 {
         let user = SignInLimits.usernameKey(username)
         let place = SignInLimits.addressKey(address)
         let at = now()

@@ -10,7 +10,9 @@ import Sessions
 /// The process's metrics: swift-metrics backed by one Prometheus registry, bootstrapped once.
 ///
 /// Hummingbird's `MetricsMiddleware` counts requests and times them per route; this adds
-/// actions per outcome, audit rows written and the writer's group-commit batches.
+/// actions per outcome (the client's answers), and from the published commits
+/// (`AuditCommits`: whoever wrote — a client, an operator, the sweep) the writes to sessions and
+/// the audit rows they appended; and the writer's group-commit batches.
 final class PhotosMetrics: Sendable {
     /// The registry every `photosd` application in this process reports to. swift-metrics can
     /// be bootstrapped only once per process, and tests build many applications.
@@ -47,18 +49,16 @@ final class PhotosMetrics: Sendable {
         signRefusals.increment()
     }
 
-    /// One committed write to a session, whoever made it (a client, an operator, the sweep).
+    /// One committed write to a session, whoever made it (a client, an operator, the sweep),
+    /// and the audit rows it appended.
     func committed(_ commit: AuditCommits.Commit) {
         commits[commit.kind]?.increment()
+        if commit.auditRows > 0 { auditRows.increment(by: commit.auditRows) }
     }
 
+    /// One action answered to a client, by its outcome (a replayed answer too: it wrote nothing).
     func record(_ result: ActionResult) {
         actions[result.outcome]?.increment()
-        auditRowsWritten(result.events.count)
-    }
-
-    func auditRowsWritten(_ count: Int) {
-        auditRows.increment(by: count)
     }
 
     /// What a scrape reads besides the counters: the readiness checks, this process, the

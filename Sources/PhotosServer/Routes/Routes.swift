@@ -31,7 +31,6 @@ extension PhotosAPI {
             let body = try await RequestParsing.decode(NewSessionRequest.self, from: request, limit: api.bodyLimit, allowEmpty: true)
             let layout = try body.layout.map(SessionLayout.init(parsing:)) ?? .stack
             let result = try await api.sessions.createSession(layout: layout, link: try body.link.map(DeepLink.init(parsing:)))
-            api.metrics.auditRowsWritten(result.events.count)
             return APIResponse.json(
                 text: result.session.jsonText(sessionSecret: result.sessionSecret ?? ""), status: .created,
                 headers: [.location: "/v1/sessions/\(result.session.id)"])
