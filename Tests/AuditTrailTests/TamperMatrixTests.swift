@@ -183,7 +183,7 @@ struct TamperMatrixTests {
         defer { Task { await world.close() } }
         let path = try #require(world.archives.first)
         let file = try Connection(path: path, mode: .readWrite)
-        let fileRow = try #require(try await file.query("SELECT \(raw: AuditArchiveStatement.columns) FROM archive").first)
+        let fileRow = try #require(try file.query("SELECT \(raw: AuditArchiveStatement.columns) FROM archive").first)
         let version2 = try AuditArchiveStatement.statement(fileRow)
         #expect(version2.version == 2 && version2.sessions != nil)
 
