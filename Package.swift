@@ -303,11 +303,14 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
-        // The raw peer photosd is measured against (scripts/bench-peer): Hummingbird and SQLite,
-        // one transaction per request.
+        // The raw peer photosd is measured against (scripts/bench-peer): Hummingbird and SQLite
+        // or PostgreSQL (postgres-nio), one transaction per request.
         .executableTarget(
             name: "photos-bench-peer",
-            dependencies: ["CSQLite", .product(name: "Hummingbird", package: "hummingbird")]
+            dependencies: [
+                "CSQLite", .product(name: "Hummingbird", package: "hummingbird"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
         ),
         .testTarget(
             name: "SQLiteStoreTests",

@@ -129,22 +129,14 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
 
         /// `?, ?, …`, one for each of `values`, each bound (nothing for none).
         public mutating func appendInterpolation<C: Collection>(list values: C) where C.Element: DatabaseBindable {
-            var first = true
-            for value in values {
-                text += first ? "?" : ", ?"
-                first = false
-                arguments.append(value)
-            }
+            appendInterpolation(unbound: values.count)
+            arguments += values.map { $0 as any DatabaseBindable }
         }
 
-        /// `?, ?, …`, one for each of `values`, each bound.
+        /// `?, ?, …`, one for each of `values`, each bound (nothing for none).
         public mutating func appendInterpolation(list values: [any DatabaseBindable]) {
-            var first = true
-            for value in values {
-                text += first ? "?" : ", ?"
-                first = false
-                arguments.append(value)
-            }
+            appendInterpolation(unbound: values.count)
+            arguments += values
         }
 
         /// `count` placeholders (`?, ?, …`) whose values are given later, by their position:

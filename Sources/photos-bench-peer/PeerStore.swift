@@ -2,13 +2,21 @@ import CSQLite
 import Dispatch
 import Foundation
 
+/// What the peer's routes ask of its database.
+protocol PeerStoring: Sendable {
+    func createSession(id: String) async throws
+    /// One action on session `id`, in one transaction: its version moved on, its state written,
+    /// the action appended as an event. The new version; nil for an unknown session.
+    func apply(sessionID id: String, action: String) async throws -> Int64?
+}
+
 /// The peer's database: one SQLite connection in WAL mode with `synchronous = FULL` (photosd's
 /// durability `full`: every commit is on the disk before it is answered), used by one serial
 /// queue, one transaction per request — what a service without photosd's group commit does.
 ///
 /// `@unchecked Sendable`: the connection and its statements are touched only on `queue`, one
 /// block at a time (every method hops onto it), and never after `deinit`.
-final class PeerStore: @unchecked Sendable {
+final class PeerStore: PeerStoring, @unchecked Sendable {
     private let queue = DispatchQueue(label: "photos-bench-peer.writer")
     private let connection: OpaquePointer
     private var statements: [String: OpaquePointer] = [:]
@@ -34,21 +42,18 @@ final class PeerStore: @unchecked Sendable {
         sqlite3_close_v2(connection)
     }
 
-    /// A new session's row, committed.
     func createSession(id: String) async throws {
         try await onQueue {
-            let now = Self.now()
+            let now = PeerClock.now()
             try self.transaction {
                 try self.run("INSERT INTO sessions (id, version, state, created_at, updated_at) VALUES (?, 0, '{}', ?, ?)", [id, now, now])
             }
         }
     }
 
-    /// One action on session `id`, in one transaction: its row read, its version and state
-    /// written, the action appended as an event. The new version; nil for an unknown session.
     func apply(sessionID id: String, action: String) async throws -> Int64? {
         try await onQueue {
-            let now = Self.now()
+            let now = PeerClock.now()
             return try self.transaction { () -> Int64? in
                 guard let version = try self.version(of: id) else { return nil }
                 try self.run("UPDATE sessions SET version = ?, state = ?, updated_at = ? WHERE id = ?", [version + 1, action, now, id])
@@ -123,7 +128,11 @@ final class PeerStore: @unchecked Sendable {
     /// SQLite copies a text bound with this destructor.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
-    private static func now() -> String {
+}
+
+/// The time stamps the peer writes (as photosd's: ISO 8601 with milliseconds).
+enum PeerClock {
+    static func now() -> String {
         Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
     }
 }

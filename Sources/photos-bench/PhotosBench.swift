@@ -45,6 +45,7 @@ extension PhotosBench {
         @Option(help: "log.level of the daemon started here: notice writes no request line, info (photosd's default) one per request.")
         var logLevel = "notice"
         @Option(help: "Target a running photosd instead (users bench-0… must exist: see `photos-bench http --help`).") var url: String?
+        @Option(help: "With --url: the server's process id, for its CPU time per request (e.g. the raw peer's).") var serverPid: Int32?
         @Option(help: "The photosd binary to start (default: next to photos-bench).") var photosd: String?
         @Option(help: "Directory for the temporary database (default: a new one under .build-bench/).") var directory: String?
         @Option(help: "Run on PostgreSQL: a postgres:// URL of a server (the user needs CREATEDB); each run creates a database photos_bench_… there and drops it after. Default: a SQLite file.")
@@ -74,6 +75,7 @@ extension PhotosBench {
             if let db, !PostgresLocation.isURL(db) { throw ValidationError("--db takes a postgres:// URL (SQLite runs need no option)") }
             if instances > 1, db == nil { throw ValidationError("--instances above 1 needs --db postgres://…: a SQLite file is served by one process") }
             if url != nil, db != nil || instances > 1 { throw ValidationError("--url targets a running photosd; --db and --instances start their own") }
+            if url == nil, serverPid != nil { throw ValidationError("--server-pid goes with --url (a photosd started here is measured anyway)") }
             if url != nil, !experiment.isEmpty { throw ValidationError("--experiment needs the photosd started here (add it with photos-admin experiments add for --url)") }
             if try experiments.contains(where: { $0.point == .buyPresentation }), journeys == .tabs || journeys == .mixed {
                 throw ValidationError("--experiment buy.presentation=… needs --journeys stack: the tabs journey switches tabs where a sheet would be shown")
@@ -122,7 +124,7 @@ extension PhotosBench {
                 }
                 return try HTTPBenchmark.run(
                     host: host, ports: [port], virtualUsers: virtualUsers, seconds: duration, photos: photos, journeys: journeys,
-                    peakRSS: { nil }, serverCPU: { nil }, writerCPU: { nil }, durability: "unknown")
+                    peakRSS: { nil }, serverCPU: { serverPid.map { ProcessCPU.seconds(pid: $0) } }, writerCPU: { nil }, durability: "unknown")
             }
             let base = directory ?? FileManager.default.currentDirectoryPath + "/.build-bench"
             let runDirectory = base + "/http-\(virtualUsers)-\(UUID().uuidString.prefix(8))"

@@ -40,21 +40,6 @@ struct BenchSmokeTests {
         #expect(figures["errors"] as? Int == 0)
     }
 
-    @Test(
-        "on PostgreSQL with two instances (the users spread over both): actions served, no errors, the server's CPU measured, the run's database dropped",
-        .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
-    func onPostgresTwoInstances() async throws {
-        let server = try #require(PostgresTestDatabase.serverURL)
-        let figures = try #require(try await Self.bench(["--db", server, "--instances", "2"]).first)
-        #expect((figures["actions"] as? Int ?? 0) > 0)
-        #expect(figures["errors"] as? Int == 0)
-        #expect(figures["instances"] as? Int == 2)
-        #expect(figures["store"] as? String == "postgres")
-        #expect((figures["databaseCPUMicrosPerAction"] as? Double ?? 0) > 0)
-        let leftover = try await PostgresTestDatabase.serverDatabases().filter { $0.hasPrefix("photos_bench_") }
-        #expect(leftover.isEmpty, "photos-bench left \(leftover)")
-    }
-
     @Test("photos-bench receipts, short form: a long session's receipt served beside a bystander, bounded (the cut receipt smaller than the whole), no fetch failed")
     func receipts() async throws {
         let directory = try TemporaryDirectory()
@@ -137,6 +122,50 @@ struct BenchSmokeTests {
             // Its row: journey, round, the two rates, …, the errors of both runs last.
             let row = result.stdout.split(separator: "\n").first { $0.hasPrefix(journey + " ") && !$0.contains("median") }
             #expect(row?.split(separator: " ").last == "0", "\(journey): \(row ?? "no row")")
+        }
+    }
+}
+
+extension BenchSmokeTests {
+    /// The runs on the test PostgreSQL server, one at a time: each checks that no database of
+    /// its kind is left on the server, which another's run would have meanwhile.
+    @Suite("photos-bench on PostgreSQL, short form", .serialized)
+    struct OnPostgres {
+        @Test(
+            "on PostgreSQL with two instances (the users spread over both): actions served, no errors, the server's CPU measured, the run's database dropped",
+            .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+        func onPostgresTwoInstances() async throws {
+            let server = try #require(PostgresTestDatabase.serverURL)
+            let figures = try #require(try await BenchSmokeTests.bench(["--db", server, "--instances", "2"]).first)
+            #expect((figures["actions"] as? Int ?? 0) > 0)
+            #expect(figures["errors"] as? Int == 0)
+            #expect(figures["instances"] as? Int == 2)
+            #expect(figures["store"] as? String == "postgres")
+            #expect((figures["databaseCPUMicrosPerAction"] as? Double ?? 0) > 0)
+            let leftover = try await PostgresTestDatabase.serverDatabases().filter { $0.hasPrefix("photos_bench_") }
+            #expect(leftover.isEmpty, "photos-bench left \(leftover)")
+        }
+
+        @Test(
+            "scripts/bench-peer on both stores, short form: photosd and the peer on SQLite and on PostgreSQL (postgres-nio), no errors, each one's CPU per request and their PostgreSQL/SQLite figures printed, the peer's database dropped",
+            .enabled(if: PostgresTestDatabase.available, PostgresTestDatabase.reason))
+        func againstThePeerOnBothStores() async throws {
+            let server = try #require(PostgresTestDatabase.serverURL)
+            let result = try await runProcess(
+                "/bin/bash", [BuiltProducts.packageRoot + "/scripts/bench-peer", "1", BuiltProducts.binDirectory], in: BuiltProducts.packageRoot,
+                environment: ["VUS": "4", "ROUNDS": "1", "STORES": "sqlite postgres", "POSTGRES_URL": server])
+            #expect(result.status == 0, "\(result.output)")
+            let rows = result.stdout.split(separator: "\n").filter { $0.hasPrefix("    1  ") }
+            #expect(rows.count == 2, "\(result.output)")
+            for row in rows {
+                let cells = row.split(separator: " ").compactMap { Double($0) }
+                // actions/s, requests/s, ratio, …, photosd's CPU, writer, the peer's CPU: all measured.
+                #expect(cells.count == 9 && cells[1] > 0 && cells[2] > 0 && cells[6] > 0 && cells[8] > 0, "\(row)")
+            }
+            let figures = try #require(result.stdout.firstMatch(of: /photosd (\d+) \/ (\d+) µs = [\d.]+ x \(\+-?\d+ µs\); peer (\d+) \/ (\d+) µs/), "\(result.output)")
+            #expect([figures.1, figures.2, figures.3, figures.4].allSatisfy { (Int($0) ?? 0) > 0 })
+            let leftover = try await PostgresTestDatabase.serverDatabases().filter { $0.hasPrefix("peer_") || $0.hasPrefix("photos_bench_") }
+            #expect(leftover.isEmpty, "left \(leftover)")
         }
     }
 }

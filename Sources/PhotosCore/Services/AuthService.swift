@@ -133,9 +133,16 @@ public struct AuthService: Sendable {
     /// errors.
     public func check(username: String, password: String, address: String) async throws -> SignInCheck {
         try Self.validateForSignIn(password: password)
-        let place: SignInPlace
+        return try await check(username: username, password: password, address: address, countedBy: limiter)
+    }
+
+    /// `check`'s attempt under `counter` (the limiter chosen at start, its own kind of place).
+    private func check<Counter: SignInCounting>(
+        username: String, password: String, address: String, countedBy counter: Counter
+    ) async throws -> SignInCheck {
+        let place: Counter.Place
         do {
-            place = try await limiter.begin(username: username, address: address)
+            place = try await counter.begin(username: username, address: address)
         } catch let refused as SignInRefused {
             return .limited(refused.error, audit: refusals.note(refused, username: username, address: address))
         }
@@ -143,10 +150,10 @@ public struct AuthService: Sendable {
         do {
             user = try await checkPassword(username: username, password: password)
         } catch {
-            await limiter.finish(place, .abandoned)
+            await counter.finish(place, .abandoned)
             throw error
         }
-        await limiter.finish(place, user == nil ? .failed : .succeeded)
+        await counter.finish(place, user == nil ? .failed : .succeeded)
         return user.map(SignInCheck.valid) ?? .invalid
     }
 

@@ -3,38 +3,35 @@
 /// (`SharedSignInLimiter`: several instances serve one PostgreSQL database). The check runs the
 /// same way on either: a place taken before bcrypt, given back or counted as a failure after.
 protocol SignInCounting: Sendable {
+    /// An attempt's place among the counts, as this counter gives it (only this counter's
+    /// places can be handed back to it).
+    associatedtype Place: Sendable
+
     /// Takes a place for one password check of `username` from `address`, or throws
     /// `SignInRefused` when a limit is reached.
-    func begin(username: String, address: String) async throws -> SignInPlace
+    func begin(username: String, address: String) async throws -> Place
 
     /// Ends the attempt that holds `place` with `outcome`.
-    func finish(_ place: SignInPlace, _ outcome: SignInLimiter.Outcome) async
+    func finish(_ place: Place, _ outcome: SignInLimiter.Outcome) async
 }
 
-/// An attempt's place among the sign-in counts, as its counter gave it.
-enum SignInPlace: Sendable {
-    /// In memory.
-    case memory(SignInLimiter.Attempt)
-    /// A row of `sign_in_attempts`, and whose attempt it is.
-    case row(id: Int64, username: String, address: String)
-}
-
-extension SignInLimiter: SignInCounting {
-    func begin(username: String, address: String) async throws -> SignInPlace {
-        .memory(try begin(username: username, address: address) as Attempt)
-    }
-
-    func finish(_ place: SignInPlace, _ outcome: Outcome) async {
-        if case .memory(let attempt) = place { finish(attempt, outcome) }
-    }
-}
+/// Its own `begin` and `finish` (synchronous: the counts are in memory) meet the requirements;
+/// its place is an `Attempt`.
+extension SignInLimiter: SignInCounting {}
 
 extension SharedSignInLimiter: SignInCounting {
-    func begin(username: String, address: String) async throws -> SignInPlace {
-        .row(id: try await takePlace(username: username, address: address), username: username, address: address)
+    /// A row of `sign_in_attempts`, and whose attempt it is.
+    struct Place: Sendable {
+        let id: Int64
+        let username: String
+        let address: String
     }
 
-    func finish(_ place: SignInPlace, _ outcome: SignInLimiter.Outcome) async {
-        if case .row(let id, let username, let address) = place { await finish(id, username: username, address: address, outcome) }
+    func begin(username: String, address: String) async throws -> Place {
+        Place(id: try await takePlace(username: username, address: address), username: username, address: address)
+    }
+
+    func finish(_ place: Place, _ outcome: SignInLimiter.Outcome) async {
+        await finish(place.id, username: place.username, address: place.address, outcome)
     }
 }
