@@ -80,7 +80,7 @@ public struct IdempotencyStore: Sendable {
         }
         return AnswerRecord(
             key: storedKey(key, sessionID, secret), requestHash: secret.mac("idempotent request", sessionID, key, fingerprint),
-            response: String(decoding: try JSONEncoder().encode(stored), as: UTF8.self), createdAt: ISO8601Timestamp.string(from: now))
+            response: stored.jsonText, createdAt: ISO8601Timestamp.string(from: now))
     }
 
     /// Deletes the answers older than the retention period from `database`; returns how many.
@@ -96,9 +96,21 @@ public struct IdempotencyStore: Sendable {
         secret.derivedKey("photosd idempotent token", context: sessionID, key)
     }
 
-    struct StoredResult: Codable {
+    /// An answer as stored: the action's answer without its token, and the token sealed.
+    struct StoredResult: Decodable {
         var result: ActionResult
         var sealedToken: String?
+
+        /// `{"result":…,"sealedToken":…}`, by the answer's own writer.
+        var jsonText: String {
+            var json = JSONBuilder(capacity: 2_048)
+            json.beginObject()
+            json.key("result")
+            result.write(to: &json)
+            json.field("sealedToken", sealedToken)
+            json.endObject()
+            return json.text
+        }
     }
 }
 

@@ -30,6 +30,14 @@ enum Output {
         print(String(decoding: try encoder.encode(value), as: UTF8.self))
     }
 
+    /// A JSON text (written by its type's own writer) as `json(_:)` prints a value: indented,
+    /// keys sorted.
+    static func json(text: String) throws {
+        let object = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
     /// One compact JSON object on its own line (for streams).
     static func jsonLine<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()

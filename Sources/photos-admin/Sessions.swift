@@ -67,17 +67,28 @@ extension PhotosAdmin.Sessions {
                 return (SessionView(id: id, version: 0, state: state, owned: []), at)
             }
             switch output.format {
-            case .json: try Output.json(SessionSnapshot(session: view, asOfSeq: asOf))
+            case .json: try Output.json(text: SessionSnapshot(session: view, asOfSeq: asOf).jsonText)
             case .table: print(SessionDrawing.draw(view, asOfSeq: asOf))
             }
         }
     }
 }
 
-/// `sessions show --format json`: the session, and the step it was rebuilt to (with `--at`).
-struct SessionSnapshot: Encodable {
+/// `sessions show --format json`: the session (as the API writes it), and the step it was
+/// rebuilt to (with `--at`).
+struct SessionSnapshot {
     let session: SessionView
     let asOfSeq: Int?
+
+    var jsonText: String {
+        var json = JSONBuilder()
+        json.beginObject()
+        json.field("asOfSeq", asOfSeq)
+        json.key("session")
+        session.write(to: &json)
+        json.endObject()
+        return json.text
+    }
 }
 
 /// Draws a session for the terminal.

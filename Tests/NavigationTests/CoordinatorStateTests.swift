@@ -22,10 +22,9 @@ struct CoordinatorStateTests {
         #"{"children":[{"children":[],"id":"buy-3","kind":"buy","photoId":1,"presentation":"push"}],"id":"app","kind":"app"}"#,
     ]
 
-    @Test("stored trees read into roles and write back byte for byte (Codable and the hand-written writer)", arguments: stored)
+    @Test("stored trees read into roles and write back byte for byte (the state's writer)", arguments: stored)
     func roundTrip(text: String) throws {
         let tree = try JSONDecoder().decode(CoordinatorState.self, from: Data(text.utf8))
-        #expect(try encodeSorted(tree) == text)
         var state = SessionState.empty
         state.coordinators = tree
         #expect(state.jsonText.contains(#""coordinators":"# + text), "\(state.jsonText)")
@@ -97,7 +96,8 @@ struct CoordinatorStateTests {
 
     /// A stored session state with these stacks and this coordinator tree, read as photosd reads it.
     static func state(_ stacks: [StackState], coordinators: String) throws -> SessionState {
-        let stacksText = String(decoding: try JSONEncoder().encode(stacks), as: UTF8.self)
-        return try JSONDecoder().decode(SessionState.self, from: Data(#"{"stacks":\#(stacksText),"coordinators":\#(coordinators)}"#.utf8))
+        // The stacks as the writer stores them (`{"stacks":[…]}`), with the tree added.
+        let stacksOnly = SessionState(user: nil, tokenId: nil, stacks: stacks, coordinators: nil, top: nil).jsonText
+        return try JSONDecoder().decode(SessionState.self, from: Data((stacksOnly.dropLast() + #","coordinators":\#(coordinators)}"#).utf8))
     }
 }

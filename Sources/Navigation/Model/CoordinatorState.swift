@@ -151,7 +151,7 @@ extension CoordinatorState.Role {
     }
 }
 
-extension CoordinatorState: Codable {
+extension CoordinatorState: Decodable {
     enum CodingKeys: String, CodingKey {
         case children, id, initialDepth, kind, photoId, presentation, stackIndex, tab, termsSeen, variants
     }
@@ -161,25 +161,5 @@ extension CoordinatorState: Codable {
     /// tell (`CoordinatorState(stored:stacks:)`).
     public init(from decoder: any Decoder) throws {
         self = try CoordinatorState(stored: StoredCoordinator(from: decoder), stacks: nil)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(children, forKey: .children)
-        try container.encode(id, forKey: .id)
-        try container.encode(kind, forKey: .kind)
-        switch role {
-        case .app: break
-        case .tab(let tab): try container.encode(tab, forKey: .tab)
-        case .terms(let stackIndex): try container.encode(stackIndex, forKey: .stackIndex)
-        case .buy(let flow):
-            // A sheet's depth is 0 by definition: stored as every version stored it, absent.
-            if flow.presentation == .push { try container.encode(flow.initialDepth, forKey: .initialDepth) }
-            try container.encode(flow.photoId, forKey: .photoId)
-            try container.encode(flow.presentation, forKey: .presentation)
-            try container.encode(flow.stackIndex, forKey: .stackIndex)
-            if flow.termsSeen { try container.encode(true, forKey: .termsSeen) }
-            if !flow.variants.isEmpty { try container.encode(flow.variants, forKey: .variants) }
-        }
     }
 }

@@ -10,7 +10,7 @@ public enum ScreenKind: String, Codable, Sendable, CaseIterable {
 /// `owner` is the coordinator that installed the screen's handlers: the stand-in for the
 /// sample's `vc.didBuyPhoto = { [weak self] … }`. The screen itself never looks at it; the
 /// session coordinator uses it to deliver the screen's events.
-public struct ScreenState: Codable, Sendable, Equatable {
+public struct ScreenState: Decodable, Sendable, Equatable {
     /// Which screen.
     public var screen: ScreenKind
     /// The photo, for `photo` and `buy`.
@@ -33,7 +33,7 @@ public enum StackPresentation: String, Codable, Sendable {
 }
 
 /// One navigation stack (a navigation controller).
-public struct StackState: Codable, Sendable, Equatable {
+public struct StackState: Decodable, Sendable, Equatable {
     /// Root or modal.
     public var presentation: StackPresentation
     /// Id of the coordinator that presented it (`app` for the root stack).
@@ -62,7 +62,7 @@ public enum ActionName: String, Codable, Sendable, CaseIterable {
 }
 
 /// The top screen and what it accepts.
-public struct TopScreen: Codable, Sendable, Equatable {
+public struct TopScreen: Decodable, Sendable, Equatable {
     /// The screen on top of the top stack.
     public var screen: ScreenKind
     /// The actions it accepts, in a fixed order.

@@ -1,7 +1,7 @@
 import PhotosModel
 
 /// The signed-in user of a session.
-public struct SessionUser: Codable, Sendable, Equatable {
+public struct SessionUser: Decodable, Sendable, Equatable {
     /// User id.
     public var id: Int64
     /// Username.
@@ -15,7 +15,7 @@ public struct SessionUser: Codable, Sendable, Equatable {
 }
 
 /// Everything about a session that survives a restart: plain JSON in `sessions.state`.
-public struct SessionState: Codable, Sendable, Equatable {
+public struct SessionState: Decodable, Sendable, Equatable {
     /// The signed-in user, if any.
     public var user: SessionUser?
     /// The token the session signed in with (row id in `tokens`, never the token).

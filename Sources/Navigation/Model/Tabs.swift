@@ -45,7 +45,7 @@ public enum TabName: String, Codable, Sendable, CaseIterable {
 /// The selected tab's root stack is `SessionState.stacks[0]` (what the user sees, with any modal
 /// stacks over it); the other tabs' stacks are parked here, in tab order, exactly as they were
 /// left. Modal stacks only ever belong to the selected tab: `selectTab` is not offered under one.
-public struct TabsState: Codable, Sendable, Equatable {
+public struct TabsState: Decodable, Sendable, Equatable {
     /// The selected tab.
     public var selected: TabName
     /// The root stacks of the tabs that are not selected, in tab order.

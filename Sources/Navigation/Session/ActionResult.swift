@@ -1,7 +1,7 @@
 import PhotosModel
 
 /// The answer to one action: `{"session", "events", "outcome", "token"?}` or an error.
-public struct ActionResult: Codable, Sendable, Equatable {
+public struct ActionResult: Decodable, Sendable, Equatable {
     /// The session after the action (or unchanged, when refused).
     public var session: SessionView
     /// The audit rows this action wrote, in order.
@@ -26,7 +26,7 @@ public struct ActionResult: Codable, Sendable, Equatable {
 }
 
 /// A refusal that was recorded in the audit trail.
-public struct ActionError: Codable, Sendable, Equatable {
+public struct ActionError: Decodable, Sendable, Equatable {
     /// `action_not_available` or `invalid_credentials`.
     public var code: PhotosError.Code
     /// For people.

@@ -1,7 +1,7 @@
 import PhotosModel
 
 /// A session as the API shows it (docs/design.md, "The HTTP API", contract).
-public struct SessionView: Codable, Sendable, Equatable {
+public struct SessionView: Decodable, Sendable, Equatable {
     /// Unguessable id.
     public var id: String
     /// Counts the accepted changes; `expectVersion` compares against it.
@@ -25,19 +25,6 @@ public struct SessionView: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case id, version, user, layout, tabs, navigation, top, coordinators, experiments }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(version, forKey: .version)
-        try container.encode(user, forKey: .user)  // explicit null when signed out
-        try container.encode(layout, forKey: .layout)
-        try container.encode(tabs, forKey: .tabs)  // explicit null in the stack layout
-        try container.encode(navigation, forKey: .navigation)
-        try container.encodeIfPresent(top, forKey: .top)
-        try container.encodeIfPresent(coordinators, forKey: .coordinators)
-        try container.encode(experiments, forKey: .experiments)
-    }
-
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
@@ -53,7 +40,7 @@ public struct SessionView: Codable, Sendable, Equatable {
 }
 
 /// An experiment a session is exposed to, as the API shows it.
-public struct ExperimentView: Codable, Sendable, Equatable {
+public struct ExperimentView: Decodable, Sendable, Equatable {
     /// The experiment's name.
     public var name: String
     /// The variant the session's flow took.
@@ -67,7 +54,7 @@ public struct ExperimentView: Codable, Sendable, Equatable {
 }
 
 /// One stack as the API shows it.
-public struct StackView: Codable, Sendable, Equatable {
+public struct StackView: Decodable, Sendable, Equatable {
     public var presentation: StackPresentation
     public var screens: [ScreenView]
     /// For a tab's stack: which tab.
@@ -75,19 +62,19 @@ public struct StackView: Codable, Sendable, Equatable {
 }
 
 /// The tab bar as the API shows it: the selected tab and every tab's stack.
-public struct TabsView: Codable, Sendable, Equatable {
+public struct TabsView: Decodable, Sendable, Equatable {
     public var selected: TabName
     public var items: [TabItemView]
 }
 
 /// One tab and its stack's screens, bottom first, exactly as it was left.
-public struct TabItemView: Codable, Sendable, Equatable {
+public struct TabItemView: Decodable, Sendable, Equatable {
     public var tab: TabName
     public var screens: [ScreenView]
 }
 
 /// A photo on the `purchases` screen (the catalogue's photo object; always purchased).
-public struct PurchasedPhotoView: Codable, Sendable, Equatable {
+public struct PurchasedPhotoView: Decodable, Sendable, Equatable {
     public var id: Int64
     public var title: String
     public var url: String
@@ -96,7 +83,7 @@ public struct PurchasedPhotoView: Codable, Sendable, Equatable {
 }
 
 /// One screen as the API shows it: its name and parameters.
-public struct ScreenView: Codable, Sendable, Equatable {
+public struct ScreenView: Decodable, Sendable, Equatable {
     public var screen: ScreenKind
     public var photoId: Int64?
     /// For `photo`: whether the signed-in user owns it.
@@ -114,7 +101,7 @@ public struct ScreenView: Codable, Sendable, Equatable {
 }
 
 /// One coordinator as the API shows it.
-public struct CoordinatorView: Codable, Sendable, Equatable {
+public struct CoordinatorView: Decodable, Sendable, Equatable {
     public var kind: CoordinatorKind
     public var id: String
     public var presentation: FlowPresentation?

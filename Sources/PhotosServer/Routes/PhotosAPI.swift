@@ -134,12 +134,23 @@ struct SignInRequest: Decodable {
 struct SignInResponse: Encodable {
     let token: String
     let expiresAt: String
-    let user: SessionUser
+    let user: UserBody
 }
 
 struct SignOutResponse: Encodable {
     let signedOut: Bool
-    let user: SessionUser
+    let user: UserBody
+}
+
+/// A user in the token API's answers: `{"id", "username"}`.
+struct UserBody: Encodable {
+    let id: Int64
+    let username: String
+
+    init(_ user: User) {
+        id = user.id
+        username = user.username
+    }
 }
 
 struct EventsResponse: Encodable {

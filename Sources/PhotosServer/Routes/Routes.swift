@@ -167,7 +167,7 @@ extension PhotosAPI {
         router.on("/v1/auth/sign-out", method: .post) { request, _ in
             let (_, token) = try await api.requireUser(request)
             let user = try await api.auth.signOut(token: token, actor: .client)
-            return try APIResponse.json(SignOutResponse(signedOut: true, user: SessionUser(id: user.id, username: user.username)))
+            return try APIResponse.json(SignOutResponse(signedOut: true, user: UserBody(user)))
         }
         router.on("/v1/me/purchases", method: .get) { request, _ in
             let (user, _) = try await api.requireUser(request)
@@ -208,7 +208,7 @@ extension PhotosAPI {
     /// `POST /v1/auth/sign-in`.
     func signIn(username: String, password: String, address: String) async throws -> Response {
         let (user, issued) = try await auth.signIn(username: username, password: password, address: address, actor: .client)
-        return try APIResponse.json(SignInResponse(token: issued.token, expiresAt: ISO8601Timestamp.wholeSeconds(issued.expiresAt), user: SessionUser(id: user.id, username: user.username)))
+        return try APIResponse.json(SignInResponse(token: issued.token, expiresAt: ISO8601Timestamp.wholeSeconds(issued.expiresAt), user: UserBody(user)))
     }
 }
 
