@@ -280,4 +280,16 @@ struct HandWrittenJSONTests {
         #expect(state.jsonText.contains(#""username":"a\"b\\c\nd\te\u0001é😀/""#), "\(state.jsonText)")
         expectWritten(state.jsonText, readsBackAs: state)
     }
+
+    @Test("the writer is the only encoder of the state, the session object and the answer: none of their types is Encodable")
+    func oneSource() {
+        let types: [any Decodable.Type] = [
+            SessionState.self, SessionUser.self, StackState.self, ScreenState.self, TopScreen.self, TabsState.self, CoordinatorState.self,
+            SessionView.self, ExperimentView.self, StackView.self, TabsView.self, TabItemView.self, PurchasedPhotoView.self, ScreenView.self,
+            CoordinatorView.self, ActionResult.self, ActionError.self,
+        ]
+        for type in types {
+            #expect(!(type is any Encodable.Type), "\(type) is Encodable again: a second encoder to keep in step with SessionJSON")
+        }
+    }
 }

@@ -132,6 +132,8 @@ struct SessionHarness {
         expectWritten(state.jsonText, readsBackAs: state, sourceLocation: sourceLocation)
         #expect(rows.map(\.seq) == Array(1...rows.count), "seq not contiguous", sourceLocation: sourceLocation)
         let replayed = try SessionReplay.state(from: rows)
+        // The replay is made without the writer: written and read back, it must come back whole.
+        expectWritten(replayed.jsonText, readsBackAs: replayed, sourceLocation: sourceLocation)
         let differing = Self.differingFields(replayed, state)
         #expect(differing.isEmpty, "replaying the audit trail differs from the saved state in \(differing.joined(separator: "; "))", sourceLocation: sourceLocation)
         #expect(replayed == state, "replaying the audit trail differs from the saved state", sourceLocation: sourceLocation)
