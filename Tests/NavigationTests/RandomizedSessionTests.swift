@@ -16,8 +16,10 @@ struct RandomizedSessionTests {
     static let seed: UInt64 = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SEED"].flatMap { UInt64($0) } ?? 20_261_121
     static let sessionCount = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SESSIONS"].flatMap { Int($0) } ?? 1_000
     /// On PostgreSQL every statement is a round trip to the server (about 1.2 ms per action
-    /// here, against SQLite's 0.1 ms), so the CI form walks fewer sessions there.
-    static let postgresSessionCount = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SESSIONS_POSTGRES"].flatMap { Int($0) } ?? 160
+    /// here, against SQLite's 0.1 ms), so the CI form walks fewer sessions there — enough that
+    /// the flows meet all eight combinations of the variation points (160 once met only seven:
+    /// the session ids, and so the variants unsigned sessions take, differ from run to run).
+    static let postgresSessionCount = ProcessInfo.processInfo.environment["PHOTOSD_RANDOM_SESSIONS_POSTGRES"].flatMap { Int($0) } ?? 320
     static let actionsPerSession = 16
 
     @Test("thousands of sessions × random valid and invalid actions keep every invariant", arguments: TestStore.navigation)
