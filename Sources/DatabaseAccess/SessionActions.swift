@@ -29,9 +29,6 @@ public protocol SessionActions {
 public struct ActionRead: Sendable {
     /// The session.
     public var sessionID: String
-    /// The version whose state this process holds: a row still at it comes back without its
-    /// state text (nil: always with it).
-    public var heldVersion: Int?
     /// The facts wanted.
     public var facts: FactsWanted
     /// True: also what the session row itself names (the columns kept beside its state, see
@@ -44,9 +41,8 @@ public struct ActionRead: Sendable {
     public var answersSince: String
 
     /// Creates a read.
-    public init(sessionID: String, heldVersion: Int?, facts: FactsWanted, namedByRow: Bool = false, answerKey: String?, answersSince: String) {
+    public init(sessionID: String, facts: FactsWanted, namedByRow: Bool = false, answerKey: String?, answersSince: String) {
         self.sessionID = sessionID
-        self.heldVersion = heldVersion
         self.facts = facts
         self.namedByRow = namedByRow
         self.answerKey = answerKey
@@ -89,8 +85,8 @@ public struct ActionSnapshot: Sendable {
 public struct SessionRowRead: Sendable {
     /// Its version.
     public var version: Int
-    /// Its state's JSON; nil when the row is at the read's `heldVersion`.
-    public var stateText: String?
+    /// Its state's JSON.
+    public var stateText: String
     /// Its trail's head: the last seq and its hash.
     public var trailSeq: Int
     public var trailHash: String
@@ -100,7 +96,7 @@ public struct SessionRowRead: Sendable {
     public var endedAt: String?
 
     /// Creates a row read.
-    public init(version: Int, stateText: String?, trailSeq: Int, trailHash: String, updatedAt: String, endedAt: String?) {
+    public init(version: Int, stateText: String, trailSeq: Int, trailHash: String, updatedAt: String, endedAt: String?) {
         self.version = version
         self.stateText = stateText
         self.trailSeq = trailSeq

@@ -123,7 +123,7 @@ struct ActionReadStatement: PostgresPreparedStatement {
     static let name = "photosd_action_read"
     static let bound: BoundSQL<ActionRead> = """
         WITH s AS (
-            SELECT version, CASE WHEN version = \({ $0.heldVersion ?? -1 }, .bigint) THEN NULL ELSE state END AS state, trail_seq, trail_hash,
+            SELECT version, state, trail_seq, trail_hash,
                 user_id, layout, token_id, photo_ids, updated_at, ended_at
             FROM sessions WHERE id = \({ $0.sessionID }, .text)
         ),
@@ -163,7 +163,7 @@ struct ActionReadStatement: PostgresPreparedStatement {
         var session: SessionRowRead?
         if let version = try row.optionalInt64("version") {
             session = SessionRowRead(
-                version: Int(version), stateText: try row.optionalString("state"), trailSeq: Int(try row.int64("trail_seq")),
+                version: Int(version), stateText: try row.string("state"), trailSeq: Int(try row.int64("trail_seq")),
                 trailHash: try row.string("trail_hash"), updatedAt: try row.string("updated_at"), endedAt: try row.optionalString("ended_at"))
         }
         guard let photoIDs = IDList.ids(try row.string("photo_ids")), let userIDs = IDList.ids(try row.string("user_ids")) else {

@@ -22,7 +22,7 @@ struct SQLiteSessionActions: SessionActions {
     func readForAction(_ read: ActionRead) async throws -> ActionSnapshot {
         let row = try await connection.queryOne(
             """
-            SELECT version, CASE WHEN version = \(read.heldVersion ?? -1) THEN NULL ELSE state END AS state, trail_seq, trail_hash, user_id, layout, token_id, photo_ids,
+            SELECT version, state, trail_seq, trail_hash, user_id, layout, token_id, photo_ids,
                    updated_at, ended_at
             FROM sessions WHERE id = \(read.sessionID)
             """)
@@ -30,7 +30,7 @@ struct SQLiteSessionActions: SessionActions {
         var session: SessionRowRead?
         if let row {
             session = SessionRowRead(
-                version: try row.int("version"), stateText: try row.optionalString("state"), trailSeq: try row.int("trail_seq"),
+                version: try row.int("version"), stateText: try row.string("state"), trailSeq: try row.int("trail_seq"),
                 trailHash: try row.string("trail_hash"), updatedAt: try row.string("updated_at"), endedAt: try row.optionalString("ended_at"))
             if read.namedByRow {
                 // A column that does not parse names nothing: the caller finds the state's needs

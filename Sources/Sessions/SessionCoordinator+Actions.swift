@@ -198,12 +198,12 @@ extension SessionCoordinator {
             if request.awaitsCredentials(basis.needs) { return .needsCredentials }
         } else {
             let snapshot = try await store.readForAction(ActionRead(
-                sessionID: request.sessionID, heldVersion: cached?.version, facts: request.hints, namedByRow: true, answerKey: storedKey, answersSince: since))
+                sessionID: request.sessionID, facts: request.hints, namedByRow: true, answerKey: storedKey, answersSince: since))
             if let stored = snapshot.answer, let key = request.idempotencyKey {
                 return .done(try idempotency.answer(stored, key: key, sessionID: request.sessionID, fingerprint: request.action.fingerprint), written: nil)
             }
             let loaded: LoadedSession
-            switch try found(snapshot, sessionID: request.sessionID, cached: cached) {
+            switch try found(snapshot, sessionID: request.sessionID) {
             case .live(let live): loaded = live
             case .ended(let at): return .ended(at: at)
             case .missing: return .missing

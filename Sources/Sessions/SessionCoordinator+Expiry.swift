@@ -16,11 +16,9 @@ extension SessionCoordinator {
         for _ in 0..<Self.rounds {
             let now = auth.now()
             let stamp = ISO8601Timestamp.string(from: now)
-            let snapshot = try await database.readForAction(ActionRead(
-                sessionID: sessionID, heldVersion: cache.entry(sessionID)?.version, facts: FactsWanted(), answerKey: nil,
-                answersSince: ""))
+            let snapshot = try await database.readForAction(ActionRead(sessionID: sessionID, facts: FactsWanted(), answerKey: nil, answersSince: ""))
             let loaded: LoadedSession
-            switch try found(snapshot, sessionID: sessionID, cached: cache.entry(sessionID)) {
+            switch try found(snapshot, sessionID: sessionID) {
             case .live(let live): loaded = live
             case .ended: return true  // ended before this looked
             case .missing: throw PhotosError.notFound("no session \(sessionID.prefix(64))")

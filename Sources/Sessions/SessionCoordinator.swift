@@ -70,7 +70,7 @@ public struct SessionCoordinator: Sendable {
         // Only a link names something to read (a photo); with none, the write is all there is.
         if !needs.photoIDs.isEmpty || !needs.userIDs.isEmpty || needs.tokenID != nil {
             let snapshot = try await database.readForAction(ActionRead(
-                sessionID: id, heldVersion: nil, facts: needs.read, answerKey: nil, answersSince: at))
+                sessionID: id, facts: needs.read, answerKey: nil, answersSince: at))
             guard let read = snapshot.facts(for: needs, now: at) else { throw SessionStateError(sessionID: id, problem: "the read left out a fact it was asked for") }
             facts = read
         }
@@ -145,11 +145,10 @@ public struct SessionCoordinator: Sendable {
     public func lookup(id: String) async throws -> SessionLookup {
         let now = auth.now()
         let stamp = ISO8601Timestamp.string(from: now)
-        let cached = cache.entry(id)
         let snapshot = try await database.readForAction(ActionRead(
-            sessionID: id, heldVersion: cached?.version, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: stamp))
+            sessionID: id, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: stamp))
         let loaded: LoadedSession
-        switch try found(snapshot, sessionID: id, cached: cached) {
+        switch try found(snapshot, sessionID: id) {
         case .live(let live): loaded = live
         case .ended(let at): return .ended(at: at)
         case .missing: return .missing
@@ -221,19 +220,14 @@ public struct SessionCoordinator: Sendable {
         case missing
     }
 
-    /// The session `snapshot` read, its state decoded (or, when the read left it out because
-    /// the row is at the version held, the state of `cached`); or that it ended, or is not there.
-    func found(_ snapshot: ActionSnapshot, sessionID: String, cached: StateCache.Entry?) throws -> Found {
+    /// The session `snapshot` read, its state decoded (or taken from the cache when it holds
+    /// exactly this text); or that it ended, or is not there.
+    func found(_ snapshot: ActionSnapshot, sessionID: String) throws -> Found {
         guard let row = snapshot.session else { return .missing }
         if let endedAt = row.endedAt { return .ended(at: endedAt) }
-        if let text = row.stateText {
-            return .live(try Self.loaded(
-                sessionID, version: row.version, text: text, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt, cache: cache))
-        }
-        guard let cached, cached.version == row.version else {
-            throw SessionStateError(sessionID: sessionID, problem: "the read left out a state it was not given")
-        }
-        return .live(LoadedSession(version: row.version, state: cached.state, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt))
+        return .live(try Self.loaded(
+            sessionID, version: row.version, text: row.stateText, trailSeq: row.trailSeq, trailHash: row.trailHash, updatedAt: row.updatedAt,
+            cache: cache))
     }
 
     /// What every request on an ended session is answered (`410`).
@@ -258,7 +252,7 @@ public struct SessionCoordinator: Sendable {
         known.learn(snapshot)
         if let facts = snapshot.facts(for: needs, now: now, credentials: credentials, newToken: newToken) { return facts }
         let exact = try await store.readForAction(ActionRead(
-            sessionID: sessionID, heldVersion: loaded.version, facts: needs.read, answerKey: nil, answersSince: now))
+            sessionID: sessionID, facts: needs.read, answerKey: nil, answersSince: now))
         guard let row = exact.session, row.version == loaded.version, row.trailSeq == loaded.trailSeq else { return nil }
         known.learn(exact)
         return exact.facts(for: needs, now: now, credentials: credentials, newToken: newToken)

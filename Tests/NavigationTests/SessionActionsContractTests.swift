@@ -44,7 +44,7 @@ struct SessionActionsContractTests {
         // one transaction.
         let locked = try await database.withSessionLocked(id) { actions in
             try await actions.readForAction(ActionRead(
-                sessionID: id, heldVersion: nil, facts: FactsWanted(photoIDs: [1], userIDs: [alice]), namedByRow: true, answerKey: nil, answersSince: ""))
+                sessionID: id, facts: FactsWanted(photoIDs: [1], userIDs: [alice]), namedByRow: true, answerKey: nil, answersSince: ""))
         }
         #expect(locked.session?.version == read.version && locked.session?.stateText != nil)
         #expect(locked.photos.map(\.id).contains(1) && (locked.purchases[alice] ?? []).isEmpty, "alice owns photo 2, not 1: \(locked.purchases)")
@@ -76,7 +76,7 @@ struct SessionActionsContractTests {
         let afterRetry = try await h.savedState(id)
         #expect(afterRetry.0 == beforeRetry.0 && afterRetry.1 == beforeRetry.1)
         let snapshot = try await database.readForAction(ActionRead(
-            sessionID: id, heldVersion: nil, facts: FactsWanted(), namedByRow: true, answerKey: "stored-key", answersSince: "2026-01-01T00:00:00.000Z"))
+            sessionID: id, facts: FactsWanted(), namedByRow: true, answerKey: "stored-key", answersSince: "2026-01-01T00:00:00.000Z"))
         #expect(snapshot.answer == StoredAnswerRecord(requestHash: "h", response: "{}"))
         try await h.checkInvariants(id)
     }
@@ -89,17 +89,17 @@ struct SessionActionsContractTests {
         let id = try await h.newSession()
         try await h.act(id, .selectPhoto, photoId: 3)
         let byRow = try await database.readForAction(ActionRead(
-            sessionID: id, heldVersion: nil, facts: FactsWanted(photoIDs: [1]), namedByRow: true, answerKey: nil, answersSince: ""))
+            sessionID: id, facts: FactsWanted(photoIDs: [1]), namedByRow: true, answerKey: nil, answersSince: ""))
         #expect(byRow.covered.photoIDs == [1, 3])
         #expect(Set(byRow.photos.map(\.id)) == [1, 3])
-        #expect(byRow.session?.stateText != nil)
-        let held = try #require(byRow.session?.version)
+        let state = try #require(byRow.session?.stateText)
+        #expect(state.contains("\"photoId\":3"))
         let exact = try await database.readForAction(ActionRead(
-            sessionID: id, heldVersion: held, facts: FactsWanted(photoIDs: [2]), answerKey: nil, answersSince: ""))
-        #expect(exact.covered.photoIDs == [2] && exact.photos.map(\.id) == [2])
-        #expect(exact.session?.version == held && exact.session?.stateText == nil, "a row at the held version comes without its state")
+            sessionID: id, facts: FactsWanted(photoIDs: [2]), answerKey: nil, answersSince: ""))
+        #expect(exact.covered.photoIDs == [2] && exact.photos.map(\.id) == [2], "without namedByRow, only the facts asked for")
+        #expect(exact.session?.version == byRow.session?.version && exact.session?.stateText == state)
         let missing = try await database.readForAction(ActionRead(
-            sessionID: "no-such-session", heldVersion: nil, facts: FactsWanted(photoIDs: [2]), namedByRow: true, answerKey: nil, answersSince: ""))
+            sessionID: "no-such-session", facts: FactsWanted(photoIDs: [2]), namedByRow: true, answerKey: nil, answersSince: ""))
         #expect(missing.session == nil && missing.photos.map(\.id) == [2], "facts are read for a session that does not exist (creation)")
     }
 }

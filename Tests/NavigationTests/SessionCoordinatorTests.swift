@@ -225,8 +225,8 @@ struct OneReadOneWriteTests {
     /// The session as the coordinator reads it for an action (its row, its state decoded).
     static func load(_ id: String, _ h: SessionHarness) async throws -> SessionCoordinator.LoadedSession {
         let snapshot = try await h.test.database.readForAction(ActionRead(
-            sessionID: id, heldVersion: nil, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: ""))
-        switch try h.sessions.found(snapshot, sessionID: id, cached: nil) {
+            sessionID: id, facts: FactsWanted(), namedByRow: true, answerKey: nil, answersSince: ""))
+        switch try h.sessions.found(snapshot, sessionID: id) {
         case .live(let loaded): return loaded
         case .ended, .missing: throw PhotosError.notFound("session \(id) is not live")
         }

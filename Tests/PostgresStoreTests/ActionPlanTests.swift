@@ -62,7 +62,7 @@ struct PostgresPlanTests {
     static func plans(_ database: any DatabaseStore) async throws -> [String: String] {
         let now = "2026-06-01T00:00:00.000Z"
         let read = ActionRead(
-            sessionID: "plan-7", heldVersion: nil, facts: FactsWanted(photoIDs: [3], userIDs: [5]), namedByRow: true, answerKey: "key",
+            sessionID: "plan-7", facts: FactsWanted(photoIDs: [3], userIDs: [5]), namedByRow: true, answerKey: "key",
             answersSince: now)
         let row = SessionRow(
             id: "plan-7", version: 2, state: "{}", userID: 7, createdAt: now, updatedAt: now, trailSeq: 2, trailHash: "h", layout: "stack",
