@@ -4,6 +4,7 @@ import Foundation
 
 /// What the peer's routes ask of its database.
 protocol PeerStoring: Sendable {
+    /// A new session `id`: its row at version 0 with an empty state, in one transaction.
     func createSession(id: String) async throws
     /// One action on session `id`, in one transaction: its version moved on, its state written,
     /// the action appended as an event. The new version; nil for an unknown session.
@@ -127,7 +128,6 @@ final class PeerStore: PeerStoring, @unchecked Sendable {
 
     /// SQLite copies a text bound with this destructor.
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
 }
 
 /// The time stamps the peer writes (as photosd's: ISO 8601 with milliseconds).
