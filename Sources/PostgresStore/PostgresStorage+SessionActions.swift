@@ -77,9 +77,53 @@ struct LockedSessionActions: SessionActions {
 /// connection.
 protocol PreparedStatementRunner {
     func runPrepared<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [Statement.Row] where Statement.Row: Sendable
+    /// A write with no effect and no answer (most navigation): alone, or (the pool) with the
+    /// others that arrive while earlier ones are under way.
+    func writeNavigation(_ input: SessionStatements.WriteInput) async throws -> ActionWriteOutcome
 }
 
-extension PostgresStorage: PreparedStatementRunner {}
+extension PreparedStatementRunner {
+    func writeNavigation(_ input: SessionStatements.WriteInput) async throws -> ActionWriteOutcome {
+        try await SessionStatements.navigationAlone(input, on: self)
+    }
+}
+
+extension PostgresStorage: PreparedStatementRunner {
+    /// Through `navigationWrites`: a write that finds `Options.writeBatchLeaders` batches under
+    /// way waits and goes in the next (`NavigationBatchStatement`).
+    func writeNavigation(_ input: SessionStatements.WriteInput) async throws -> ActionWriteOutcome {
+        try await navigationWrites.write(input, key: input.write.row.id) { inputs in await sendNavigation(inputs) }
+    }
+
+    /// One write alone (its own statement, as it always was), or several in one statement. A
+    /// batch the server refuses (a deadlock with another instance's, say) is sent again one
+    /// write at a time, so that one write's failure is only its own; a batch that fails for
+    /// want of a server (no connection, the deadline) fails for all of them.
+    func sendNavigation(_ inputs: [SessionStatements.WriteInput]) async -> [Result<ActionWriteOutcome, any Error>] {
+        guard inputs.count > 1 else {
+            return [await Self.result { try await SessionStatements.navigationAlone(inputs[0], on: self) }]
+        }
+        do {
+            let statement = NavigationBatchStatement(inputs: inputs)
+            var results = [Result<ActionWriteOutcome, any Error>](
+                repeating: .failure(PostgresStoreError.undecodable(column: "n", type: "an outcome for every write of the batch")), count: inputs.count)
+            for row in try await runPrepared(statement) { results[row.index] = .success(row.outcome) }
+            return results
+        } catch let error as PostgresStoreError where error.sqlState.map({ !["08", "57", "PD"].contains(String($0.prefix(2))) }) ?? false {
+            logger.notice("a batch of navigation writes was refused; each is sent alone", metadata: ["writes": "\(inputs.count)", "error": "\(error.failureSummary)"])
+            var results: [Result<ActionWriteOutcome, any Error>] = []
+            for input in inputs { results.append(await Self.result { try await SessionStatements.navigationAlone(input, on: self) }) }
+            return results
+        } catch {
+            return Array(repeating: .failure(error), count: inputs.count)
+        }
+    }
+
+    private static func result<T>(_ body: () async throws -> T) async -> Result<T, any Error> {
+        do { return .success(try await body()) } catch { return .failure(error) }
+    }
+}
+
 extension PostgresTransactionConnection: PreparedStatementRunner {}
 
 extension SessionStatements {
@@ -94,16 +138,26 @@ extension SessionStatements {
     /// The action's write, one statement on `runner`: what its conditions refuse is the outcome.
     static func write(_ write: ActionWrite, on runner: some PreparedStatementRunner) async throws -> ActionWriteOutcome {
         let input = WriteInput(write)
+        switch write.kind {
+        case .create:
+            return try await outcome { try await runner.runPrepared(SessionCreateStatement(input: input)).first }
+        case .update where write.purchases.isEmpty && write.issuedTokens.isEmpty && write.revokedTokenIDs.isEmpty && write.answer == nil:
+            return try await runner.writeNavigation(input)
+        case .update:
+            return try await outcome { try await runner.runPrepared(ActionWriteStatement(input: input)).first }
+        }
+    }
+
+    /// A navigation write in its own statement.
+    static func navigationAlone(_ input: WriteInput, on runner: some PreparedStatementRunner) async throws -> ActionWriteOutcome {
+        try await outcome { try await runner.runPrepared(NavigationWriteStatement(input: input)).first }
+    }
+
+    /// What a writing statement's answer (`written`: 1, or 0) or refusal means.
+    private static func outcome(_ run: () async throws -> Int64?) async throws -> ActionWriteOutcome {
         let written: Int64?
         do {
-            switch write.kind {
-            case .create:
-                written = try await runner.runPrepared(SessionCreateStatement(input: input)).first
-            case .update where write.purchases.isEmpty && write.issuedTokens.isEmpty && write.revokedTokenIDs.isEmpty && write.answer == nil:
-                written = try await runner.runPrepared(NavigationWriteStatement(input: input)).first
-            case .update:
-                written = try await runner.runPrepared(ActionWriteStatement(input: input)).first
-            }
+            written = try await run()
         } catch let error as PostgresStoreError where error.isStaleFactsRefusal {
             return .stale(reason: error.failureSummary)
         } catch let error as PostgresStoreError where error.isUniqueViolation {

@@ -47,6 +47,13 @@ public final class PostgresStorage: DatabaseStore {
     private let closed = Atomic<Bool>(false)
     /// The deadlines of the operations under way (`withDeadline`).
     let deadlines = DeadlineWatch()
+    /// The navigation writes of the pool, sent together while others are under way
+    /// (`writeNavigation`).
+    let navigationWrites: WriteBatcher<SessionStatements.WriteInput, ActionWriteOutcome>
+
+    /// Navigation writes waiting in this process for the next batch (behind a write of the same
+    /// session, or while the batches allowed are under way).
+    public var waitingWrites: Int { navigationWrites.waiting }
 
     /// How photosd uses the server.
     public struct Options: Sendable {
@@ -62,12 +69,20 @@ public final class PostgresStorage: DatabaseStore {
         /// `LeaseDeadline`), and how long the server lets one statement run (`statement_timeout`).
         /// Nil (the tools: a report or a verify may take long, and an operator waits): no limit.
         public var statementTimeout: Duration?
+        /// How many statements of navigation writes may be under way at once before the writes
+        /// that arrive wait to go together in the next (`WriteBatcher`); nil: a quarter of
+        /// `maximumConnections`, leaving the rest of the pool to reads and other writes.
+        public var writeBatchLeaders: Int?
         /// Creates options.
-        public init(synchronousCommit: Bool = true, maximumConnections: Int = 20, connectTimeout: Duration = .seconds(3), statementTimeout: Duration? = nil) {
+        public init(
+            synchronousCommit: Bool = true, maximumConnections: Int = 20, connectTimeout: Duration = .seconds(3), statementTimeout: Duration? = nil,
+            writeBatchLeaders: Int? = nil
+        ) {
             self.synchronousCommit = synchronousCommit
             self.maximumConnections = maximumConnections
             self.connectTimeout = connectTimeout
             self.statementTimeout = statementTimeout
+            self.writeBatchLeaders = writeBatchLeaders
         }
     }
 
@@ -99,16 +114,18 @@ public final class PostgresStorage: DatabaseStore {
         let follower = WritableHostFollower(endpoints: endpoints, writable: location.wantsWritable, parameters: parameters, connectTimeout: options.connectTimeout, logger: logger)
         let storage = PostgresStorage(
             location: location, clients: clients, configurations: configurations, follower: follower, running: running,
-            statementTimeout: options.statementTimeout, logger: logger)
+            statementTimeout: options.statementTimeout,
+            writeBatchLeaders: options.writeBatchLeaders ?? max(1, options.maximumConnections / 4), logger: logger)
         storage.current.store(first, ordering: .relaxed)
         return storage
     }
 
     private init(
         location: PostgresLocation, clients: [PostgresClient], configurations: [PostgresClient.Configuration], follower: WritableHostFollower,
-        running: [Int: PoolRunTask], statementTimeout: Duration?, logger: Logger
+        running: [Int: PoolRunTask], statementTimeout: Duration?, writeBatchLeaders: Int, logger: Logger
     ) {
         self.location = location
+        self.navigationWrites = WriteBatcher(maxLeaders: writeBatchLeaders, maxBatch: 64)
         self.statementTimeout = statementTimeout
         self.clients = clients
         self.configurations = configurations

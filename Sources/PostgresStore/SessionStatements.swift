@@ -61,7 +61,8 @@ enum SessionStatements {
         return builder.text
     }
 
-    private static func append(_ value: DatabaseValue, to builder: inout JSONBuilder) {
+    /// `value` as a JSON value (a blob as its UTF-8 text).
+    static func append(_ value: DatabaseValue, to builder: inout JSONBuilder) {
         switch value {
         case .null: builder.null()
         case .integer(let number): builder.int(number)

@@ -4,6 +4,7 @@ import Navigation
 import PhotosCore
 import PhotosModel
 import PhotosStorage
+import PostgresStore
 import Sessions
 import SQLiteStore
 import Synchronization
@@ -113,8 +114,10 @@ public struct TestDatabase: Sendable {
     /// PostgreSQL the backends of this database waiting for a lock.
     public func blockedWrites() async throws -> Int {
         if let sqlite = database as? SQLiteDatabase { return sqlite.writer.queuedRequests }
+        // At the server (a row lock), or in photosd before it (behind a write of the same session).
         let waiting: SQL = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        return try await database.read { try await $0.queryOne(waiting)?.int(0) ?? 0 }
+        let queued = (database as? PostgresStorage)?.waitingWrites ?? 0
+        return try await database.read { try await $0.queryOne(waiting)?.int(0) ?? 0 } + queued
     }
 
     /// Waits until at least `count` writes wait behind a hold (at most 30 s, for a busy machine);

@@ -78,6 +78,7 @@ struct PostgresPlanTests {
             ("read", ActionReadStatement.sql, ActionReadStatement.bound.values(read)),
             ("write", ActionWriteStatement.sql, ActionWriteStatement.bound.values(SessionStatements.WriteInput(write))),
             ("navigation write", NavigationWriteStatement.sql, NavigationWriteStatement.bound.values(SessionStatements.WriteInput(navigation))),
+            ("navigation batch", NavigationBatchStatement.sql, NavigationBatchStatement.bound.values(Self.batchJSON(navigation))),
         ]
         return try await database.write { connection -> [String: String] in
             try await connection.execute("SET LOCAL plan_cache_mode = force_generic_plan")
@@ -91,6 +92,17 @@ struct PostgresPlanTests {
             }
             return plans
         }
+    }
+
+    /// The batch statement's JSON for `write` and a second session's like it.
+    static func batchJSON(_ write: ActionWrite) -> String {
+        var other = write
+        other.row.id = "plan-8"
+        var builder = JSONBuilder()
+        builder.beginArray()
+        for each in [write, other] { NavigationBatchStatement.element(SessionStatements.WriteInput(each), into: &builder) }
+        builder.endArray()
+        return builder.text
     }
 
     /// `value` as an SQL literal (test values only: no quote in them goes unescaped).

@@ -99,6 +99,12 @@ public struct JSONBuilder {
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    /// A value that is JSON text already (another builder's `text`), appended as it is.
+    public mutating func json(_ text: String) {
+        separate()
+        bytes.append(contentsOf: text.utf8)
+    }
+
     /// `null`.
     public mutating func null() {
         separate()
