@@ -1,5 +1,6 @@
 import DatabaseAccess
 import PostgresNIO
+import Synchronization
 
 /// The action contract on PostgreSQL: the read and the write each one statement, one round trip
 /// (`SessionStatements`), no transaction held open between them and no row locked; several
@@ -111,6 +112,7 @@ extension PostgresStorage: PreparedStatementRunner {
             return results
         } catch let error as PostgresStoreError where error.sqlState.map({ !["08", "57", "PD"].contains(String($0.prefix(2))) }) ?? false {
             logger.notice("a batch of navigation writes was refused; each is sent alone", metadata: ["writes": "\(inputs.count)", "error": "\(error.failureSummary)"])
+            batchesRefused.add(1, ordering: .relaxed)
             var results: [Result<ActionWriteOutcome, any Error>] = []
             for input in inputs { results.append(await Self.result { try await SessionStatements.navigationAlone(input, on: self) }) }
             return results

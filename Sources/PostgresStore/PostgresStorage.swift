@@ -51,6 +51,9 @@ public final class PostgresStorage: DatabaseStore {
     /// (`writeNavigation`).
     let navigationWrites: WriteBatcher<SessionStatements.WriteInput, ActionWriteOutcome>
 
+    /// Batches of navigation writes the server refused, each write then sent alone (for tests).
+    let batchesRefused = Atomic<Int>(0)
+
     /// Navigation writes waiting in this process for the next batch (behind a write of the same
     /// session, or while the batches allowed are under way).
     public var waitingWrites: Int { navigationWrites.waiting }

@@ -123,6 +123,54 @@ struct NavigationBatchTests {
         #expect(try disordered?.int64("n") == 0)
     }
 
+    @Test(
+        "two instances' batches over the same sessions, in opposite orders: no deadlock, no batch refused, each session written once",
+        .enabled(if: PostgresTestDatabase.available))
+    func twoInstancesOverTheSameSessions() async throws {
+        let test = try await TestDatabase.make(.postgres)
+        defer { test.close() }
+        let first = try #require(test.database as? PostgresStorage)
+        let location = try #require(test.postgres?.location)
+        let second = try await PostgresStorage.open(
+            location, options: .init(maximumConnections: 4, statementTimeout: .seconds(10), writeBatchLeaders: 1), logger: PostgresTestDatabase.logger)
+        defer { Task { await second.close() } }
+        try await first.write { connection in
+            try await connection.execute("INSERT INTO users (id, username, password_hash, created_at) VALUES (1, 'batch', 'x', '2026-06-01T00:00:00.000Z')")
+            // A shop's worth of sessions, so that the plans look rows up by index in each
+            // batch's order (on a few rows a scan in the table's order would lock them in one
+            // order whatever the batch's).
+            try await connection.executeScript(
+                """
+                INSERT INTO sessions (id, version, state, created_at, updated_at, trail_seq, trail_hash, layout, photo_ids)
+                    SELECT 'filler-' || g, 1, '{}', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 0, 'x', 'stack', '{}'
+                    FROM generate_series(1, 20000) g;
+                ANALYZE sessions;
+                """)
+        }
+        for round in 0..<6 {
+            let ids = (0..<40).map { "two-\(round)-\($0)" }
+            for id in ids { #expect(try await first.writeDecision(Self.write(id, version: 1, expecting: nil)) == .written) }
+            let outcomes = try await withThrowingTaskGroup(of: (String, ActionWriteOutcome).self) { group in
+                for (storage, order) in [(first, ids), (second, ids.reversed())] {
+                    for id in order {
+                        group.addTask { (id, try await storage.writeDecision(Self.write(id, version: 2, expecting: .goesThrough))) }
+                    }
+                }
+                var outcomes: [String: [ActionWriteOutcome]] = [:]
+                for try await (id, outcome) in group { outcomes[id, default: []].append(outcome) }
+                return outcomes
+            }
+            for id in ids {
+                let got = outcomes[id] ?? []
+                #expect(got.filter { $0 == .written }.count == 1 && got.filter { $0 == .moved }.count == 1, "\(id): \(got)")
+            }
+        }
+        #expect(first.batchesRefused.load(ordering: .relaxed) == 0 && second.batchesRefused.load(ordering: .relaxed) == 0)
+        #expect(second.navigationWrites.sent.largest > 1)
+        let rows = try await first.read { try await $0.queryOne("SELECT count(*) AS n FROM audit_events")?.int64("n") }
+        #expect(rows == Int64(6 * 40 * 2), "one creation row and one written row per session")
+    }
+
     /// A write of `id` to `version` (1: its creation), one audit row, made to meet `kind`.
     static func write(_ id: String, version: Int, expecting kind: Kind?) -> ActionWrite {
         let at = "2026-06-01T00:00:0\(version).000Z"
