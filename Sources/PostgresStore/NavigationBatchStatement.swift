@@ -3,8 +3,8 @@ import PhotosModel
 import PostgresNIO
 
 /// Several sessions' navigation writes (`NavigationWriteStatement`: no effect, no answer) in one
-/// statement, one round trip and one commit: what `NavigationWriteBatcher` sends when writes
-/// arrive while others are under way.
+/// statement, one round trip and one commit: what `PostgresStorage.writeNavigation` sends
+/// (through `WriteBatcher`) when writes arrive while others are under way.
 ///
 /// Each write keeps its own outcome, as if it had been sent alone: its session row is updated
 /// only if still at the version and trail seq it expects and what its decision assumed holds
@@ -15,8 +15,11 @@ import PostgresNIO
 ///
 /// The writes travel as one JSON array (`[id, expected version, expected trail seq, [row
 /// columns], [[audit row], …], token assumed unrevoked, user assumed not to own, the photos,
-/// user whose purchases are counted, the count]`), each part extracted by its place, which
-/// `element` and `sql` both take from the one list of the row's and the audit rows' columns.
+/// user whose purchases are counted, the count]`). The row's columns and the audit rows'
+/// columns are written and extracted from their one list each (`SessionRow.updatedColumns`,
+/// `AuditRowValues.columns`); the write's ten places are `element`'s order and the `w` clause's,
+/// side by side below, and `NavigationBatchTests` checks each place reaches its column.
+///
 /// The planner takes a set-returning function for 100 rows, and for 100 writes a hash of a
 /// whole table is cheaper than 100 lookups: each statement's generic plan would scan `sessions`
 /// and `tokens` (`PostgresPlanTests`). The writes' condition `jsonb_typeof(x.e) = 'array'`,

@@ -103,9 +103,21 @@ struct NavigationBatchTests {
                 }
                 let row = try await storage.read { connection in
                     try await connection.queryOne(
-                        "SELECT version, trail_seq, (SELECT count(*) FROM audit_events a WHERE a.session_id = s.id) AS rows FROM sessions s WHERE id = \(id)")
+                        """
+                        SELECT version, trail_seq, trail_hash, state, user_id, updated_at, layout, top_screen, token_id, photo_ids, ended_at,
+                            (SELECT count(*) FROM audit_events a WHERE a.session_id = s.id) AS rows,
+                            (SELECT detail || ' ' || prev_hash || ' ' || hash FROM audit_events a WHERE a.session_id = s.id ORDER BY seq DESC LIMIT 1) AS last
+                        FROM sessions s WHERE id = \(id)
+                        """)
                 }
                 let written = kind == .goesThrough
+                // Every column as the write gave it (the JSON's places reach their columns).
+                let expected = Self.write(id, version: written ? 2 : 1, expecting: nil)
+                #expect(try row?.string("state") == expected.row.state && row?.string("trail_hash") == expected.row.trailHash, "\(id)")
+                #expect(try row?.string("updated_at") == expected.row.updatedAt && row?.int64("user_id") == 1, "\(id)")
+                #expect(try row?.string("layout") == "stack" && row?.string("top_screen") == "photo" && row?.string("photo_ids") == "{1}", "\(id)")
+                #expect(try row?.optionalInt64("token_id") == nil && row?.optionalString("ended_at") == nil, "\(id)")
+                #expect(try row?.string("last") == #"{"photoId":1} h\#(written ? 1 : 0) h\#(written ? 2 : 1)"#, "\(id)")
                 #expect(try row?.int64("version") == (written ? 2 : 1), "\(id) \(kind)")
                 #expect(try row?.int64("trail_seq") == (written ? 2 : 1), "\(id) \(kind)")
                 #expect(try row?.int64("rows") == (written ? 2 : 1), "\(id) \(kind): audit rows only with the row")
