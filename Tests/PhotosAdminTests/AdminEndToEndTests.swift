@@ -196,7 +196,11 @@ struct AdminEndToEndTests {
         var admin = BuiltProducts.binDirectory + "/photos-admin"
         if asRoot {
             admin = directory.file("photos-admin")
-            try FileManager.default.copyItem(atPath: BuiltProducts.binDirectory + "/photos-admin", toPath: admin)
+            // Copied by another process: a file this one held open for writing would be
+            // inherited by any child another test forks meanwhile, and executing it would then
+            // fail with "Text file busy" for as long as that child lives.
+            let copied = try await runProcess("/bin/cp", [BuiltProducts.binDirectory + "/photos-admin", admin], in: directory.path)
+            try #require(copied.status == 0, "\(copied.output)")
             let nobody = try #require(getpwnam("nobody")).pointee
             chown(directory.path, nobody.pw_uid, nobody.pw_gid)
             chmod(directory.path, 0o755)
