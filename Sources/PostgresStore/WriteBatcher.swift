@@ -34,6 +34,15 @@ final class WriteBatcher<Input: Sendable, Output: Sendable>: Sendable {
         var batches = 0
         var largest = 0
 
+        /// Takes the lead for a write of `key` if a place is free and no write of `key` is in
+        /// flight: the waiting writes it sends with its own (up to `maxBatch` in all); nil if not.
+        mutating func lead(_ key: String, maxLeaders: Int, maxBatch: Int) -> [Waiter]? {
+            guard leaders < maxLeaders, !inFlight.contains(key) else { return nil }
+            leaders += 1
+            inFlight.insert(key)
+            return take(upTo: maxBatch - 1)
+        }
+
         /// Up to `limit` waiting writes whose keys are not in flight, oldest first, now in flight.
         mutating func take(upTo limit: Int) -> [Waiter] {
             guard limit > 0, !queue.isEmpty else { return [] }
@@ -73,20 +82,10 @@ final class WriteBatcher<Input: Sendable, Output: Sendable>: Sendable {
     /// or with others; returns its own result.
     func write(_ input: Input, key: String, send: ([Input]) async -> [Result<Output, any Error>]) async throws -> Output {
         let maxLeaders = maxLeaders, maxBatch = maxBatch
-        let leadsNow = state.withLock { state -> [Waiter]? in
-            guard state.leaders < maxLeaders, !state.inFlight.contains(key) else { return nil }
-            state.leaders += 1
-            state.inFlight.insert(key)
-            return state.take(upTo: maxBatch - 1)
-        }
-        if let others = leadsNow { return try await lead(input, key: key, others: others, send: send) }
+        if let others = state.withLock({ $0.lead(key, maxLeaders: maxLeaders, maxBatch: maxBatch) }) { return try await lead(input, key: key, others: others, send: send) }
         let ticket = await withCheckedContinuation { (continuation: CheckedContinuation<Ticket, Never>) in
             let others = state.withLock { state -> [Waiter]? in
-                if state.leaders < maxLeaders && !state.inFlight.contains(key) {
-                    state.leaders += 1
-                    state.inFlight.insert(key)
-                    return state.take(upTo: maxBatch - 1)
-                }
+                if let others = state.lead(key, maxLeaders: maxLeaders, maxBatch: maxBatch) { return others }
                 state.queue.append(Waiter(key: key, input: input, continuation: continuation))
                 return nil
             }
